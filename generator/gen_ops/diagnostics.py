@@ -1,0 +1,111 @@
+"""Diagnostics: every problem gen-ops reports, with a code, a place and a hint.
+
+Each code is declared once in ``CODES``; docs/diagnostics.md is checked
+against this table by the tests, and every code has a negative test.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+
+class Severity(enum.Enum):
+    ERROR = "error"
+    WARNING = "warning"
+
+
+@dataclass(frozen=True)
+class CodeInfo:
+    severity: Severity
+    title: str
+
+
+# Code ranges: E1xx files and YAML, E2xx structure (JSON Schema), E3xx names,
+# E4xx dtypes, E5xx attrs, E6xx rules (count/derive/infer_meta), E7xx impl,
+# E8xx across specs, W9xx notes that do not stop generation.
+CODES: dict[str, CodeInfo] = {
+    "E101": CodeInfo(Severity.ERROR, "cannot read spec file"),
+    "E102": CodeInfo(Severity.ERROR, "YAML syntax error"),
+    "E103": CodeInfo(Severity.ERROR, "duplicate YAML key"),
+    "E104": CodeInfo(Severity.ERROR, "unsupported YAML feature"),
+    "E105": CodeInfo(Severity.ERROR, "no spec files found"),
+    "E201": CodeInfo(Severity.ERROR, "unknown key"),
+    "E202": CodeInfo(Severity.ERROR, "missing required key"),
+    "E203": CodeInfo(Severity.ERROR, "wrong value type"),
+    "E204": CodeInfo(Severity.ERROR, "invalid value"),
+    "E301": CodeInfo(Severity.ERROR, "duplicate name"),
+    "E303": CodeInfo(Severity.ERROR, "text contains a control character"),
+    "E304": CodeInfo(Severity.ERROR, "module or op name cannot be used"),
+    "E305": CodeInfo(Severity.ERROR, "input is both optional and dynamic"),
+    "E401": CodeInfo(Severity.ERROR, "unknown dtype"),
+    "E402": CodeInfo(Severity.ERROR, "unknown type variable"),
+    "E403": CodeInfo(Severity.ERROR, "type variable shadows a dtype or named set"),
+    "E501": CodeInfo(Severity.ERROR, "default does not fit the attr type"),
+    "E502": CodeInfo(Severity.ERROR, "attr has both default and derive"),
+    "E601": CodeInfo(Severity.ERROR, "malformed rule"),
+    "E602": CodeInfo(Severity.ERROR, "rule names an unknown input, output or attr"),
+    "E603": CodeInfo(Severity.ERROR, "rule does not fit what it names"),
+    "E604": CodeInfo(Severity.ERROR, "infer_meta must cover every output"),
+    "E605": CodeInfo(Severity.ERROR, "count rule on a non-dynamic output"),
+    "E701": CodeInfo(Severity.ERROR, "launch argument names an unknown input, output or attr"),
+    "E702": CodeInfo(Severity.ERROR, "launch argument cannot be passed"),
+    "E703": CodeInfo(Severity.ERROR, "impl is inconsistent"),
+    "E801": CodeInfo(Severity.ERROR, "op type defined twice"),
+    "E802": CodeInfo(Severity.ERROR, "two ops map to the same file or name"),
+    "W901": CodeInfo(Severity.WARNING, "Python keyword renamed"),
+    "W902": CodeInfo(Severity.WARNING, "C++ keyword renamed in GE's C/C++ ES API"),
+    "W903": CodeInfo(Severity.WARNING, "unused type variable"),
+    "W904": CodeInfo(Severity.WARNING, "Python parameter renamed to avoid a clash"),
+}
+
+
+@dataclass(frozen=True, order=True)
+class Span:
+    """A place in a source file; line and column are 1-based."""
+
+    path: str
+    line: int
+    col: int
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}:{self.col}"
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    code: str
+    span: Span
+    message: str
+    hint: str | None = None
+
+    @property
+    def severity(self) -> Severity:
+        return CODES[self.code].severity
+
+    def format(self) -> str:
+        text = f"{self.span}: {self.severity.value}[{self.code}]: {self.message}"
+        if self.hint:
+            text += f"\n  hint: {self.hint}"
+        return text
+
+
+@dataclass
+class Sink:
+    """Collects diagnostics; nothing is printed until the run ends."""
+
+    items: list[Diagnostic] = field(default_factory=list)
+
+    def emit(
+        self, code: str, span: Span, message: str, hint: str | None = None
+    ) -> None:
+        if code not in CODES:  # a programming error, caught by the tests
+            raise KeyError(f"undeclared diagnostic code {code}")
+        self.items.append(Diagnostic(code, span, message, hint))
+
+    @property
+    def has_errors(self) -> bool:
+        return any(d.severity is Severity.ERROR for d in self.items)
+
+    def sorted(self) -> list[Diagnostic]:
+        return sorted(self.items, key=lambda d: (d.span, d.code, d.message))

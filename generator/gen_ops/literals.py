@@ -1,0 +1,257 @@
+"""Spelling values and text in each target language.
+
+Every escape rule lives here: Python string and bytes literals in the form
+black keeps, C++ string literals and comments that cannot be broken out of,
+attr defaults in Python, in GE's REG_OP spellings and as history JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any
+
+from ge.graph.attrs import AttrType
+from ge.graph.types import DataType
+
+from gen_ops.model import Default
+
+# --- Python -----------------------------------------------------------------
+
+_PY_ESCAPES = {"\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _py_char(ch: str, quote: str) -> str:
+    if ch in _PY_ESCAPES:
+        return _PY_ESCAPES[ch]
+    if ch == quote:
+        return "\\" + ch
+    code = ord(ch)
+    if code < 0x20 or code == 0x7F:
+        return f"\\x{code:02x}"
+    if not ch.isprintable():
+        return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+    return ch
+
+
+def py_str(text: str) -> str:
+    """A Python string literal for ``text``, quoted the way black prefers."""
+    quote = "'" if text.count('"') > text.count("'") else '"'
+    return quote + "".join(_py_char(ch, quote) for ch in text) + quote
+
+
+def py_bytes(data: bytes) -> str:
+    """A ``b"..."`` literal; printable ASCII stays readable."""
+    quote = "'" if data.count(b'"') > data.count(b"'") else '"'
+    out = []
+    for byte in data:
+        ch = chr(byte)
+        if ch in _PY_ESCAPES:
+            out.append(_PY_ESCAPES[ch])
+        elif ch == quote:
+            out.append("\\" + ch)
+        elif 0x20 <= byte < 0x7F:
+            out.append(ch)
+        else:
+            out.append(f"\\x{byte:02x}")
+    return "b" + quote + "".join(out) + quote
+
+
+def py_docstring_body(text: str) -> str:
+    """Text safe inside a triple-double-quoted docstring that says exactly
+    ``text`` (backslashes and quotes escaped, so no ``\"\"\"`` can close it)."""
+    return text.replace("\\", "\\\\").replace('"', '\\"')
+
+
+_PY_FLOAT = re.compile(r"^[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?$")
+
+
+def py_float(value: float, text: str | None = None) -> str:
+    if math.isnan(value):
+        return 'float("nan")'
+    if math.isinf(value):
+        return 'float("inf")' if value > 0 else 'float("-inf")'
+    if (
+        text
+        and _PY_FLOAT.match(text)
+        and any(c in text for c in ".eE")
+        and float(text) == value
+    ):
+        spelled = text.lstrip("+").lower()
+        # black writes 1.e5 and 1. as 1.0e5 and 1.0
+        spelled = re.sub(r"\.(?=e|$)", ".0", spelled)
+        return "0" + spelled if spelled.startswith(".") else (
+            "-0" + spelled[1:] if spelled.startswith("-.") else spelled
+        )
+    return repr(value)
+
+
+def _split_texts(default: Default, count: int) -> list[str | None]:
+    if not default.text:
+        return [None] * count
+    parts = default.text.split("\x1f")
+    return [p or None for p in parts] if len(parts) == count else [None] * count
+
+
+def py_default(attr_type: AttrType, default: Default) -> str:
+    """The Python literal of an attr default (immutable: lists are tuples)."""
+    value = default.value
+    if value is None:
+        return "None"
+    if attr_type is AttrType.FLOAT:
+        return py_float(value, default.text)
+    if attr_type is AttrType.LIST_FLOAT:
+        texts = _split_texts(default, len(value))
+        return _py_tuple([py_float(v, t) for v, t in zip(value, texts)])
+    return _py_value(value)
+
+
+def _py_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "True" if value else "False"
+    if isinstance(value, DataType):
+        return f"DataType.{value.name}"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return py_float(value)
+    if isinstance(value, str):
+        return py_str(value)
+    if isinstance(value, bytes):
+        return py_bytes(value)
+    if isinstance(value, tuple):
+        return _py_tuple([_py_value(v) for v in value])
+    raise TypeError(f"no Python literal for {type(value).__name__}")
+
+
+def _py_tuple(items: list[str]) -> str:
+    if len(items) == 1:
+        return f"({items[0]},)"
+    return "(" + ", ".join(items) + ")"
+
+
+# --- C++ --------------------------------------------------------------------
+
+_CPP_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "?": "\\?"}
+
+
+def cpp_str(text: str) -> str:
+    """A C++ narrow string literal (UTF-8 kept as is, controls in octal)."""
+    out = []
+    for ch in text:
+        if ch in _CPP_ESCAPES:
+            out.append(_CPP_ESCAPES[ch])
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\{ord(ch):03o}")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+def cpp_comment_lines(text: str, prefix: str = "/// ") -> list[str]:
+    """Line comments that say exactly ``text``.
+
+    A comment line ending in a backslash would splice the next source line
+    into the comment, so such a line is followed by an empty ``//`` line for
+    the splice to swallow. ``*/`` is harmless in ``//`` comments.
+    """
+    lines = []
+    for line in text.split("\n"):
+        lines.append((prefix + line).rstrip() if line else prefix.rstrip())
+        # "??/" is the trigraph for a backslash in pre-C++17 ISO modes.
+        if line.endswith("\\") or line.endswith("??/"):
+            lines.append("//")
+    return lines
+
+
+_CPP_FLOAT = re.compile(r"^[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?$")
+
+
+def cpp_float(value: float, text: str | None = None) -> str:
+    if math.isnan(value):
+        return "std::numeric_limits<float>::quiet_NaN()"
+    if math.isinf(value):
+        sign = "" if value > 0 else "-"
+        return f"{sign}std::numeric_limits<float>::infinity()"
+    if text and _CPP_FLOAT.match(text) and float(text) == value:
+        if any(c in text for c in ".eE"):
+            return text.lstrip("+")
+        return text.lstrip("+") + ".0"
+    spelled = repr(value)
+    return spelled if any(c in spelled for c in ".e") else spelled + ".0"
+
+
+def cpp_int(value: int) -> str:
+    # -9223372036854775808 is "minus (a literal too large for int64)" in C++.
+    if value == -(1 << 63):
+        return "(-9223372036854775807 - 1)"
+    return str(value)
+
+
+def cpp_default(attr_type: AttrType, default: Default) -> str:
+    """GE's REG_OP spelling of a default (``ATTR(x, Type, <this>)``)."""
+    value = default.value
+    if attr_type is AttrType.TENSOR:
+        return "Tensor()"
+    if attr_type is AttrType.NAMED_ATTRS:
+        return "NamedAttrs()"
+    if attr_type is AttrType.FLOAT:
+        return cpp_float(value, default.text)
+    if attr_type is AttrType.LIST_FLOAT:
+        texts = _split_texts(default, len(value))
+        return "{" + ", ".join(cpp_float(v, t) for v, t in zip(value, texts)) + "}"
+    if attr_type is AttrType.BYTES:
+        return "{" + ", ".join(f"0x{b:02x}" for b in value) + "}"
+    return _cpp_value(value)
+
+
+def _cpp_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, DataType):
+        return value.name
+    if isinstance(value, int):
+        return cpp_int(value)
+    if isinstance(value, float):
+        return cpp_float(value)
+    if isinstance(value, str):
+        return cpp_str(value)
+    if isinstance(value, tuple):
+        return "{" + ", ".join(_cpp_value(v) for v in value) + "}"
+    raise TypeError(f"no C++ literal for {type(value).__name__}")
+
+
+def needs_limits(attr_type: AttrType, default: Default | None) -> bool:
+    """True when the default's C++ spelling uses std::numeric_limits."""
+    if default is None or default.value is None:
+        return False
+    values = (
+        default.value
+        if attr_type is AttrType.LIST_FLOAT
+        else (default.value,) if attr_type is AttrType.FLOAT else ()
+    )
+    return any(not math.isfinite(v) for v in values)
+
+
+# --- history JSON (GE's operators.json) ---------------------------------------
+
+
+def json_default(attr_type: AttrType, default: Default) -> str:
+    """GE's ``default_value``: a JSON literal stored as a string."""
+    value = default.value
+    if attr_type is AttrType.TENSOR:
+        return json.dumps("Tensor()")
+    if attr_type is AttrType.NAMED_ATTRS:
+        return json.dumps("NamedAttrs()")
+    return json.dumps(_json_value(value), separators=(",", ":"), ensure_ascii=False)
+
+
+def _json_value(value: Any) -> Any:
+    if isinstance(value, DataType):
+        return value.name
+    if isinstance(value, tuple):
+        return [_json_value(v) for v in value]
+    if isinstance(value, bytes):
+        return list(value)
+    return value

@@ -1,0 +1,247 @@
+"""The spec model: frozen dataclasses built only from specs that validated.
+
+Everything later (lowering, templates) reads this model and never re-derives
+a rule it already decided. Order is IR order everywhere.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Any
+
+from ge.graph.attrs import AttrType
+from ge.graph.types import DataType
+
+from gen_ops.diagnostics import Span
+
+
+class InputKind(enum.Enum):
+    REQUIRED = "required"  # INPUT
+    OPTIONAL = "optional"  # OPTIONAL_INPUT
+    DYNAMIC = "dynamic"  # DYNAMIC_INPUT
+
+
+class DtypeKind(enum.Enum):
+    VAR = "var"  # a type variable declared under dtypes
+    LIST = "list"  # an inline list (or a single dtype name)
+    SET = "set"  # one of GE's named TensorType sets
+
+
+@dataclass(frozen=True)
+class DtypeConstraint:
+    """What an input's or output's ``dtype`` means.
+
+    ``name`` is the type variable (VAR) or the named set (SET); ``set_name``
+    is the named set a VAR is bound to, if any. ``dtypes`` is always the
+    resolved set, in DataType order.
+    """
+
+    kind: DtypeKind
+    dtypes: tuple[DataType, ...]
+    name: str | None = None
+    set_name: str | None = None
+
+
+@dataclass(frozen=True)
+class TypeVar:
+    name: str
+    dtypes: tuple[DataType, ...]
+    set_name: str | None
+    span: Span
+
+
+@dataclass(frozen=True)
+class Input:
+    name: str
+    kind: InputKind
+    dtype: DtypeConstraint
+    doc: str
+    span: Span
+
+
+class CountKind(enum.Enum):
+    LEN = "len"  # len(<dynamic input>)
+    ATTR = "attr"  # attr(<int attr>)
+
+
+@dataclass(frozen=True)
+class CountRule:
+    """How many instances a dynamic output has."""
+
+    kind: CountKind
+    ref: str
+
+    def __str__(self) -> str:
+        return f"{self.kind.value}({self.ref})"
+
+
+@dataclass(frozen=True)
+class Output:
+    name: str
+    dynamic: bool
+    count: CountRule | None
+    dtype: DtypeConstraint
+    doc: str
+    span: Span
+    # An output named like an input is GE's ref (in-place) pair.
+    ref_input: str | None = None
+
+
+class DeriveKind(enum.Enum):
+    LEN = "len"  # len(<dynamic input>) for an int attr
+    DTYPE = "dtype"  # dtype(<input>) for a dtype attr
+
+
+@dataclass(frozen=True)
+class DeriveRule:
+    kind: DeriveKind
+    input: str
+
+    def __str__(self) -> str:
+        return f"{self.kind.value}({self.input})"
+
+
+@dataclass(frozen=True)
+class Default:
+    """An attr default, normalised by ``ge.graph.attrs.check_attr_value``.
+
+    ``value`` None means "empty" for tensor and named_attrs attrs. ``text`` is
+    the YAML source text of a number, so ``1e-8`` renders as ``1e-8``.
+    """
+
+    value: Any
+    text: str | None = None
+
+
+@dataclass(frozen=True)
+class Attr:
+    name: str
+    type: AttrType
+    default: Default | None
+    derive: DeriveRule | None
+    doc: str
+    span: Span
+
+    @property
+    def required(self) -> bool:
+        """REQUIRED_ATTR: the caller must pass it."""
+        return self.default is None and self.derive is None
+
+
+@dataclass(frozen=True)
+class Subgraph:
+    name: str
+    dynamic: bool
+    doc: str
+    span: Span
+
+
+class ShapeKind(enum.Enum):
+    SAME_AS = "same_as"
+    BROADCAST = "broadcast"
+    ATTR = "attr"
+    LITERAL = "literal"
+
+
+@dataclass(frozen=True)
+class ShapeRule:
+    kind: ShapeKind
+    refs: tuple[str, ...] = ()
+    dims: tuple[int, ...] = ()
+
+    def __str__(self) -> str:
+        if self.kind is ShapeKind.LITERAL:
+            return "[" + ", ".join(map(str, self.dims)) + "]"
+        return f"{self.kind.value}({', '.join(self.refs)})"
+
+
+class DtypeRuleKind(enum.Enum):
+    INPUT = "input"  # the dtype of an input
+    FIXED = "fixed"  # a dtype name
+    ATTR = "attr"  # the value of a dtype attr
+
+
+@dataclass(frozen=True)
+class DtypeRule:
+    kind: DtypeRuleKind
+    ref: str | None = None
+    dtype: DataType | None = None
+
+    def __str__(self) -> str:
+        if self.kind is DtypeRuleKind.FIXED:
+            assert self.dtype is not None
+            return self.dtype.spec_name
+        if self.kind is DtypeRuleKind.ATTR:
+            return f"attr({self.ref})"
+        return str(self.ref)
+
+
+@dataclass(frozen=True)
+class InferOutput:
+    output: str
+    shape: ShapeRule
+    dtype: DtypeRule
+
+
+class Capability(enum.Enum):
+    """GE's capabilities, in the order the skeleton declares them."""
+
+    EXECUTE = "execute"  # EagerExecuteOp
+    COMPILE = "compile"  # CompilableOp
+    DECLARE_LAUNCH_ARGS = "declare_launch_args"  # AnnotatedArgsOp
+
+
+class LaunchArgKind(enum.Enum):
+    INPUT = "input"
+    OUTPUT = "output"
+    WORKSPACE = "workspace"
+    ATTR = "attr"
+
+
+@dataclass(frozen=True)
+class LaunchArg:
+    kind: LaunchArgKind
+    name: str | None = None
+    size: int | None = None
+
+
+@dataclass(frozen=True)
+class Impl:
+    capabilities: tuple[Capability, ...]
+    kernel: str | None
+    launch_args: tuple[LaunchArg, ...]
+    # Author module path as written in the spec (relative to the spec file).
+    author: str | None
+
+    def has(self, capability: Capability) -> bool:
+        return capability in self.capabilities
+
+
+@dataclass(frozen=True)
+class OpSpec:
+    op_type: str
+    module: str
+    doc: str
+    since: str | None
+    deprecated: str | None
+    type_vars: tuple[TypeVar, ...]
+    inputs: tuple[Input, ...]
+    outputs: tuple[Output, ...]
+    attrs: tuple[Attr, ...]
+    graphs: tuple[Subgraph, ...]
+    infer_meta: tuple[InferOutput, ...] | None
+    impl: Impl | None
+    source: str  # the spec file, as diagnostics name it (cwd-relative)
+    label: str  # the spec file as banners name it: stable across machines
+    file_stem: str  # snake_case name of every per-op file
+    span: Span
+
+    def input(self, name: str) -> Input:
+        return next(i for i in self.inputs if i.name == name)
+
+    def attr(self, name: str) -> Attr:
+        return next(a for a in self.attrs if a.name == name)
+
+    def output(self, name: str) -> Output:
+        return next(o for o in self.outputs if o.name == name)

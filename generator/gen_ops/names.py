@@ -1,0 +1,156 @@
+"""Name rules shared by every target: keywords, GE's renaming, file stems.
+
+Note [Keyword renaming]: GE's gen_esb renames a name that is a keyword of the
+target language by prefixing its role: inputs ``in_``, outputs ``out_`` (or
+``ref_`` when named like an input), attrs ``attr_``, subgraphs ``subgraph_``.
+gen-ops applies the same prefixes in one namer (lower_python.assign_names)
+that also resolves every other clash in a signature, so the Python API stays
+GE-compatible and never breaks.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+from dataclasses import dataclass
+
+from gen_ops.model import OpSpec, Output
+
+PYTHON_KEYWORDS = frozenset(keyword.kwlist)
+
+# C++20 keywords and alternative tokens, plus the TM TS words GE also avoids.
+CPP_KEYWORDS = frozenset(
+    """
+    alignas alignof and and_eq asm atomic_cancel atomic_commit atomic_noexcept
+    auto bitand bitor bool break case catch char char8_t char16_t char32_t class
+    compl concept const consteval constexpr constinit const_cast continue
+    co_await co_return co_yield decltype default delete do double dynamic_cast
+    else enum explicit export extern false float for friend goto if inline int
+    long mutable namespace new noexcept not not_eq nullptr operator or or_eq
+    private protected public reflexpr register reinterpret_cast requires return
+    short signed sizeof static static_assert static_cast struct switch
+    synchronized template this thread_local throw true try typedef typeid
+    typename union unsigned using virtual void volatile wchar_t while xor xor_eq
+    """.split()
+)
+
+# GE's role prefixes (Note [Keyword renaming]).
+ROLE_PREFIX = {
+    "input": "in_",
+    "output": "out_",
+    "ref_output": "ref_",
+    "attr": "attr_",
+    "graph": "subgraph_",
+}
+
+_CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+
+
+def snake_case(op_type: str) -> str:
+    """``AnnotatedAddCustom`` -> ``annotated_add_custom`` (file stems)."""
+    return _CAMEL_BOUNDARY.sub("_", op_type).lower()
+
+
+# Names every generated builder reserves: its own keyword parameters.
+RESERVED_PARAMS = ("name", "owner_builder")
+# Attributes of tuple that a NamedTuple field must not shadow.
+_TUPLE_ATTRS = frozenset({"count", "index"})
+
+
+@dataclass(frozen=True)
+class Rename:
+    """A Python name that differs from the IR name, and why."""
+
+    role: str
+    ir_name: str
+    py_name: str
+    reason: str  # "keyword" or "clash"
+
+
+@dataclass(frozen=True)
+class PythonNames:
+    """Every Python identifier one op's builder uses for its IR names.
+
+    ``params`` maps (role, IR name) to the parameter name, for roles input,
+    num (a dynamic output's count parameter), graph and attr. ``fields`` maps
+    output names to result fields.
+    """
+
+    params: dict[tuple[str, str], str]
+    fields: dict[str, str]
+    renames: tuple[Rename, ...]
+
+
+def _field_name(output: Output) -> tuple[str, str | None]:
+    if output.ref_input is not None:
+        return ROLE_PREFIX["ref_output"] + output.name, "clash"
+    if output.name in PYTHON_KEYWORDS or output.name in _TUPLE_ATTRS:
+        return ROLE_PREFIX["output"] + output.name, "keyword"
+    return output.name, None
+
+
+def python_names(op: OpSpec) -> PythonNames:
+    """Assign the builder's Python names in signature order (Note [Keyword
+    renaming]); a name that would clash gets its role prefix, then a number."""
+    taken: set[str] = set(RESERVED_PARAMS)
+    params: dict[tuple[str, str], str] = {}
+    renames: list[Rename] = []
+    fields: dict[str, str] = {}
+    for output in op.outputs:
+        field, why = _field_name(output)
+        fields[output.name] = field
+        if why:
+            renames.append(Rename("output", output.name, field, why))
+
+    def claim(role: str, ir_name: str, base: str, prefix: str) -> None:
+        name, reason = base, None
+        if name in PYTHON_KEYWORDS:
+            name, reason = prefix + name, "keyword"
+        if name in taken:
+            name = name if name.startswith(prefix) else prefix + name
+            reason = reason or "clash"
+            stem, n = name, 2
+            while name in taken:
+                name, n = f"{stem}_{n}", n + 1
+        taken.add(name)
+        params[(role, ir_name)] = name
+        if reason:
+            renames.append(Rename(role, ir_name, name, reason))
+
+    for item in op.inputs:
+        claim("input", item.name, item.name, ROLE_PREFIX["input"])
+    for output in op.outputs:
+        if output.dynamic and output.count is None:
+            claim("num", output.name, fields[output.name] + "_num", "out_")
+    for graph in op.graphs:
+        claim("graph", graph.name, graph.name, ROLE_PREFIX["graph"])
+    for attr in op.attrs:
+        if attr.derive is None:
+            claim("attr", attr.name, attr.name, ROLE_PREFIX["attr"])
+    return PythonNames(params, fields, tuple(renames))
+
+
+# Names a generated builder module binds besides its op function; an op type
+# may not take one of them.
+PYTHON_MODULE_NAMES = frozenset(
+    {
+        "DataType",
+        "Graph",
+        "GraphBuilder",
+        "NamedAttrs",
+        "NamedTuple",
+        "Sequence",
+        "Tensor",
+        "TensorHolder",
+        "TensorLike",
+        "annotations",
+    }
+)
+
+
+def exported_names(op: OpSpec) -> tuple[str, ...]:
+    """Names ``ge.es.<module>`` exports for ``op``: the function, and its
+    result class when it has several outputs."""
+    if len(op.outputs) > 1:
+        return (op.op_type, f"{op.op_type}Output")
+    return (op.op_type,)

@@ -1,0 +1,217 @@
+"""Structural validation of a loaded spec against the packaged JSON Schema.
+
+jsonschema finds every violation; this module turns each into a diagnostic
+that points at the offending key or value and says how to fix it. Hints come
+from the schema itself (``x-hint``, ``x-expect``), so the rule and its advice
+live in one place.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Iterable
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+import jsonschema
+from jsonschema.exceptions import ValidationError
+
+from gen_ops.diagnostics import Sink
+from gen_ops.source import LoadedSpec, Path_
+
+
+def schema_text() -> str:
+    """The spec JSON Schema as shipped in the package."""
+    return (
+        resources.files("gen_ops").joinpath("schema/op-spec.schema.json").read_text()
+    )
+
+
+@lru_cache(maxsize=1)
+def _validator() -> jsonschema.Draft202012Validator:
+    schema = json.loads(schema_text())
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema)
+
+
+def describe(where: Path_) -> str:
+    """``("inputs", 1, "dtype")`` -> ``inputs[1].dtype``; ``()`` -> ``the spec``."""
+    text = ""
+    for part in where:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        else:
+            text += ("." if text else "") + part
+    return text or "the spec"
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "nothing (null)"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, bytes):
+        return "binary data"
+    return type(value).__name__
+
+
+_TYPE_WORDS = {
+    "object": "a mapping",
+    "array": "a list",
+    "string": "a string",
+    "integer": "an integer",
+    "boolean": "true or false",
+    "number": "a number",
+}
+
+
+def _suggest(word: str, choices: Iterable[str]) -> str | None:
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f"did you mean '{close[0]}'?" if close else None
+
+
+def _split_rule(mapping: dict[str, Any], key: str) -> str | None:
+    """``{shape: broadcast(a, b)}`` reads as ``shape: "broadcast(a"`` plus a
+    key ``b)``; return the rule the author meant, if that is what happened."""
+    if not key.endswith(")") or mapping.get(key) is not None:
+        return None
+    for value in mapping.values():
+        if isinstance(value, str) and "(" in value and ")" not in value:
+            return f"{value}, {key}"
+    return None
+
+
+def check(spec: LoadedSpec, sink: Sink) -> bool:
+    """Report every structural problem; True when there is none."""
+    ok = True
+    for error in _validator().iter_errors(spec.data):
+        ok = False
+        _report(error, spec, sink)
+    return ok
+
+
+def _report(error: ValidationError, spec: LoadedSpec, sink: Sink) -> None:
+    where: Path_ = tuple(error.absolute_path)
+    source = spec.source
+    schema = error.schema if isinstance(error.schema, dict) else {}
+    hint = schema.get("x-hint")
+    keyword = error.validator
+    value = error.instance
+
+    if keyword == "additionalProperties":
+        allowed = sorted(schema.get("properties", {}))
+        for key in sorted(set(value) - set(allowed)):
+            split = _split_rule(value, key)
+            if split:
+                sink.emit(
+                    "E601",
+                    source.key(where + (key,)),
+                    f"YAML read the rule {split!r} in {describe(where)} as two "
+                    "entries: in {...} flow style a comma ends a value",
+                    f"quote the rule: '{split}', or write the mapping in block style",
+                )
+                continue
+            sink.emit(
+                "E201",
+                source.key(where + (key,)),
+                f"unknown key '{key}' in {describe(where)}",
+                _suggest(key, allowed) or f"allowed keys: {', '.join(allowed)}",
+            )
+        return
+    if keyword == "required":
+        for key in error.validator_value:
+            if key not in value:
+                sink.emit(
+                    "E202",
+                    source.at(where),
+                    f"missing required key '{key}' in {describe(where)}",
+                )
+        return
+    if keyword == "propertyNames":
+        # error.instance is the mapping; the bad name is in the sub-error.
+        for sub in error.context or ():
+            bad = sub.instance
+            sink.emit(
+                "E204",
+                source.key(where + (bad,)),
+                f"'{bad}' is not a valid name in {describe(where)}",
+                sub.schema.get("x-hint") if isinstance(sub.schema, dict) else None,
+            )
+        return
+    if keyword in ("anyOf", "oneOf"):
+        subs = list(error.context or ())
+        # A type error at the value itself only says "not this branch".
+        real = [
+            s for s in subs if not (s.validator == "type" and not s.relative_path)
+        ]
+        if not real:
+            expect = schema.get("x-expect", "another kind of value")
+            sink.emit(
+                "E203",
+                source.at(where),
+                f"{describe(where)} must be {expect}, not {_kind(value)}",
+            )
+            return
+        for sub in real:
+            _report(sub, spec, sink)
+        return
+    if keyword == "type":
+        expected = error.validator_value
+        words = (
+            " or ".join(_TYPE_WORDS.get(t, t) for t in expected)
+            if isinstance(expected, list)
+            else _TYPE_WORDS.get(expected, expected)
+        )
+        sink.emit(
+            "E203",
+            source.at(where),
+            f"{describe(where)} must be {words}, not {_kind(value)}",
+            hint,
+        )
+        return
+    if keyword == "enum":
+        choices = [str(c) for c in error.validator_value]
+        sink.emit(
+            "E204",
+            source.at(where),
+            f"{describe(where)}: {value!r} is not one of {', '.join(choices)}",
+            _suggest(str(value), choices) if isinstance(value, str) else None,
+        )
+        return
+    if keyword == "pattern":
+        sink.emit(
+            "E204",
+            source.at(where),
+            f"{describe(where)}: {value!r} is not valid",
+            hint,
+        )
+        return
+    if keyword == "uniqueItems":
+        sink.emit(
+            "E204",
+            source.at(where),
+            f"{describe(where)} lists an item twice",
+            hint,
+        )
+        return
+    if keyword in ("minItems", "minProperties", "maxProperties", "minimum"):
+        sink.emit(
+            "E204",
+            source.at(where),
+            f"{describe(where)}: {error.message}",
+            hint,
+        )
+        return
+    sink.emit("E204", source.at(where), f"{describe(where)}: {error.message}", hint)

@@ -1,0 +1,284 @@
+"""Load one spec file: YAML to plain Python values plus a map of source positions.
+
+YAML is read with YAML 1.2 core-schema scalars (``yes``/``on`` stay strings,
+``1e-8`` is a float), duplicate keys are reported, and every value and key is
+mapped to its line and column so later passes can point at it. Loading never
+raises: problems become diagnostics.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from gen_ops.diagnostics import Sink, Span
+
+# A spec is a few hundred bytes; anything this large is not one.
+MAX_SPEC_BYTES = 1 << 20
+# Specs nest about five levels deep; deeper input is refused before it costs.
+MAX_DEPTH = 64
+# Values in one document, counting each use of a YAML alias (no alias bombs).
+MAX_VALUES = 200_000
+
+_BaseLoader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
+    """Composes nodes only; tags follow the YAML 1.2 core schema."""
+
+
+_Loader.yaml_implicit_resolvers = {}
+_IMPLICIT = [
+    ("tag:yaml.org,2002:null", r"^(?:~|null|Null|NULL|)$", list("~nN") + [""]),
+    ("tag:yaml.org,2002:bool", r"^(?:true|True|TRUE|false|False|FALSE)$", list("tTfF")),
+    (
+        "tag:yaml.org,2002:int",
+        r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$",
+        list("-+0123456789"),
+    ),
+    (
+        "tag:yaml.org,2002:float",
+        r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+        r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$",
+        list("-+0123456789."),
+    ),
+]
+for _tag, _pattern, _first in _IMPLICIT:
+    _Loader.add_implicit_resolver(_tag, re.compile(_pattern), _first)
+
+_STR = "tag:yaml.org,2002:str"
+_INT = "tag:yaml.org,2002:int"
+_FLOAT = "tag:yaml.org,2002:float"
+_BOOL = "tag:yaml.org,2002:bool"
+_NULL = "tag:yaml.org,2002:null"
+_BINARY = "tag:yaml.org,2002:binary"
+_MAP = "tag:yaml.org,2002:map"
+_SEQ = "tag:yaml.org,2002:seq"
+
+Path_ = tuple[str | int, ...]
+
+
+@dataclass(frozen=True)
+class SourceMap:
+    """Where each value (and each mapping key) of a loaded file stands."""
+
+    path: str
+    values: dict[Path_, Span] = field(default_factory=dict)
+    keys: dict[Path_, Span] = field(default_factory=dict)
+    # Source text of plain scalars that are numbers, so 1e-8 stays 1e-8.
+    texts: dict[Path_, str] = field(default_factory=dict)
+
+    def at(self, where: Path_) -> Span:
+        """The value at ``where``, or the nearest enclosing value that exists."""
+        for end in range(len(where), -1, -1):
+            span = self.values.get(where[:end])
+            if span is not None:
+                return span
+        return Span(self.path, 1, 1)
+
+    def key(self, where: Path_) -> Span:
+        """The key that introduces ``where`` (falls back to the value)."""
+        return self.keys.get(where) or self.at(where)
+
+
+@dataclass(frozen=True)
+class LoadedSpec:
+    path: str
+    data: Any
+    source: SourceMap
+    label: str = ""
+
+
+def _span(path: str, mark: Any) -> Span:
+    return Span(path, mark.line + 1, mark.column + 1)
+
+
+def _scalar(node: yaml.ScalarNode) -> Any:
+    text = node.value
+    tag = node.tag
+    if tag == _STR:
+        return text
+    if tag == _NULL:
+        return None
+    if tag == _BOOL:
+        return text.lower() == "true"
+    if tag == _INT:
+        if text.startswith("0o"):
+            return int(text[2:], 8)
+        if text.startswith("0x"):
+            return int(text[2:], 16)
+        return int(text)
+    if tag == _FLOAT:
+        lowered = text.lower()
+        if lowered.endswith(".inf"):
+            return float("-inf") if lowered.startswith("-") else float("inf")
+        if lowered == ".nan":
+            return float("nan")
+        return float(text)
+    if tag == _BINARY:
+        return base64.b64decode("".join(text.split()), validate=True)
+    raise _Unsupported(f"YAML tag {tag!r} is not supported in specs")
+
+
+class _Unsupported(Exception):
+    """A YAML construct specs do not use; carries where it stands."""
+
+    def __init__(self, message: str, span: Span | None = None) -> None:
+        super().__init__(message)
+        self.span = span
+
+
+class _Builder:
+    """Turns a composed node tree into values, recording positions."""
+
+    def __init__(self, path: str, sink: Sink) -> None:
+        self.path = path
+        self.sink = sink
+        self.source = SourceMap(path)
+        self.active: set[int] = set()
+        self.count = 0
+
+    def build(self, node: yaml.Node, where: Path_) -> Any:
+        span = _span(self.path, node.start_mark)
+        self.source.values[where] = span
+        self.count += 1
+        if self.count > MAX_VALUES:
+            raise _Unsupported(
+                f"document expands to more than {MAX_VALUES} values "
+                "(YAML aliases?)",
+                span,
+            )
+        if len(where) > MAX_DEPTH:
+            raise _Unsupported(f"nesting deeper than {MAX_DEPTH} levels", span)
+        if id(node) in self.active:
+            raise _Unsupported("a YAML alias refers to its own ancestor", span)
+        if isinstance(node, yaml.ScalarNode):
+            try:
+                value = _scalar(node)
+            except _Unsupported as exc:
+                raise _Unsupported(str(exc), span) from None
+            except (ValueError, binascii.Error) as exc:
+                raise _Unsupported(f"cannot read {node.tag} value: {exc}", span) from None
+            if node.tag in (_INT, _FLOAT):
+                self.source.texts[where] = node.value
+            return value
+        self.active.add(id(node))
+        try:
+            if isinstance(node, yaml.SequenceNode):
+                if node.tag != _SEQ:
+                    raise _Unsupported(f"YAML tag {node.tag!r} is not supported", span)
+                return [
+                    self.build(item, where + (i,)) for i, item in enumerate(node.value)
+                ]
+            if node.tag != _MAP:
+                raise _Unsupported(f"YAML tag {node.tag!r} is not supported", span)
+            return self._mapping(node, where)
+        finally:
+            self.active.discard(id(node))
+
+    def _mapping(self, node: yaml.MappingNode, where: Path_) -> dict[str, Any]:
+        result: dict[str, Any] = {}
+        first_seen: dict[str, Span] = {}
+        for key_node, value_node in node.value:
+            key_span = _span(self.path, key_node.start_mark)
+            if not isinstance(key_node, yaml.ScalarNode):
+                raise _Unsupported("mapping keys must be plain names", key_span)
+            try:
+                key = key_node.value if key_node.tag == _STR else _scalar(key_node)
+            except (_Unsupported, ValueError, binascii.Error):
+                raise _Unsupported("mapping keys must be plain names", key_span)
+            if not isinstance(key, str):
+                # YAML 1.2 would read `1:` or `true:` as non-strings; specs use
+                # names only, so say so instead of guessing.
+                self.sink.emit(
+                    "E203",
+                    key_span,
+                    f"mapping key {key_node.value!r} is not a name",
+                    "quote it if it is meant as text",
+                )
+                continue
+            if key in first_seen:
+                self.sink.emit(
+                    "E103",
+                    key_span,
+                    f"duplicate key '{key}' (first defined at line "
+                    f"{first_seen[key].line})",
+                    "remove one of the two entries",
+                )
+                continue
+            first_seen[key] = key_span
+            self.source.keys[where + (key,)] = key_span
+            result[key] = self.build(value_node, where + (key,))
+        return result
+
+
+def _decode_error_span(path: str, raw: bytes, offset: int) -> Span:
+    before = raw[:offset]
+    line = before.count(b"\n") + 1
+    col = offset - (before.rfind(b"\n") + 1) + 1
+    return Span(path, line, col)
+
+
+def load_spec(file: Path, display: str, sink: Sink) -> LoadedSpec | None:
+    """Read and parse one spec; None (with diagnostics) when it cannot be read."""
+    origin = Span(display, 1, 1)
+    try:
+        if file.stat().st_size > MAX_SPEC_BYTES:
+            sink.emit(
+                "E101",
+                origin,
+                f"file is larger than {MAX_SPEC_BYTES} bytes; a spec is a short "
+                "YAML file",
+            )
+            return None
+        raw = file.read_bytes()
+    except OSError as exc:
+        sink.emit("E101", origin, f"cannot read file: {exc.strerror or exc}")
+        return None
+    return load_spec_text(raw, display, sink)
+
+
+def load_spec_text(raw: bytes, display: str, sink: Sink) -> LoadedSpec | None:
+    """Parse spec bytes (UTF-8) into values and positions."""
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        sink.emit(
+            "E101",
+            _decode_error_span(display, raw, exc.start),
+            "file is not UTF-8 text",
+            "save the spec as UTF-8",
+        )
+        return None
+    try:
+        node = yaml.compose(text, Loader=_Loader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        span = _span(display, mark) if mark else Span(display, 1, 1)
+        problem = exc.problem or exc.context or "invalid YAML"
+        sink.emit("E102", span, f"YAML syntax error: {problem}")
+        return None
+    except yaml.YAMLError as exc:
+        sink.emit("E102", Span(display, 1, 1), f"YAML syntax error: {exc}")
+        return None
+    builder = _Builder(display, sink)
+    if node is None:
+        sink.emit(
+            "E203",
+            Span(display, 1, 1),
+            "file holds no spec",
+            "a spec is a mapping that starts with `op: <Name>`",
+        )
+        return None
+    try:
+        data = builder.build(node, ())
+    except _Unsupported as exc:
+        sink.emit("E104", exc.span or Span(display, 1, 1), str(exc))
+        return None
+    return LoadedSpec(display, data, builder.source)

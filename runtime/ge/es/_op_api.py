@@ -1,0 +1,545 @@
+"""The internal API generated builder modules call (docs/generated-api.md).
+
+A generated module describes its op once, as an ``OpDef`` table that reads
+like the spec, and each builder function forwards its arguments to
+``OpDef.build`` by IR name. Everything a builder must check (argument types,
+dtype constraints, cross-builder use, counts, derived attrs) happens here, so
+the rules live in one place and generated code stays small.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ge.es.graph_builder import GraphBuilder
+from ge.es.tensor_holder import TensorHolder
+from ge.es.tensor_like import is_tensor_like, literal_array
+from ge.graph._numpy import has_numpy_dtype
+from ge.graph.attrs import AttrType, check_attr_value
+from ge.graph.graph import Graph as IrGraph
+from ge.graph.graph import IrInput, IrOutput, TensorMeta
+from ge.graph.tensor import Tensor
+from ge.graph.types import NAMED_TENSOR_TYPES, DataType, dtype_from_spec_name
+
+__all__ = ["OpDef", "Input", "Output", "Attr", "Graph", "Count", "Derive", "OP_DEFS"]
+
+DtypeSpec = str | tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A count or derive rule: ``kind(ref)``."""
+
+    kind: str
+    ref: str
+
+    def __str__(self) -> str:
+        return f"{self.kind}({self.ref})"
+
+
+class Count:
+    """How many instances a dynamic output has."""
+
+    @staticmethod
+    def len(input_name: str) -> Rule:
+        return Rule("len", input_name)
+
+    @staticmethod
+    def attr(attr_name: str) -> Rule:
+        return Rule("attr", attr_name)
+
+
+class Derive:
+    """How a derived attr is computed from the inputs."""
+
+    @staticmethod
+    def len(input_name: str) -> Rule:
+        return Rule("len", input_name)
+
+    @staticmethod
+    def dtype(input_name: str) -> Rule:
+        return Rule("dtype", input_name)
+
+
+@dataclass(frozen=True)
+class Input:
+    name: str
+    dtype: DtypeSpec
+    optional: bool = False
+    dynamic: bool = False
+    param: str | None = None  # the Python parameter, when renamed
+
+    @property
+    def kind(self) -> str:
+        return "dynamic" if self.dynamic else "optional" if self.optional else "required"
+
+
+@dataclass(frozen=True)
+class Output:
+    name: str
+    dtype: DtypeSpec
+    dynamic: bool = False
+    count: Rule | None = None
+    param: str | None = None  # the <name>_num parameter, when there is one
+
+
+@dataclass(frozen=True)
+class Attr:
+    name: str
+    type: str
+    required: bool = False
+    derive: Rule | None = None
+    param: str | None = None
+
+
+@dataclass(frozen=True)
+class Graph:
+    name: str
+    dynamic: bool = False
+    param: str | None = None
+
+
+@dataclass(frozen=True)
+class _Constraint:
+    var: str | None
+    allowed: frozenset[DataType]
+
+    def words(self) -> str:
+        names = ", ".join(d.spec_name for d in sorted(self.allowed))
+        return f"{self.var} ({names})" if self.var else names
+
+
+# Preferred dtypes for literals, best first (docs/runtime.md, "TensorLike").
+_INT_PREFERENCE = (
+    DataType.DT_INT64, DataType.DT_INT32, DataType.DT_INT16, DataType.DT_INT8,
+    DataType.DT_UINT64, DataType.DT_UINT32, DataType.DT_UINT16, DataType.DT_UINT8,
+)
+_FLOAT_PREFERENCE = (DataType.DT_FLOAT, DataType.DT_DOUBLE, DataType.DT_FLOAT16)
+
+# Every OpDef made in this process, by op type (compile checks constraints).
+OP_DEFS: dict[str, OpDef] = {}
+
+
+class OpDef:
+    """One op's IR: inputs, outputs, attrs and subgraphs in IR order."""
+
+    def __init__(
+        self,
+        op_type: str,
+        *,
+        type_vars: Mapping[str, DtypeSpec] | None = None,
+        inputs: Sequence[Input] = (),
+        outputs: Sequence[Output] = (),
+        attrs: Sequence[Attr] = (),
+        graphs: Sequence[Graph] = (),
+    ) -> None:
+        self.op_type = op_type
+        self.inputs = tuple(inputs)
+        self.outputs = tuple(outputs)
+        self.attrs = tuple(attrs)
+        self.graphs = tuple(graphs)
+        self.type_vars = {
+            name: self._dtype_set(spec, {}) for name, spec in (type_vars or {}).items()
+        }
+        self.input_constraints = {
+            i.name: self._constraint(i.dtype) for i in self.inputs
+        }
+        self.output_constraints = {
+            o.name: self._constraint(o.dtype) for o in self.outputs
+        }
+        self._attr_types = {a.name: AttrType(a.type) for a in self.attrs}
+        OP_DEFS.setdefault(op_type, self)
+
+    @staticmethod
+    def _dtype_set(spec: DtypeSpec, type_vars: Mapping[str, frozenset[DataType]]) -> frozenset[DataType]:
+        if isinstance(spec, tuple):
+            return frozenset(dtype_from_spec_name(n) for n in spec)
+        if spec in type_vars:
+            return type_vars[spec]
+        if spec in NAMED_TENSOR_TYPES:
+            return NAMED_TENSOR_TYPES[spec].types
+        return frozenset({dtype_from_spec_name(spec)})
+
+    def _constraint(self, spec: DtypeSpec) -> _Constraint:
+        if isinstance(spec, str) and spec in self.type_vars:
+            return _Constraint(spec, self.type_vars[spec])
+        return _Constraint(None, self._dtype_set(spec, self.type_vars))
+
+    # -- errors -----------------------------------------------------------------
+
+    def _type_error(self, what: str, message: str) -> TypeError:
+        return TypeError(f"{self.op_type}: {what}: {message}")
+
+    def _value_error(self, what: str, message: str) -> ValueError:
+        return ValueError(f"{self.op_type}: {what}: {message}")
+
+    @staticmethod
+    def _param(kind: str, item: Input | Attr | Graph | Output, suffix: str = "") -> str:
+        return f"{kind} '{item.param or item.name + suffix}'"
+
+    # -- build ----------------------------------------------------------------------
+
+    def build(
+        self,
+        *,
+        inputs: Mapping[str, Any],
+        attrs: Mapping[str, Any] | None = None,
+        counts: Mapping[str, Any] | None = None,
+        graphs: Mapping[str, Any] | None = None,
+        owner_builder: GraphBuilder | None = None,
+        name: str | None = None,
+        result: type | None = None,
+    ) -> Any:
+        """Add one node of this op to the graph of its inputs' builder."""
+        attrs = attrs or {}
+        builder = self._resolve_builder(inputs, owner_builder)
+        holders, ir_inputs, bound = self._bind_inputs(builder, inputs)
+        attr_values = self._attr_values(attrs, inputs, holders, bound)
+        ir_outputs, metas = self._outputs(counts or {}, inputs, attr_values, bound)
+        subgraphs = self._subgraphs(graphs or {})
+        if name is not None and not isinstance(name, str):
+            raise self._type_error("parameter 'name'", f"expected str, got {type(name).__name__}")
+        node = builder._add_node(
+            self.op_type,
+            name,
+            ir_inputs=tuple(ir_inputs),
+            inputs=holders,
+            ir_outputs=tuple(ir_outputs),
+            outputs=metas,
+            attrs=attr_values,
+            subgraphs=subgraphs,
+        )
+        for graph_tuple in subgraphs.values():
+            for graph in graph_tuple:
+                graph._owner = node
+        input_slots = {ir.name: i for i, ir in enumerate(self._slot_starts(ir_inputs))}
+        start = 0
+        for ir in ir_outputs:
+            if ir.name in input_slots and ir.count == 1:
+                node.ref_outputs[start] = input_slots[ir.name]
+            start += ir.count
+        return self._result(builder, node, ir_outputs, result)
+
+    @staticmethod
+    def _slot_starts(ir_inputs: Sequence[IrInput]) -> list[IrInput]:
+        return list(ir_inputs)
+
+    def _resolve_builder(
+        self, inputs: Mapping[str, Any], owner_builder: GraphBuilder | None
+    ) -> GraphBuilder:
+        found: tuple[str, GraphBuilder] | None = None
+        if owner_builder is not None:
+            if not isinstance(owner_builder, GraphBuilder):
+                raise self._type_error(
+                    "parameter 'owner_builder'",
+                    f"expected GraphBuilder, got {type(owner_builder).__name__}",
+                )
+            found = ("owner_builder", owner_builder)
+        for item in self.inputs:
+            value = inputs.get(item.name)
+            values = value if item.dynamic and isinstance(value, (list, tuple)) else [value]
+            for i, each in enumerate(values):
+                if not isinstance(each, TensorHolder):
+                    continue
+                where = self._param("input", item) + (f"[{i}]" if item.dynamic else "")
+                if found is None:
+                    found = (where, each._builder)
+                elif each._builder is not found[1]:
+                    raise self._value_error(
+                        where,
+                        f"belongs to graph builder {each._builder.name!r}, but "
+                        f"{found[0]} to {found[1].name!r}; one node takes tensors "
+                        "of one builder",
+                    )
+        if found is None:
+            raise self._value_error(
+                "inputs",
+                "cannot tell which graph builder to use: pass at least one "
+                "TensorHolder input"
+                + (" or owner_builder" if self._takes_owner_builder() else ""),
+            )
+        found[1]._check_usable()
+        return found[1]
+
+    def _takes_owner_builder(self) -> bool:
+        return not self.inputs or all(i.optional for i in self.inputs)
+
+    def _bind_inputs(
+        self, builder: GraphBuilder, inputs: Mapping[str, Any]
+    ) -> tuple[list[TensorHolder | None], list[IrInput], dict[str, DataType]]:
+        bound: dict[str, tuple[DataType, str]] = {}
+        # First the tensors whose dtype is known: they bind type variables.
+        for item in self.inputs:
+            value = inputs.get(item.name)
+            constraint = self.input_constraints[item.name]
+            values = self._instances(item, value)
+            for i, each in enumerate(values):
+                if isinstance(each, TensorHolder) and each.index >= 0:
+                    dtype = each.data_type
+                    if dtype is DataType.DT_UNDEFINED:
+                        continue
+                    where = self._param("input", item) + (f"[{i}]" if item.dynamic else "")
+                    self._check_dtype(where, dtype, constraint, bound)
+        holders: list[TensorHolder | None] = []
+        ir_inputs: list[IrInput] = []
+        for item in self.inputs:
+            values = self._instances(item, inputs.get(item.name))
+            constraint = self.input_constraints[item.name]
+            for i, each in enumerate(values):
+                where = self._param("input", item) + (f"[{i}]" if item.dynamic else "")
+                if each is None:
+                    holders.append(None)
+                    continue
+                if isinstance(each, TensorHolder):
+                    if each.index < 0:
+                        raise self._value_error(where, f"node {each.name!r} has no data output")
+                    holders.append(each)
+                    continue
+                holders.append(self._literal(builder, where, each, constraint, bound))
+            count = len(values) if item.dynamic else 1
+            ir_inputs.append(IrInput(item.name, item.kind, count))
+        return holders, ir_inputs, {k: v[0] for k, v in bound.items()}
+
+    def _instances(self, item: Input, value: Any) -> list[Any]:
+        where = self._param("input", item)
+        if item.dynamic:
+            if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
+                raise self._type_error(
+                    where, f"expected a list of tensors, got {type(value).__name__}"
+                )
+            for i, each in enumerate(value):
+                if each is None:
+                    raise self._type_error(f"{where}[{i}]", "got None")
+                self._check_tensor_arg(f"{where}[{i}]", each)
+            return list(value)
+        if value is None:
+            if not item.optional:
+                raise self._type_error(where, "is required, got None")
+            return [None]
+        self._check_tensor_arg(where, value)
+        return [value]
+
+    def _check_tensor_arg(self, where: str, value: Any) -> None:
+        if isinstance(value, TensorHolder):
+            return
+        if not is_tensor_like(value):
+            raise self._type_error(
+                where, f"expected a TensorHolder or a number/list, got {type(value).__name__}"
+            )
+
+    def _check_dtype(
+        self,
+        where: str,
+        dtype: DataType,
+        constraint: _Constraint,
+        bound: dict[str, tuple[DataType, str]],
+    ) -> None:
+        if constraint.allowed and dtype not in constraint.allowed:
+            raise self._value_error(
+                where,
+                f"dtype {dtype.spec_name} is not allowed; {constraint.words()} allowed",
+            )
+        if constraint.var is not None:
+            previous = bound.get(constraint.var)
+            if previous is None:
+                bound[constraint.var] = (dtype, where)
+            elif previous[0] is not dtype:
+                raise self._value_error(
+                    where,
+                    f"dtype {dtype.spec_name} differs from {previous[1]} "
+                    f"({previous[0].spec_name}); both are type variable {constraint.var}",
+                )
+
+    def _literal(
+        self,
+        builder: GraphBuilder,
+        where: str,
+        value: Any,
+        constraint: _Constraint,
+        bound: dict[str, tuple[DataType, str]],
+    ) -> TensorHolder:
+        try:
+            array = literal_array(value)
+        except ValueError as exc:
+            raise self._value_error(where, str(exc)) from None
+        dtype = None
+        if constraint.var is not None and constraint.var in bound:
+            dtype = bound[constraint.var][0]
+        else:
+            dtype = _literal_dtype(array, constraint.allowed)
+            if dtype is None:
+                raise self._value_error(
+                    where,
+                    f"cannot make a constant of {array.dtype} values: "
+                    f"{constraint.words()} allowed",
+                )
+            if constraint.var is not None:
+                bound[constraint.var] = (dtype, where)
+        if not has_numpy_dtype(dtype):
+            raise self._value_error(
+                where, f"cannot make a {dtype.spec_name} constant from Python numbers"
+            )
+        if array.dtype.kind == "f" and dtype.spec_name.startswith(("int", "uint")):
+            if not np.all(np.isfinite(array)) or not np.all(array == np.round(array)):
+                raise self._value_error(
+                    where, f"{value!r} is not a whole number, but the input is {dtype.spec_name}"
+                )
+        return builder.create_const(Tensor(array, data_type=dtype))
+
+    def _attr_values(
+        self,
+        attrs: Mapping[str, Any],
+        inputs: Mapping[str, Any],
+        holders: list[TensorHolder | None],
+        bound: dict[str, DataType],
+    ) -> dict[str, tuple[AttrType, Any]]:
+        values: dict[str, tuple[AttrType, Any]] = {}
+        for item in self.attrs:
+            kind = self._attr_types[item.name]
+            where = self._param("attr", item)
+            if item.derive is not None:
+                values[item.name] = (kind, self._derive(item, inputs))
+                continue
+            value = attrs.get(item.name)
+            if value is None and kind in (AttrType.TENSOR, AttrType.NAMED_ATTRS):
+                if item.required:
+                    raise self._type_error(where, "is required, got None")
+                continue  # absent: the empty default
+            try:
+                values[item.name] = (kind, check_attr_value(kind, value))
+            except TypeError as exc:
+                raise self._type_error(where, str(exc)) from None
+            except ValueError as exc:
+                raise self._value_error(where, str(exc)) from None
+        return values
+
+    def _derive(self, item: Attr, inputs: Mapping[str, Any]) -> Any:
+        rule = item.derive
+        assert rule is not None
+        value = inputs.get(rule.ref)
+        if rule.kind == "len":
+            return len(value)
+        dtype = value.data_type if isinstance(value, TensorHolder) else DataType.DT_UNDEFINED
+        if dtype is DataType.DT_UNDEFINED:
+            raise self._value_error(
+                f"attr '{item.name}'",
+                f"is derived as {rule}, but the dtype of input '{rule.ref}' is not "
+                "known yet; call set_data_type on it",
+            )
+        return dtype
+
+    def _outputs(
+        self,
+        counts: Mapping[str, Any],
+        inputs: Mapping[str, Any],
+        attr_values: Mapping[str, tuple[AttrType, Any]],
+        bound: dict[str, DataType],
+    ) -> tuple[list[IrOutput], list[TensorMeta]]:
+        ir_outputs: list[IrOutput] = []
+        metas: list[TensorMeta] = []
+        for item in self.outputs:
+            count = 1
+            if item.dynamic:
+                count = self._count(item, counts, inputs, attr_values)
+            constraint = self.output_constraints[item.name]
+            dtype = DataType.DT_UNDEFINED
+            if constraint.var is not None and constraint.var in bound:
+                dtype = bound[constraint.var]
+            elif len(constraint.allowed) == 1:
+                (dtype,) = constraint.allowed
+            ir_outputs.append(IrOutput(item.name, item.dynamic, count))
+            metas.extend(TensorMeta(None, dtype) for _ in range(count))
+        return ir_outputs, metas
+
+    def _count(
+        self,
+        item: Output,
+        counts: Mapping[str, Any],
+        inputs: Mapping[str, Any],
+        attr_values: Mapping[str, tuple[AttrType, Any]],
+    ) -> int:
+        if item.count is None:
+            value = counts.get(item.name)
+            where = self._param("parameter", item, "_num")
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+                raise self._type_error(where, f"expected int, got {type(value).__name__}")
+            if value < 0:
+                raise self._value_error(where, f"must be >= 0, got {value}")
+            return int(value)
+        if item.count.kind == "len":
+            return len(inputs[item.count.ref])
+        value = attr_values[item.count.ref][1]
+        if value < 0:
+            raise self._value_error(
+                f"attr '{item.count.ref}'",
+                f"gives output '{item.name}' its count and must be >= 0, got {value}",
+            )
+        return int(value)
+
+    def _subgraphs(self, graphs: Mapping[str, Any]) -> dict[str, tuple[IrGraph, ...]]:
+        result: dict[str, tuple[IrGraph, ...]] = {}
+        for item in self.graphs:
+            where = self._param("subgraph", item)
+            value = graphs.get(item.name)
+            values = value if item.dynamic else [value]
+            if item.dynamic and (isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple))):
+                raise self._type_error(where, f"expected a list of Graph, got {type(value).__name__}")
+            for i, graph in enumerate(values):
+                label = where + (f"[{i}]" if item.dynamic else "")
+                if not isinstance(graph, IrGraph):
+                    raise self._type_error(label, f"expected Graph, got {type(graph).__name__}")
+                if graph._owner is not None:
+                    raise self._value_error(
+                        label, f"graph {graph.name!r} is already a subgraph of node "
+                        f"{graph._owner.name!r}"
+                    )
+            if len({id(g) for g in values}) != len(values):
+                raise self._value_error(where, "the same graph is passed twice")
+            result[item.name] = tuple(values)
+        return result
+
+    def _result(
+        self,
+        builder: GraphBuilder,
+        node: Any,
+        ir_outputs: list[IrOutput],
+        result: type | None,
+    ) -> Any:
+        if not ir_outputs:
+            return builder._holder(node, -1)
+        values: list[Any] = []
+        start = 0
+        for ir in ir_outputs:
+            holders = [builder._holder(node, start + i) for i in range(ir.count)]
+            values.append(holders if ir.dynamic else holders[0])
+            start += ir.count
+        if result is not None:
+            return result(*values)
+        return values[0]
+
+
+def _literal_dtype(array: np.ndarray, allowed: frozenset[DataType]) -> DataType | None:
+    """The dtype a literal becomes: the kind of its values, best fit first."""
+    if not allowed:
+        return None
+    if array.dtype.kind == "b":
+        return DataType.DT_BOOL if DataType.DT_BOOL in allowed else None
+    if array.dtype.kind in "iu":
+        for dtype in _INT_PREFERENCE + _FLOAT_PREFERENCE:
+            if dtype in allowed:
+                return dtype
+        return None
+    if array.dtype.kind == "f":
+        for dtype in _FLOAT_PREFERENCE:
+            if dtype in allowed:
+                return dtype
+        whole = np.all(np.isfinite(array)) and np.all(array == np.round(array))
+        if whole:
+            for dtype in _INT_PREFERENCE:
+                if dtype in allowed:
+                    return dtype
+    return None

@@ -1,0 +1,52 @@
+"""GE's ``ge.es.plugins`` entry points: third-party ES packages join ``ge.es``.
+
+An entry point's object may be a module, a module name, or a callable that
+returns either (GE's rules). Each becomes ``ge.es.<entry name>``. A plugin that
+fails to load is reported on stderr and skipped; it never breaks ``import ge.es``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import types
+from importlib import metadata
+
+GROUP = "ge.es.plugins"
+_loaded: dict[str, types.ModuleType] = {}
+
+
+def _resolve(obj: object) -> types.ModuleType:
+    if callable(obj) and not isinstance(obj, types.ModuleType):
+        obj = obj()
+    if isinstance(obj, str):
+        obj = importlib.import_module(obj)
+    if not isinstance(obj, types.ModuleType):
+        raise TypeError(f"plugin object is {type(obj).__name__}, not a module")
+    return obj
+
+
+def load_plugins(package: str) -> list[str]:
+    """Load every ``ge.es.plugins`` entry point; the names that loaded."""
+    parent = sys.modules[package]
+    names = []
+    for entry in sorted(metadata.entry_points(group=GROUP), key=lambda e: e.name):
+        try:
+            module = _resolve(entry.load())
+        except Exception as exc:  # a broken plugin must not break ge.es
+            print(f"[ERROR] [ge.es._plugin_loader] plugin {entry.name!r}: {exc}", file=sys.stderr)
+            continue
+        sys.modules.setdefault(f"{package}.{entry.name}", module)
+        setattr(parent, entry.name, module)
+        _loaded[entry.name] = module
+        names.append(entry.name)
+    return names
+
+
+def list_plugins() -> list[str]:
+    """Names of the ES plugins loaded from entry points."""
+    return sorted(_loaded)
+
+
+def get_plugin(name: str) -> types.ModuleType | None:
+    return _loaded.get(name)

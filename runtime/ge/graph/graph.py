@@ -1,0 +1,236 @@
+"""``ge.graph.Graph``: nodes, edges, inputs, outputs and attributes.
+
+A node keeps GE's IR layout: its IR inputs (each required, optional or
+dynamic, with an instance count) flatten into input slots; an absent optional
+input keeps its slot with no edge. Outputs flatten the same way. Attributes
+are stored with their attr type, so a graph file round-trips exactly.
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+from ge.graph.attrs import AttrType
+from ge.graph.types import DataType, Format
+
+__all__ = ["Graph", "Node", "TensorMeta", "IrInput", "IrOutput", "DumpFormat"]
+
+
+class DumpFormat(enum.Enum):
+    kReadable = "readable"  # noqa: N815 (GE's spelling)
+
+
+@dataclass
+class TensorMeta:
+    """What is known about a tensor before it runs. ``shape`` None: unknown."""
+
+    shape: tuple[int, ...] | None = None
+    dtype: DataType = DataType.DT_UNDEFINED
+    format: Format = Format.FORMAT_ND
+
+    def copy(self) -> TensorMeta:
+        return TensorMeta(self.shape, self.dtype, self.format)
+
+    def describe(self) -> str:
+        shape = "?" if self.shape is None else "[" + ",".join(map(str, self.shape)) + "]"
+        dtype = "?" if self.dtype is DataType.DT_UNDEFINED else self.dtype.spec_name
+        return f"{dtype}{shape}"
+
+
+@dataclass(frozen=True)
+class IrInput:
+    name: str
+    kind: str  # "required", "optional" or "dynamic"
+    count: int  # instances (an absent optional input still counts 1 slot)
+
+
+@dataclass(frozen=True)
+class IrOutput:
+    name: str
+    dynamic: bool
+    count: int
+
+
+@dataclass(frozen=True)
+class Edge:
+    """The producer of one input slot."""
+
+    node: Node
+    index: int
+
+
+@dataclass(eq=False)
+class Node:
+    name: str
+    type: str
+    ir_inputs: tuple[IrInput, ...] = ()
+    ir_outputs: tuple[IrOutput, ...] = ()
+    inputs: list[Edge | None] = field(default_factory=list)
+    outputs: list[TensorMeta] = field(default_factory=list)
+    attrs: dict[str, tuple[AttrType, Any]] = field(default_factory=dict)
+    subgraphs: dict[str, tuple[Graph, ...]] = field(default_factory=dict)
+    control_inputs: list[Node] = field(default_factory=list)
+    # GE's ref pairs: output index -> input slot it writes in place.
+    ref_outputs: dict[int, int] = field(default_factory=dict)
+
+    # -- layout ------------------------------------------------------------------
+
+    def input_slots(self, ir_name: str) -> range:
+        """The flattened input slots of IR input ``ir_name``."""
+        start = 0
+        for ir in self.ir_inputs:
+            if ir.name == ir_name:
+                return range(start, start + ir.count)
+            start += ir.count
+        raise KeyError(ir_name)
+
+    def output_slots(self, ir_name: str) -> range:
+        start = 0
+        for ir in self.ir_outputs:
+            if ir.name == ir_name:
+                return range(start, start + ir.count)
+            start += ir.count
+        raise KeyError(ir_name)
+
+    # -- attributes --------------------------------------------------------------
+
+    def get_attr(self, name: str) -> Any:
+        return self.attrs[name][1]
+
+    def set_attr(self, name: str, value: Any, attr_type: AttrType | None = None) -> None:
+        from ge.graph.attrs import check_attr_value
+        from ge.graph.named_attrs import infer_attr_type
+
+        kind = attr_type or infer_attr_type(value)
+        self.attrs[name] = (kind, check_attr_value(kind, value))
+
+    def __repr__(self) -> str:
+        return f"Node({self.name!r}, {self.type!r})"
+
+
+class Graph:
+    """A built graph. Nodes are kept in creation order, which is a topological
+    order for graphs made by a GraphBuilder."""
+
+    def __init__(self, name: str = "graph") -> None:
+        if not isinstance(name, str):
+            raise TypeError(f"graph name must be str, got {type(name).__name__}")
+        self._name = name
+        self.nodes: list[Node] = []
+        self.outputs: list[tuple[Node, int]] = []
+        self.attrs: dict[str, tuple[AttrType, Any]] = {}
+        self._owner: Node | None = None  # set when used as a subgraph
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    # -- queries -------------------------------------------------------------------
+
+    def get_direct_nodes(self) -> list[Node]:
+        return list(self.nodes)
+
+    def get_all_nodes(self) -> list[Node]:
+        """Nodes of this graph and, recursively, of its subgraphs."""
+        out: list[Node] = []
+        for node in self.nodes:
+            out.append(node)
+            for graphs in node.subgraphs.values():
+                for sub in graphs:
+                    out.extend(sub.get_all_nodes())
+        return out
+
+    def find_node_by_name(self, name: str) -> Node | None:
+        return next((n for n in self.nodes if n.name == name), None)
+
+    @property
+    def input_nodes(self) -> list[Node]:
+        """Data nodes ordered by their ``index`` attr."""
+        data = [n for n in self.nodes if n.type in _DATA_TYPES]
+        return sorted(data, key=lambda n: n.get_attr("index"))
+
+    def get_all_subgraphs(self) -> list[Graph]:
+        return [g for n in self.nodes for gs in n.subgraphs.values() for g in gs]
+
+    def get_attr(self, name: str) -> Any:
+        return self.attrs[name][1]
+
+    def set_attr(self, name: str, value: Any, attr_type: AttrType | None = None) -> None:
+        from ge.graph.attrs import check_attr_value
+        from ge.graph.named_attrs import infer_attr_type
+
+        kind = attr_type or infer_attr_type(value)
+        self.attrs[name] = (kind, check_attr_value(kind, value))
+
+    # -- text form -----------------------------------------------------------------
+
+    def dump(self) -> str:
+        """A readable text form: one line per node with its inputs, outputs and
+        attributes; subgraphs indented below their node."""
+        return "\n".join(self._dump_lines(0)) + "\n"
+
+    def _dump_lines(self, depth: int) -> Iterator[str]:
+        pad = "  " * depth
+        yield f"{pad}graph {self._name} {{"
+        for node in self.nodes:
+            ins = []
+            for slot, edge in enumerate(node.inputs):
+                ins.append("-" if edge is None else f"{edge.node.name}:{edge.index}")
+            outs = ", ".join(meta.describe() for meta in node.outputs)
+            attrs = ", ".join(
+                f"{k}={_attr_text(v)}" for k, (_, v) in sorted(node.attrs.items())
+            )
+            line = f"{pad}  {node.name} = {node.type}({', '.join(ins)})"
+            if outs:
+                line += f" -> ({outs})"
+            if attrs:
+                line += f" {{{attrs}}}"
+            if node.control_inputs:
+                line += " after " + ", ".join(n.name for n in node.control_inputs)
+            yield line
+            for key, graphs in node.subgraphs.items():
+                for sub in graphs:
+                    yield f"{pad}    subgraph {key}:"
+                    yield from sub._dump_lines(depth + 3)
+        outs = ", ".join(f"{n.name}:{i}" for n, i in self.outputs)
+        yield f"{pad}  return ({outs})"
+        yield f"{pad}}}"
+
+    def dump_to_file(self, format: DumpFormat = DumpFormat.kReadable, suffix: str = "") -> str:
+        """Write the text form to ``ge_readable_<name><suffix>.txt`` in the
+        current directory (or ``$DUMP_GRAPH_PATH``); returns the path."""
+        directory = os.environ.get("DUMP_GRAPH_PATH", ".")
+        path = os.path.join(directory, f"ge_readable_{self._name}{suffix}.txt")
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(self.dump())
+        return path
+
+    def save_to_air(self, path: str | os.PathLike[str]) -> None:
+        from ge.graph.air import save_graph
+
+        save_graph(self, path)
+
+    @staticmethod
+    def load_from_air(path: str | os.PathLike[str]) -> Graph:
+        from ge.graph.air import load_graph
+
+        return load_graph(path)
+
+    def __repr__(self) -> str:
+        return f"Graph({self._name!r}, {len(self.nodes)} nodes)"
+
+
+_DATA_TYPES = frozenset({"Data", "RefData", "AippData", "AnyData"})
+
+
+def _attr_text(value: Any) -> str:
+    if isinstance(value, DataType):
+        return value.spec_name
+    if isinstance(value, tuple):
+        return "[" + ", ".join(_attr_text(v) for v in value) + "]"
+    if isinstance(value, str):
+        return repr(value)
+    return repr(value)

@@ -1,0 +1,200 @@
+"""``ge.graph.Tensor``: tensor data on the host or on the CPU device.
+
+GE's constructor (``data, file_path, data_type, format, shape, placement``)
+with numpy in and out. Data is stored as raw bytes, so every DataType works;
+numpy conversion needs a type numpy has (see ``ge.graph._numpy``).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ge.device.memory import DeviceBuffer
+from ge.graph._numpy import from_numpy_dtype, has_numpy_dtype, to_numpy_dtype
+from ge.graph.types import DataType, Format, Placement, element_bits
+
+__all__ = ["Tensor"]
+
+
+def _nbytes(shape: Sequence[int], data_type: DataType) -> int:
+    bits = element_bits(data_type)
+    if bits <= 0:
+        raise ValueError(f"{data_type.name} has no fixed element size")
+    count = math.prod(shape)
+    return (count * bits + 7) // 8
+
+
+def _check_shape(shape: Any) -> list[int]:
+    if isinstance(shape, (str, bytes)) or not isinstance(shape, Sequence):
+        raise TypeError(f"shape must be a list of ints, got {type(shape).__name__}")
+    dims = []
+    for dim in shape:
+        if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)):
+            raise TypeError(f"shape dims must be ints, got {type(dim).__name__}")
+        if dim < 0:
+            raise ValueError(f"a tensor with data needs a concrete shape, got {list(shape)}")
+        dims.append(int(dim))
+    return dims
+
+
+class Tensor:
+    """Tensor data plus its description.
+
+    ``data`` may be a (nested) list or scalar of numbers, a numpy array, or raw
+    ``bytes``; ``file_path`` reads raw bytes from a file. ``shape`` defaults to
+    the data's shape. With ``placement=PLACEMENT_DEVICE`` the bytes live in
+    device memory and ``addr`` is where kernels find them.
+    """
+
+    __slots__ = ("_shape", "_data_type", "_format", "_placement", "_store")
+
+    def __init__(
+        self,
+        data: Any = None,
+        file_path: str | os.PathLike[str] | None = None,
+        data_type: DataType = DataType.DT_FLOAT,
+        format: Format = Format.FORMAT_ND,
+        shape: Sequence[int] | None = None,
+        placement: Placement = Placement.PLACEMENT_HOST,
+    ) -> None:
+        if not isinstance(data_type, DataType):
+            raise TypeError(f"data_type must be a DataType, got {type(data_type).__name__}")
+        if data_type in (DataType.DT_MAX, DataType.DT_UNDEFINED):
+            raise ValueError(f"{data_type.name} is not a tensor data type")
+        if not isinstance(format, Format):
+            raise TypeError(f"format must be a Format, got {type(format).__name__}")
+        if not isinstance(placement, Placement):
+            raise TypeError(f"placement must be a Placement, got {type(placement).__name__}")
+        if data is not None and file_path is not None:
+            raise ValueError("give data or file_path, not both")
+        self._data_type = data_type
+        self._format = format
+        self._placement = placement
+        raw, inferred = self._raw_bytes(data, file_path, data_type)
+        if shape is None:
+            dims = inferred if inferred is not None else ([] if raw is not None else [0])
+        else:
+            dims = _check_shape(shape)
+        if raw is None:
+            raw = np.zeros(_nbytes(dims, data_type) if dims != [0] else 0, np.uint8)
+        expected = _nbytes(dims, data_type)
+        if raw.size != expected:
+            raise ValueError(
+                f"data holds {raw.size} bytes, but shape {dims} of "
+                f"{data_type.name} needs {expected}"
+            )
+        self._shape = tuple(dims)
+        if placement is Placement.PLACEMENT_DEVICE:
+            buffer = DeviceBuffer(raw.size)
+            buffer.array[:] = raw
+            self._store: np.ndarray | DeviceBuffer = buffer
+        else:
+            self._store = np.array(raw, dtype=np.uint8, copy=True)
+
+    @staticmethod
+    def _raw_bytes(
+        data: Any, file_path: Any, data_type: DataType
+    ) -> tuple[np.ndarray | None, list[int] | None]:
+        if file_path is not None:
+            with open(file_path, "rb") as handle:
+                return np.frombuffer(handle.read(), np.uint8), None
+        if data is None:
+            return None, None
+        if isinstance(data, (bytes, bytearray, memoryview)):
+            return np.frombuffer(bytes(data), np.uint8), None
+        array = np.asarray(data)
+        if array.dtype == object:
+            raise ValueError("tensor data must be a regular (non-ragged) list of numbers")
+        if not has_numpy_dtype(data_type):
+            raise TypeError(
+                f"{data_type.name} tensors take raw bytes; numpy has no such type"
+            )
+        typed = np.array(array, dtype=to_numpy_dtype(data_type), order="C")
+        return typed.reshape(-1).view(np.uint8), list(typed.shape)
+
+    # -- construction from numpy ---------------------------------------------
+
+    @classmethod
+    def from_numpy(
+        cls,
+        array: np.ndarray,
+        format: Format = Format.FORMAT_ND,
+        placement: Placement = Placement.PLACEMENT_HOST,
+    ) -> Tensor:
+        array = np.asarray(array)
+        return cls(array, None, from_numpy_dtype(array.dtype), format, list(array.shape), placement)
+
+    # -- description -----------------------------------------------------------
+
+    @property
+    def shape(self) -> list[int]:
+        return list(self._shape)
+
+    @property
+    def data_type(self) -> DataType:
+        return self._data_type
+
+    @property
+    def format(self) -> Format:
+        return self._format
+
+    @property
+    def placement(self) -> Placement:
+        return self._placement
+
+    @property
+    def size(self) -> int:
+        """Bytes of data."""
+        return int(self._bytes().size)
+
+    @property
+    def addr(self) -> int:
+        """Address of the data (device memory for device tensors)."""
+        return int(self._bytes().ctypes.data) if self.size else 0
+
+    # -- data ------------------------------------------------------------------
+
+    def _bytes(self) -> np.ndarray:
+        store = self._store
+        return store.array if isinstance(store, DeviceBuffer) else store
+
+    def tobytes(self) -> bytes:
+        return self._bytes().tobytes()
+
+    def numpy(self) -> np.ndarray:
+        """A copy of the data as a numpy array of the tensor's shape."""
+        dtype = to_numpy_dtype(self._data_type)
+        return self._bytes().view(dtype).reshape(self._shape).copy()
+
+    @property
+    def data(self) -> list[Any]:
+        """The elements as a flat list of Python numbers (GE's ``Tensor.data``)."""
+        return self.numpy().reshape(-1).tolist()
+
+    def writable_view(self) -> np.ndarray:
+        """A typed numpy view on the tensor's own memory (no copy)."""
+        dtype = to_numpy_dtype(self._data_type)
+        return self._bytes().view(dtype).reshape(self._shape)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Tensor):
+            return NotImplemented
+        return (
+            self._shape == other._shape
+            and self._data_type == other._data_type
+            and self._format == other._format
+            and self.tobytes() == other.tobytes()
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return (
+            f"Tensor(shape={list(self._shape)}, data_type={self._data_type.name}, "
+            f"format={self._format.name}, placement={self._placement.name})"
+        )
