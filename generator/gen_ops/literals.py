@@ -60,8 +60,20 @@ def py_bytes(data: bytes) -> str:
 
 def py_docstring_body(text: str) -> str:
     """Text safe inside a triple-double-quoted docstring that says exactly
-    ``text`` (backslashes and quotes escaped, so no ``\"\"\"`` can close it)."""
-    return text.replace("\\", "\\\\").replace('"', '\\"')
+    ``text``: backslashes are escaped, and so is every double quote that
+    starts or ends the text or stands next to another one, so no run of
+    quotes can close the docstring (and black has nothing to pad)."""
+    text = text.replace("\\", "\\\\")
+    out = []
+    last = len(text) - 1
+    for i, ch in enumerate(text):
+        if ch == '"' and (
+            i == 0 or i == last or text[i - 1] == '"' or text[i + 1] == '"'
+        ):
+            out.append('\\"')
+        else:
+            out.append(ch)
+    return "".join(out)
 
 
 _PY_FLOAT = re.compile(r"^[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?$")

@@ -1,3 +1,219 @@
-"""placeholder"""
-def files(ops):
-    return []
+"""Lower OpSpecs to reference pages (Markdown) and GE's history export.
+
+``history/<module>/operators.json`` has the shape of GE's history registry
+``operators.json`` (ge-reference.md 2.2): dtypes as their REG_OP symbol text,
+defaults as JSON literals stored in strings, attrs in IR order.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from gen_ops.literals import json_default, py_default
+from gen_ops.lower_cpp import lower as lower_cpp
+from gen_ops.lower_cpp import tensor_type
+from gen_ops.lower_python import dtype_words
+from gen_ops.lower_python import lower as lower_python
+from gen_ops.model import Capability, InputKind, OpSpec
+from gen_ops.render import render
+
+
+def md_cell(text: str) -> str:
+    """Text for one Markdown table cell: pipes escaped, lines joined."""
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", "<br>") or " "
+
+
+def md_code(text: str) -> str:
+    """Inline code that survives backticks in the text."""
+    longest = 0
+    run = 0
+    for ch in text:
+        run = run + 1 if ch == "`" else 0
+        longest = max(longest, run)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+@dataclass(frozen=True)
+class Row:
+    cells: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class DocPage:
+    op_type: str
+    module: str
+    source: str
+    doc: str
+    since: str | None
+    deprecated: str | None
+    signature: str
+    inputs: tuple[Row, ...]
+    outputs: tuple[Row, ...]
+    attrs: tuple[Row, ...]
+    graphs: tuple[Row, ...]
+    type_vars: tuple[Row, ...]
+    infer: tuple[Row, ...]
+    impl: tuple[str, ...]
+    reg_op: str
+
+
+def lower(op: OpSpec) -> DocPage:
+    builder = lower_python(op)
+    params = []
+    for i, p in enumerate(builder.params):
+        if i == builder.star_index:
+            params.append("*")
+        params.append(p.name + (f"={p.default}" if p.default is not None else ""))
+    if builder.star_index == len(builder.params):
+        params.append("*")
+    signature = f"{op.op_type}({', '.join(params)}) -> {builder.returns}"
+    cpp = lower_cpp(op)
+    impl: list[str] = []
+    if op.impl:
+        impl.append(
+            "Capabilities: " + ", ".join(c.value for c in op.impl.capabilities) + "."
+        )
+        if op.impl.kernel:
+            impl.append(f"Kernel: {md_code(op.impl.kernel)}.")
+        if op.impl.launch_args:
+            slots = []
+            for arg in op.impl.launch_args:
+                if arg.size is not None:
+                    slots.append(f"workspace ({arg.size} bytes)")
+                else:
+                    slots.append(f"{arg.kind.value} {md_code(arg.name or '')}")
+            impl.append("Launch arguments, in slot order: " + ", ".join(slots) + ".")
+        if Capability.DECLARE_LAUNCH_ARGS in op.impl.capabilities:
+            impl.append("Runs by address refresh once compiled (annotated args).")
+    return DocPage(
+        op_type=op.op_type,
+        module=op.module,
+        source=op.label,
+        doc=op.doc,
+        since=op.since,
+        deprecated=op.deprecated,
+        signature=signature,
+        inputs=tuple(
+            Row((md_code(i.name), i.kind.value, md_cell(dtype_words(i.dtype)), md_cell(i.doc)))
+            for i in op.inputs
+        ),
+        outputs=tuple(
+            Row((
+                md_code(o.name),
+                ("dynamic" + (f", count {o.count}" if o.count else "")) if o.dynamic else "",
+                md_cell(dtype_words(o.dtype)),
+                md_cell(o.doc),
+            ))
+            for o in op.outputs
+        ),
+        attrs=tuple(
+            Row((
+                md_code(a.name),
+                a.type.value,
+                "required" if a.required
+                else f"derived: {a.derive}" if a.derive
+                else md_code(py_default(a.type, a.default)) if a.default is not None else "",
+                md_cell(a.doc),
+            ))
+            for a in op.attrs
+        ),
+        graphs=tuple(
+            Row((md_code(g.name), "dynamic" if g.dynamic else "static", md_cell(g.doc)))
+            for g in op.graphs
+        ),
+        type_vars=tuple(
+            Row((md_code(v.name), md_cell(v.set_name or ", ".join(d.spec_name for d in v.dtypes))))
+            for v in op.type_vars
+        ),
+        infer=tuple(
+            Row((md_code(r.output), md_code(str(r.shape)), md_code(str(r.dtype))))
+            for r in (op.infer_meta or ())
+        ),
+        impl=tuple(impl),
+        reg_op="REG_OP(" + op.op_type + ")\n" + "\n".join("    " + line for line in cpp.lines),
+    )
+
+
+def history(ops: Sequence[OpSpec]) -> dict[str, Any]:
+    """GE's operators.json for these ops (one module's)."""
+    operators = []
+    for op in sorted(ops, key=lambda o: o.op_type):
+        operators.append({
+            "op_type": op.op_type,
+            "inputs": [
+                {
+                    "name": i.name,
+                    "type": {
+                        InputKind.REQUIRED: "INPUT",
+                        InputKind.OPTIONAL: "OPTIONAL_INPUT",
+                        InputKind.DYNAMIC: "DYNAMIC_INPUT",
+                    }[i.kind],
+                    "dtype": _symbol(tensor_type(i.dtype)),
+                }
+                for i in op.inputs
+            ],
+            "outputs": [
+                {
+                    "name": o.name,
+                    "type": "DYNAMIC_OUTPUT" if o.dynamic else "OUTPUT",
+                    "dtype": _symbol(tensor_type(o.dtype)),
+                }
+                for o in op.outputs
+            ],
+            "attrs": [
+                {"name": a.name, "type": a.type.ir_name, "required": a.default is None}
+                | ({"default_value": json_default(a.type, a.default)} if a.default is not None else {})
+                for a in op.attrs
+            ],
+            "subgraphs": [
+                {"name": g.name, "type": "DYNAMIC" if g.dynamic else "STATIC"}
+                for g in op.graphs
+            ],
+        })
+    return {"operators": operators}
+
+
+def _symbol(text: str) -> str:
+    """GE stores the stringified macro argument: a symbol without its quotes."""
+    return text[1:-1] if text.startswith('"') else text
+
+
+def files(ops: Sequence[OpSpec]) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    by_module: dict[str, list[OpSpec]] = {}
+    for op in ops:
+        by_module.setdefault(op.module, []).append(op)
+        out.append((
+            f"docs/ops/{op.op_type}.md",
+            render("docs/op.md.j2", page=lower(op),
+                   banner=f"Generated by gen-ops from {op.label}. Do not edit."),
+        ))
+    out.append((
+        "docs/ops/README.md",
+        render(
+            "docs/index.md.j2",
+            modules=[
+                (module, [(op.op_type, _summary(op)) for op in members])
+                for module, members in sorted(by_module.items())
+            ],
+            banner="Generated by gen-ops. Do not edit.",
+        ),
+    ))
+    for module, members in sorted(by_module.items()):
+        data = {"generated_by": f"gen-ops from the specs of module {module}; do not edit"}
+        data.update(history(members))
+        out.append((
+            f"history/{module}/operators.json",
+            json.dumps(data, indent=2, ensure_ascii=False) + "\n",
+        ))
+    return out
+
+
+def _summary(op: OpSpec) -> str:
+    paragraph = op.doc.split("\n\n", 1)[0] if op.doc else ""
+    return md_cell(" ".join(paragraph.split()))

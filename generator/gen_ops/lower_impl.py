@@ -1,3 +1,426 @@
-"""placeholder"""
-def files(ops):
-    return []
+"""Lower an OpSpec to its prototype and implementation base (ge_impl package).
+
+Per op, ``python/ge_impl/<module>/<stem>.py`` holds:
+
+- the ``@register_op`` prototype: its signature is the op's prototype under
+  GE's register_op rules (ge-reference.md 4.2) and its body infers output
+  metadata from the spec's ``infer_meta`` (or asks the author's subclass);
+- ``<Op>Base``, the ``@register_op_impl`` base: the schema-bound signatures
+  of the declared capabilities (ge-reference.md 4.4), with
+  ``declare_launch_args`` written out from ``impl.launch_args``.
+
+Method bodies use only underscore-prefixed module names, so no parameter
+name can shadow what they call.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ge.graph.attrs import AttrType
+
+from gen_ops.literals import py_default, py_str
+from gen_ops.model import (
+    Capability,
+    CountKind,
+    DtypeRuleKind,
+    InferOutput,
+    InputKind,
+    LaunchArg,
+    LaunchArgKind,
+    OpSpec,
+    ShapeKind,
+)
+from gen_ops.names import impl_names
+from gen_ops.pyformat import format_python
+from gen_ops.render import render
+
+_ATTR_ANNOTATION = {
+    AttrType.INT: "int",
+    AttrType.FLOAT: "float",
+    AttrType.BOOL: "bool",
+    AttrType.STR: "str",
+    AttrType.DTYPE: "DataType",
+    AttrType.TENSOR: "GraphTensor",
+    AttrType.NAMED_ATTRS: "NamedAttrs",
+    AttrType.BYTES: "bytes",
+    AttrType.LIST_INT: "list[int]",
+    AttrType.LIST_FLOAT: "list[float]",
+    AttrType.LIST_BOOL: "list[bool]",
+    AttrType.LIST_STR: "list[str]",
+    AttrType.LIST_DTYPE: "list[DataType]",
+    AttrType.LIST_LIST_INT: "list[list[int]]",
+    AttrType.LIST_TENSOR: "list[GraphTensor]",
+    AttrType.LIST_NAMED_ATTRS: "list[NamedAttrs]",
+}
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    annotation: str
+    default: str | None = None
+
+
+@dataclass(frozen=True)
+class Method:
+    name: str
+    positional: tuple[Param, ...]
+    keyword: tuple[Param, ...]
+    returns: str
+    doc: str
+    abstract: bool
+    static: bool = False
+    body: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ImplModule:
+    op_type: str
+    doc: str
+    proto_name: str
+    proto_positional: tuple[Param, ...]
+    proto_keyword: tuple[Param, ...]
+    proto_returns: str
+    output_names: tuple[str, ...]
+    proto_body: tuple[str, ...]
+    base: str | None
+    kernel: str | None
+    methods: tuple[Method, ...]
+    imports: tuple[str, ...]
+
+
+def _input_annotation(kind: InputKind, tensor: str) -> str:
+    if kind is InputKind.DYNAMIC:
+        return f"list[{tensor}]"
+    if kind is InputKind.OPTIONAL:
+        return f"{tensor} | None"
+    return tensor
+
+
+def _attr_params(op: OpSpec, with_defaults: bool) -> tuple[Param, ...]:
+    params = []
+    for attr in op.attrs:
+        annotation = _ATTR_ANNOTATION[attr.type]
+        default = None
+        if with_defaults and attr.default is not None:
+            default = py_default(attr.type, attr.default)
+            if default == "None":
+                annotation += " | None"
+        params.append(Param(attr.name, annotation, default))
+    # Keyword-only parameters with and without defaults may mix freely.
+    return tuple(params)
+
+
+def _offsets(names: list[str], dynamic: list[bool]) -> list[str]:
+    """Flattened instance index of each IR slot, as a Python expression."""
+    out = []
+    constant, terms = 0, []
+    for name, is_dynamic in zip(names, dynamic):
+        parts = ([str(constant)] if constant or not terms else []) + terms
+        out.append(" + ".join(parts))
+        if is_dynamic:
+            terms.append(f"len({name})")
+        else:
+            constant += 1
+    return out
+
+
+def _plus(base: str, term: str) -> str:
+    return term if base == "0" else f"{base} + {term}"
+
+
+def _shape_expr(rule: InferOutput, names: dict[str, str]) -> str:
+    shape = rule.shape
+    if shape.kind is ShapeKind.LITERAL:
+        return "[" + ", ".join(map(str, shape.dims)) + "]"
+    if shape.kind is ShapeKind.ATTR:
+        return f"list({shape.refs[0]})"
+    args = ", ".join(names[r] for r in shape.refs)
+    return f"_infer.{shape.kind.value}({args})"
+
+
+def _dtype_expr(rule: InferOutput, op: OpSpec, names: dict[str, str]) -> str:
+    dtype = rule.dtype
+    if dtype.kind is DtypeRuleKind.FIXED:
+        assert dtype.dtype is not None
+        return f"_types.DataType.{dtype.dtype.name}"
+    assert dtype.ref is not None
+    if dtype.kind is DtypeRuleKind.ATTR:
+        return dtype.ref
+    source = op.input(dtype.ref)
+    if source.kind is InputKind.DYNAMIC:
+        return f"_infer.dtype_of({names[dtype.ref]})"
+    return f"{names[dtype.ref]}.data_type"
+
+
+def _proto_body(op: OpSpec, names: dict[str, str]) -> tuple[str, ...]:
+    assert op.infer_meta is not None
+    exprs = []
+    for ir_index, (output, rule) in enumerate(zip(op.outputs, op.infer_meta)):
+        desc = f"_rt.TensorDesc({_shape_expr(rule, names)}, {_dtype_expr(rule, op, names)})"
+        if output.dynamic:
+            if output.count is None:
+                count = f"_infer.output_count({ir_index})"
+            elif output.count.kind is CountKind.LEN:
+                count = f"len({names[output.count.ref]})"
+            else:
+                count = output.count.ref
+            desc = f"[{desc} for _ in range({count})]"
+        exprs.append(desc)
+    if len(exprs) == 1:
+        return (f"return {exprs[0]}",)
+    return ("return (",) + tuple(f"    {e}," for e in exprs) + (")",)
+
+
+def _launch_body(op: OpSpec, in_names: dict[str, str], out_names: dict[str, str]) -> tuple[str, ...]:
+    assert op.impl is not None
+    in_offsets = dict(zip(
+        [i.name for i in op.inputs],
+        _offsets([in_names[i.name] for i in op.inputs], [i.kind is InputKind.DYNAMIC for i in op.inputs]),
+    ))
+    out_offsets = dict(zip(
+        [o.name for o in op.outputs],
+        _offsets([out_names[o.name] for o in op.outputs], [o.dynamic for o in op.outputs]),
+    ))
+    call = ", ".join(
+        [in_names[i.name] for i in op.inputs]
+        + [out_names[o.name] for o in op.outputs]
+        + [f"{a.name}={a.name}" for a in op.attrs]
+    )
+    lines = [
+        f"_config = self.launch_config({call})",
+        "_ctx = _cop.get_declare_launch_args_ctx()",
+        "_args = _ctx.create_kernel_args()",
+    ]
+    for arg in op.impl.launch_args:
+        if arg.kind is LaunchArgKind.WORKSPACE:
+            lines.append(f"_args.append_workspace(_ctx.malloc_workspace({arg.size}))")
+        elif arg.kind is LaunchArgKind.ATTR:
+            lines.append(f"_args.append_scalar({arg.name})")
+        elif arg.kind is LaunchArgKind.INPUT:
+            item = op.input(arg.name or "")
+            name, base = in_names[item.name], in_offsets[item.name]
+            if item.kind is InputKind.DYNAMIC:
+                lines += [
+                    f"for _i, _t in enumerate({name}):",
+                    f"    _args.append_input({_plus(base, '_i')}, _t)",
+                ]
+            elif item.kind is InputKind.OPTIONAL:
+                lines += [
+                    f"if {name} is None:",
+                    "    _args.append_scalar(0)  # absent optional input: null address",
+                    "else:",
+                    f"    _args.append_input({base}, {name})",
+                ]
+            else:
+                lines.append(f"_args.append_input({base}, {name})")
+        else:
+            output = op.output(arg.name or "")
+            name, base = out_names[output.name], out_offsets[output.name]
+            if output.dynamic:
+                lines += [
+                    f"for _i, _t in enumerate({name}):",
+                    f"    _args.append_output({_plus(base, '_i')}, _t)",
+                ]
+            else:
+                lines.append(f"_args.append_output({base}, {name})")
+    lines += [
+        "_ctx.add_launch(",
+        "    _cop.AnnotatedKernelLaunchInfo(",
+        "        kernel_name=KERNEL_NAME,",
+        "        kernel_bin=_config.kernel_bin,",
+        "        block_dim=_config.block_dim,",
+        "        stream_id=_ctx.get_stream_id(),",
+        "    ),",
+        "    _args,",
+        ")",
+    ]
+    return tuple(lines)
+
+
+def lower(op: OpSpec) -> ImplModule:
+    names = impl_names(op)
+    proto_pos = tuple(
+        Param(names.inputs[i.name], _input_annotation(i.kind, "TensorDesc")) for i in op.inputs
+    )
+    proto_kw = _attr_params(op, with_defaults=True)
+    returns = [("list[TensorDesc]" if o.dynamic else "TensorDesc") for o in op.outputs]
+    proto_returns = (
+        "None" if not returns else returns[0] if len(returns) == 1
+        else "tuple[" + ", ".join(returns) + "]"
+    )
+    base = f"{op.op_type}Base" if op.impl else None
+    call = ", ".join(
+        [names.inputs[i.name] for i in op.inputs] + [f"{a.name}={a.name}" for a in op.attrs]
+    )
+    if op.infer_meta is not None:
+        proto_body = _proto_body(op, names.inputs)
+    else:
+        proto_body = (
+            f'_infer_meta = _AUTHOR.get("infer_meta")',
+            "if _infer_meta is None:",
+            "    raise NotImplementedError(",
+            f'        "{op.op_type} has no infer_meta: define it in a subclass of '
+            f'{base}"',
+            "    )",
+            f"return _infer_meta({call})",
+        )
+    methods: list[Method] = []
+    runtime_pos = tuple(
+        Param(names.inputs[i.name], _input_annotation(i.kind, "Tensor")) for i in op.inputs
+    )
+    runtime_out = tuple(
+        Param(names.outputs[o.name], "list[Tensor]" if o.dynamic else "Tensor") for o in op.outputs
+    )
+    attrs_kw = _attr_params(op, with_defaults=False)
+    if op.impl is not None:
+        if op.infer_meta is None:
+            methods.append(Method(
+                "infer_meta", proto_pos, attrs_kw, proto_returns,
+                "Infer output metadata (the spec declares no infer_meta rules).",
+                abstract=True, static=True,
+            ))
+        if op.impl.has(Capability.EXECUTE):
+            methods.append(Method(
+                "execute", runtime_pos, attrs_kw, "None",
+                "Run the op: allocate the outputs with get_execute_ctx() and "
+                "launch the kernel.",
+                abstract=True,
+            ))
+        if op.impl.has(Capability.COMPILE):
+            methods.append(Method(
+                "compile", runtime_pos + runtime_out, attrs_kw, "None",
+                "Prepare the kernel for these shapes and dtypes; called once per "
+                "compile key.",
+                abstract=True,
+            ))
+        if op.impl.has(Capability.DECLARE_LAUNCH_ARGS):
+            if op.impl.launch_args:
+                methods.append(Method(
+                    "launch_config", runtime_pos + runtime_out, attrs_kw, "LaunchConfig",
+                    "The kernel binary and block_dim that declare_launch_args uses.",
+                    abstract=True,
+                ))
+                slots = ", ".join(_slot_words(a) for a in op.impl.launch_args)
+                methods.append(Method(
+                    "declare_launch_args", runtime_pos + runtime_out, attrs_kw, "None",
+                    f"Declare the launch of {op.impl.kernel}; slots: {slots}.",
+                    abstract=False,
+                    body=_launch_body(op, names.inputs, names.outputs),
+                ))
+            else:
+                methods.append(Method(
+                    "declare_launch_args", runtime_pos + runtime_out, attrs_kw, "None",
+                    "Declare the kernel launches and their argument slots.",
+                    abstract=True,
+                ))
+    text = " ".join(
+        p.annotation
+        for p in proto_pos + proto_kw + tuple(x for m in methods for x in m.positional + m.keyword)
+    ) + " " + proto_returns + " " + " ".join(m.returns for m in methods)
+    imports = _imports(op, text, methods)
+    return ImplModule(
+        op_type=op.op_type,
+        doc=op.doc,
+        proto_name=f"{op.file_stem}_infer_meta",
+        proto_positional=proto_pos,
+        proto_keyword=proto_kw,
+        proto_returns=proto_returns,
+        output_names=tuple(o.name for o in op.outputs),
+        proto_body=proto_body,
+        base=base,
+        kernel=op.impl.kernel if op.impl else None,
+        methods=tuple(methods),
+        imports=imports,
+    )
+
+
+def _slot_words(arg: LaunchArg) -> str:
+    if arg.kind is LaunchArgKind.WORKSPACE:
+        return f"workspace of {arg.size} bytes"
+    return f"{arg.kind.value} {arg.name}"
+
+
+def _imports(op: OpSpec, text: str, methods: list[Method]) -> tuple[str, ...]:
+    def uses(name: str) -> bool:
+        return re.search(rf"\b{name}\b", text) is not None
+
+    lines = []
+    if methods:
+        lines.append("import abc")
+    if op.impl and op.infer_meta is None:
+        lines.append("from typing import Any")
+    if lines:
+        lines.append("")
+    lines.append("import ge.custom_op as _cop")
+    if op.infer_meta is not None:
+        lines.append("import ge.custom_op.infer as _infer")
+    if any("_types." in line for line in _all_bodies(op, methods)):
+        lines.append("import ge.graph.types as _types")
+    lines.append("import ge.runtime as _rt")
+    if uses("LaunchConfig"):
+        lines.append("from ge.custom_op import LaunchConfig")
+    graph_names = [n for n in ("DataType", "NamedAttrs") if uses(n)]
+    if graph_names:
+        lines.append(f"from ge.graph import {', '.join(graph_names)}")
+    if uses("GraphTensor"):
+        lines.append("from ge.graph import Tensor as GraphTensor")
+    runtime = [n for n in ("Tensor", "TensorDesc") if uses(n)]
+    if runtime:
+        lines.append(f"from ge.runtime import {', '.join(runtime)}")
+    return tuple(lines)
+
+
+def _all_bodies(op: OpSpec, methods: list[Method]) -> list[str]:
+    names = impl_names(op)
+    body = list(_proto_body(op, names.inputs)) if op.infer_meta is not None else []
+    return body + [line for m in methods for line in m.body]
+
+
+def renders(op: OpSpec) -> bool:
+    """Ops without infer_meta and without impl get no impl module."""
+    return op.infer_meta is not None or op.impl is not None
+
+
+def files(ops: Sequence[OpSpec]) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    modules: set[str] = set()
+    for op in ops:
+        if not renders(op):
+            continue
+        modules.add(op.module)
+        text = render(
+            "python/impl.py.j2",
+            m=lower(op),
+            banner=f"Generated by gen-ops from {op.label}. Do not edit.",
+        )
+        out.append((f"python/ge_impl/{op.module}/{op.file_stem}.py", format_python(text)))
+    for module in sorted(modules):
+        out.append(
+            (
+                f"python/ge_impl/{module}/__init__.py",
+                format_python(
+                    render(
+                        "python/impl_init.py.j2",
+                        module=module,
+                        banner=f"Generated by gen-ops from the specs of module {module}. "
+                        "Do not edit.",
+                    )
+                ),
+            )
+        )
+    if modules:
+        out.append(
+            (
+                "python/ge_impl/__init__.py",
+                render(
+                    "python/impl_init.py.j2",
+                    module=None,
+                    banner="Generated by gen-ops. Do not edit.",
+                ),
+            )
+        )
+    return out

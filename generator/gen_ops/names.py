@@ -154,3 +154,35 @@ def exported_names(op: OpSpec) -> tuple[str, ...]:
     if len(op.outputs) > 1:
         return (op.op_type, f"{op.op_type}Output")
     return (op.op_type,)
+
+
+@dataclass(frozen=True)
+class ImplNames:
+    """Parameter names of the schema-bound methods and the prototype.
+
+    Attrs are bound by name (GE's register_op_impl), so they keep their IR
+    names; inputs and outputs are positional and yield to them.
+    """
+
+    inputs: dict[str, str]
+    outputs: dict[str, str]
+
+
+def impl_names(op: OpSpec) -> ImplNames:
+    taken = {"self"} | {a.name for a in op.attrs}
+    chosen: dict[tuple[str, str], str] = {}
+    for role, items in (("input", op.inputs), ("output", op.outputs)):
+        prefix = ROLE_PREFIX[role]
+        for item in items:
+            name = item.name
+            if name in PYTHON_KEYWORDS or name in taken:
+                name = prefix + name
+            stem, n = name, 2
+            while name in taken:
+                name, n = f"{stem}_{n}", n + 1
+            taken.add(name)
+            chosen[(role, item.name)] = name
+    return ImplNames(
+        inputs={i.name: chosen[("input", i.name)] for i in op.inputs},
+        outputs={o.name: chosen[("output", o.name)] for o in op.outputs},
+    )

@@ -123,11 +123,17 @@ def _report(error: ValidationError, spec: LoadedSpec, sink: Sink) -> None:
                     f"quote the rule: '{split}', or write the mapping in block style",
                 )
                 continue
+            hint = _suggest(key, allowed) or f"allowed keys: {', '.join(allowed)}"
+            if value[key] is None and " " not in key:
+                hint += (
+                    "; if this is the rest of a value, quote that value: in {...} "
+                    "a comma starts a new key"
+                )
             sink.emit(
                 "E201",
                 source.key(where + (key,)),
                 f"unknown key '{key}' in {describe(where)}",
-                _suggest(key, allowed) or f"allowed keys: {', '.join(allowed)}",
+                hint,
             )
         return
     if keyword == "required":

@@ -9,6 +9,7 @@ error yields no model.
 from __future__ import annotations
 
 import difflib
+import posixpath
 import re
 from collections.abc import Iterable, Sequence
 from pathlib import PurePosixPath
@@ -170,6 +171,18 @@ class _OpChecker:
         self.unused_type_vars(type_vars)
         infer = self.infer_meta(inputs, outputs, attrs)
         impl = self.impl(inputs, outputs, attrs)
+        if infer is not None or impl is not None:
+            for i, attr in enumerate(attrs):
+                if attr.name in PYTHON_KEYWORDS:
+                    self.error(
+                        "E304",
+                        ("attrs", i, "name"),
+                        f"attr '{attr.name}' is a Python keyword; register_op and "
+                        "register_op_impl bind attrs by name, so it cannot be a "
+                        "parameter of the prototype or of the implementation",
+                        "rename the attr (the op can keep it only without "
+                        "infer_meta and impl)",
+                    )
         if self.failed():
             return None
         op = OpSpec(
@@ -670,9 +683,10 @@ class _OpChecker:
                 self.error("E602", where, f"shape rule names unknown input '{ref}'",
                            _suggest(ref, inputs))
                 ok = False
-            elif inputs[ref].kind is InputKind.DYNAMIC:
-                self.error("E603", where, f"{func}({', '.join(refs)}): '{ref}' is a "
-                           "dynamic input, which has no single shape")
+            elif inputs[ref].kind is InputKind.DYNAMIC and func == "same_as":
+                self.error("E603", where, f"same_as({ref}): '{ref}' is a dynamic "
+                           "input, which has no single shape",
+                           f"broadcast({ref}) broadcasts all its instances")
                 ok = False
             elif func == "same_as" and inputs[ref].kind is InputKind.OPTIONAL:
                 self.error("E603", where, f"same_as({ref}): '{ref}' is optional and "
@@ -834,6 +848,14 @@ def check_across(specs: Sequence[LoadedSpec], models: Sequence[OpSpec], sink: Si
             )
         else:
             stems.setdefault(key, model)
+        if model.file_stem == f"{model.module}_ops":
+            sink.emit(
+                "E802",
+                model.span,
+                f"op '{model.op_type}' maps to file '{model.file_stem}', the name of "
+                f"module {model.module}'s aggregate header",
+                "rename the op or move it to another module",
+            )
         for name in exported_names(model):
             clash = exported.get((model.module, name))
             if clash is not None and clash.op_type != model.op_type:
@@ -850,5 +872,6 @@ def check_across(specs: Sequence[LoadedSpec], models: Sequence[OpSpec], sink: Si
 def author_path(spec: OpSpec, scaffold_dir: str) -> PurePosixPath:
     """Where the author's module for ``spec`` lives (relative to the cwd)."""
     if spec.impl and spec.impl.author:
-        return PurePosixPath(spec.source).parent / spec.impl.author
+        joined = PurePosixPath(spec.source).parent / spec.impl.author
+        return PurePosixPath(posixpath.normpath(joined.as_posix()))
     return PurePosixPath(scaffold_dir) / spec.module / f"{spec.file_stem}.py"

@@ -1,0 +1,35 @@
+# The two commands of the README: `make demo` and `make test`.
+# Both set up .venv (once, or again when pyproject.toml changes) and install
+# the project into it in editable mode.
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+PYTEST_WORKERS ?= 2
+
+.PHONY: demo test generate check bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	touch $(STAMP)
+
+generate: $(STAMP)
+	$(BIN)/gen-ops
+
+check: $(STAMP)
+	$(BIN)/gen-ops --check
+
+demo: generate
+	$(BIN)/python examples/run_all.py
+
+test: $(STAMP)
+	$(BIN)/gen-ops --check --quiet
+	$(BIN)/python -m pytest -q -n $(PYTEST_WORKERS)
+
+bench: $(STAMP)
+	$(BIN)/python bench/gen_scaling.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .hypothesis

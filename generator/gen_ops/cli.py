@@ -1,0 +1,290 @@
+"""The ``gen-ops`` command line. See docs/cli.md.
+
+Exit status: 0 success; 1 ``--check`` found drift; 2 invalid specs or usage;
+3 an output could not be written. No traceback ever reaches the user: an
+unexpected error is reported in one line (set GEN_OPS_DEBUG=1 for the trace).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+import time
+import traceback
+from collections.abc import Sequence
+from pathlib import Path
+
+from gen_ops import __version__, pipeline, scaffold, state, writer
+from gen_ops.diagnostics import Severity, Sink
+from gen_ops.pipeline import Target
+
+EXIT_OK, EXIT_DRIFT, EXIT_INVALID, EXIT_IO, EXIT_INTERNAL = 0, 1, 2, 3, 4
+COMMANDS = ("render", "validate", "new", "schema")
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        print(f"{self.prog}: error: {message}", file=sys.stderr)
+        raise SystemExit(EXIT_INVALID)
+
+
+def _spec_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--specs",
+        metavar="PATH",
+        action="append",
+        type=Path,
+        help="a spec file or a directory searched for *.yaml (repeatable; "
+        "default: specs)",
+    )
+    parser.add_argument(
+        "--exclude-ops",
+        metavar="OPS",
+        default="",
+        help="comma-separated op types to leave out",
+    )
+
+
+def _targets(text: str) -> frozenset[Target]:
+    names = [t.strip() for t in text.split(",") if t.strip()]
+    known = {t.value: t for t in Target}
+    bad = [n for n in names if n not in known]
+    if bad or not names:
+        raise argparse.ArgumentTypeError(
+            f"unknown target(s) {', '.join(bad) or '(none)'}; choose from "
+            + ", ".join(known)
+        )
+    return frozenset(known[n] for n in names)
+
+
+def _render_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="gen-ops",
+        description="Validate op specs and render the ge.es Python builders, REG_OP "
+        "headers, implementation skeletons and reference docs.",
+        epilog="other commands: gen-ops validate | new <Op> | schema "
+        "(each has --help). Exit status: 0 ok, 1 drift (--check), 2 invalid "
+        "specs or usage, 3 cannot write.",
+    )
+    _spec_options(parser)
+    parser.add_argument(
+        "--out", metavar="DIR", type=Path, default=Path("generated"),
+        help="output directory (default: generated)",
+    )
+    parser.add_argument(
+        "--only", metavar="TARGETS", type=_targets, default=frozenset(Target),
+        help="comma-separated subset of python,cpp,impl,docs (default: all)",
+    )
+    parser.add_argument(
+        "--check", action="store_true",
+        help="render in memory, print a unified diff of any drift from --out, "
+        "exit 1 on drift; writes nothing",
+    )
+    parser.add_argument(
+        "--scaffold-dir", metavar="DIR", default="ops",
+        help="where author modules are scaffolded for ops whose spec names no "
+        "impl.author (default: ops)",
+    )
+    parser.add_argument(
+        "--no-scaffold", action="store_true", help="do not scaffold author modules"
+    )
+    parser.add_argument("-q", "--quiet", action="store_true", help="print only problems")
+    parser.add_argument("--version", action="version", version=f"gen-ops {__version__}")
+    return parser
+
+
+def _validate_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="gen-ops validate",
+        description="Check op specs and report every problem; write nothing.",
+    )
+    _spec_options(parser)
+    parser.add_argument("-q", "--quiet", action="store_true", help="print only problems")
+    return parser
+
+
+def _new_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="gen-ops new",
+        description="Write a starter spec for a new op (never overwrites a file).",
+    )
+    parser.add_argument("op", metavar="Op", help="the op type, e.g. ScaleCustom")
+    parser.add_argument("--module", default="custom", help="ge.es module (default: custom)")
+    parser.add_argument(
+        "--specs", metavar="DIR", type=Path, default=Path("specs"),
+        help="directory to write the spec in (default: specs)",
+    )
+    return parser
+
+
+def _schema_parser() -> argparse.ArgumentParser:
+    return _Parser(
+        prog="gen-ops schema",
+        description="Print the JSON Schema of op specs (for editors and CI).",
+    )
+
+
+def _report(sink: Sink, quiet: bool, count: int) -> None:
+    for diagnostic in sink.sorted():
+        print(diagnostic.format(), file=sys.stderr)
+    errors = sum(1 for d in sink.items if d.severity is Severity.ERROR)
+    warnings = len(sink.items) - errors
+    if errors or (warnings and not quiet):
+        print(
+            f"gen-ops: {errors} error(s), {warnings} warning(s) in {count} spec file(s)",
+            file=sys.stderr,
+        )
+
+
+def _load(args: argparse.Namespace, sink: Sink) -> tuple[list[pipeline.SpecFile], list]:
+    roots = args.specs or [Path("specs")]
+    files = pipeline.discover(roots, sink)
+    ops = pipeline.load_and_check(files, sink)
+    excluded = {name.strip() for name in args.exclude_ops.split(",") if name.strip()}
+    unknown = excluded - {op.op_type for op in ops}
+    if unknown and not sink.has_errors:
+        print(
+            "gen-ops: note: --exclude-ops names no spec'd op: " + ", ".join(sorted(unknown)),
+            file=sys.stderr,
+        )
+    return files, [op for op in ops if op.op_type not in excluded]
+
+
+def _say(args: argparse.Namespace, text: str) -> None:
+    if not args.quiet:
+        print(text)
+
+
+def cmd_validate(argv: Sequence[str]) -> int:
+    args = _validate_parser().parse_args(argv)
+    sink = Sink()
+    files, ops = _load(args, sink)
+    _report(sink, args.quiet, len(files))
+    if sink.has_errors:
+        return EXIT_INVALID
+    _say(args, f"gen-ops: {len(ops)} op(s) in {len(files)} spec file(s) are valid")
+    return EXIT_OK
+
+
+def cmd_render(argv: Sequence[str]) -> int:
+    args = _render_parser().parse_args(argv)
+    started = time.perf_counter()
+    out: Path = args.out
+    options = [
+        str(out.resolve()), ",".join(sorted(t.value for t in args.only)),
+        args.exclude_ops, args.scaffold_dir, str(args.no_scaffold),
+    ]
+    spec_paths: list[Path] = []
+    if not args.check:
+        probe = Sink()
+        spec_paths = [f.path for f in pipeline.discover(args.specs or [Path("specs")], probe)]
+        fingerprint = None if probe.items else state.fingerprint(spec_paths, options)
+        if state.unchanged(out, fingerprint):
+            _say(args, f"gen-ops: up to date ({len(spec_paths)} spec files, "
+                       f"{time.perf_counter() - started:.2f} s)")
+            return EXIT_OK
+    sink = Sink()
+    files, ops = _load(args, sink)
+    _report(sink, args.quiet, len(files))
+    if sink.has_errors:
+        print("gen-ops: nothing was generated", file=sys.stderr)
+        return EXIT_INVALID
+    rendered = pipeline.render(ops, args.only)
+    the_plan = writer.plan(out, rendered, args.only)
+    if args.check:
+        diff = writer.drift(out, the_plan)
+        if diff:
+            sys.stdout.write(diff)
+            print(
+                f"gen-ops: {out} is out of date: {len(the_plan.writes)} file(s) differ, "
+                f"{len(the_plan.deletes)} would be removed; run gen-ops",
+                file=sys.stderr,
+            )
+            return EXIT_DRIFT
+        _say(args, f"gen-ops: {out} is up to date ({len(rendered)} files)")
+        return EXIT_OK
+    try:
+        writer.apply(out, the_plan)
+        written = [] if args.no_scaffold else scaffold.scaffold_authors(ops, args.scaffold_dir)
+    except OSError as exc:
+        print(f"gen-ops: cannot write {exc.filename or out}: {exc.strerror or exc}",
+              file=sys.stderr)
+        return EXIT_IO
+    outputs = [out / f.path for f in rendered] + [out / writer.MANIFEST]
+    authors = [] if args.no_scaffold else scaffold.author_paths(ops, args.scaffold_dir)
+    fingerprint = state.fingerprint(spec_paths or [f.path for f in files], options)
+    if fingerprint is not None:
+        state.record(out, fingerprint, outputs + authors)
+    for path in written:
+        _say(args, f"gen-ops: scaffolded {path} (yours to edit; never overwritten)")
+    _say(
+        args,
+        f"gen-ops: {len(ops)} op(s): {len(the_plan.writes)} file(s) written, "
+        f"{len(the_plan.deletes)} removed, {the_plan.unchanged} unchanged "
+        f"({time.perf_counter() - started:.2f} s)",
+    )
+    return EXIT_OK
+
+
+_OP_TYPE = re.compile(r"^[A-Z][A-Za-z0-9_]*$")
+
+
+def cmd_new(argv: Sequence[str]) -> int:
+    args = _new_parser().parse_args(argv)
+    if not _OP_TYPE.match(args.op):
+        print(f"gen-ops new: {args.op!r} is not an op type (e.g. ScaleCustom)", file=sys.stderr)
+        return EXIT_INVALID
+    if not re.match(r"^[A-Za-z][A-Za-z0-9_]*$", args.module):
+        print(f"gen-ops new: {args.module!r} is not a module name", file=sys.stderr)
+        return EXIT_INVALID
+    path, text = scaffold.starter_spec(args.op, args.module, args.specs)
+    if path.exists():
+        print(f"gen-ops new: {path} exists; not overwritten", file=sys.stderr)
+        return EXIT_INVALID
+    try:
+        args.specs.mkdir(parents=True, exist_ok=True)
+        writer.write_atomic(path, text)
+    except OSError as exc:
+        print(f"gen-ops new: cannot write {path}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_IO
+    print(f"gen-ops: wrote {path}; edit it, then run gen-ops validate")
+    return EXIT_OK
+
+
+def cmd_schema(argv: Sequence[str]) -> int:
+    _schema_parser().parse_args(argv)
+    from gen_ops.schema_check import schema_text
+
+    sys.stdout.write(schema_text())
+    return EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    command = argv[0] if argv and argv[0] in COMMANDS else "render"
+    rest = argv[1:] if argv and argv[0] in COMMANDS else argv
+    handler = {
+        "render": cmd_render,
+        "validate": cmd_validate,
+        "new": cmd_new,
+        "schema": cmd_schema,
+    }[command]
+    try:
+        return handler(rest)
+    except SystemExit as exc:  # argparse's --help, --version and usage errors
+        return exc.code if isinstance(exc.code, int) else EXIT_INVALID
+    except KeyboardInterrupt:
+        print("gen-ops: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # never a traceback for the user
+        if os.environ.get("GEN_OPS_DEBUG"):
+            traceback.print_exc()
+        print(
+            f"gen-ops: internal error: {type(exc).__name__}: {exc} "
+            "(please report it; GEN_OPS_DEBUG=1 shows the trace)",
+            file=sys.stderr,
+        )
+        return EXIT_INTERNAL

@@ -1,0 +1,59 @@
+"""Files gen-ops writes once and then leaves to the author: the implementation
+module of an op, and a starter spec (``gen-ops new``)."""
+
+from __future__ import annotations
+
+import os
+from importlib import resources
+from pathlib import Path
+
+from gen_ops.lower_impl import lower as lower_impl
+from gen_ops.model import OpSpec
+from gen_ops.names import snake_case
+from gen_ops.pyformat import format_python
+from gen_ops.render import render
+from gen_ops.semantics import author_path
+from gen_ops.writer import write_atomic
+
+
+def author_module(op: OpSpec) -> str:
+    """The scaffold of ``op``'s implementation module."""
+    return format_python(
+        render("python/author.py.j2", m=lower_impl(op), module=op.module, stem=op.file_stem)
+    )
+
+
+def scaffold_authors(ops: list[OpSpec], scaffold_dir: str) -> list[Path]:
+    """Write the author module of every op with an impl that has none yet;
+    the paths written. Existing files are never touched."""
+    written = []
+    for op in ops:
+        if op.impl is None:
+            continue
+        path = Path(author_path(op, scaffold_dir))
+        if path.exists():
+            continue
+        write_atomic(path, author_module(op))
+        written.append(path)
+    return written
+
+
+def author_paths(ops: list[OpSpec], scaffold_dir: str) -> list[Path]:
+    return [Path(author_path(op, scaffold_dir)) for op in ops if op.impl is not None]
+
+
+def starter_spec(op_type: str, module: str, spec_dir: Path) -> tuple[Path, str]:
+    """(path, text) of a starter spec for ``gen-ops new``."""
+    schema = Path(str(resources.files("gen_ops").joinpath("schema/op-spec.schema.json")))
+    try:
+        schema_path = os.path.relpath(schema, spec_dir.resolve())
+    except ValueError:
+        schema_path = str(schema)
+    text = render(
+        "spec/new_op.yaml.j2",
+        op_type=op_type,
+        module=module,
+        stem=snake_case(op_type),
+        schema_path=Path(schema_path).as_posix(),
+    )
+    return spec_dir / f"{snake_case(op_type)}.yaml", text

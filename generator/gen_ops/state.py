@@ -1,0 +1,91 @@
+"""The no-change fast path: skip a run whose inputs and outputs are as last time.
+
+After a successful run, ``.gen-ops-state.json`` in the output directory records
+a fingerprint of everything a run depends on (gen-ops' own code and
+templates, the black version, the options, every spec's bytes) and the size
+and modification time of every output and author module. A later run that
+finds the same fingerprint and the same files returns at once. The file is a
+cache: deleting it only costs one full run; it is not committed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
+from importlib import metadata
+from pathlib import Path
+
+from gen_ops import __version__
+from gen_ops.render import template_dir
+
+STATE = ".gen-ops-state.json"
+
+
+@lru_cache(maxsize=1)
+def _code_digest() -> str:
+    """Hash of gen-ops' sources, templates and the runtime tables it reads."""
+    digest = hashlib.sha256(__version__.encode())
+    package = Path(__file__).resolve().parent
+    import ge.graph.attrs
+    import ge.graph.types
+
+    sources = sorted(package.rglob("*.py")) + sorted(package.rglob("*.json"))
+    sources += sorted(p for p in template_dir().rglob("*") if p.is_file())
+    sources += [Path(ge.graph.types.__file__), Path(ge.graph.attrs.__file__)]
+    for path in sources:
+        digest.update(str(path.name).encode())
+        digest.update(path.read_bytes())
+    try:
+        digest.update(metadata.version("black").encode())
+    except metadata.PackageNotFoundError:
+        pass
+    return digest.hexdigest()
+
+
+def fingerprint(spec_files: Sequence[Path], options: Sequence[str]) -> str | None:
+    """Everything a run depends on; None if a spec cannot be read."""
+    digest = hashlib.sha256(_code_digest().encode())
+    digest.update("\0".join(options).encode())
+    for path in spec_files:
+        try:
+            data = path.read_bytes()
+        except OSError:
+            return None
+        digest.update(str(path).encode() + b"\0")
+        digest.update(hashlib.sha256(data).digest())
+    return digest.hexdigest()
+
+
+def _stat(path: Path) -> list[int] | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return [info.st_size, info.st_mtime_ns]
+
+
+def record(out: Path, fingerprint_: str, files: Iterable[Path]) -> None:
+    stats = {str(p): _stat(p) for p in files}
+    text = json.dumps({"fingerprint": fingerprint_, "files": stats}, sort_keys=True)
+    try:
+        (out / STATE).write_text(text, encoding="utf-8")
+    except OSError:
+        pass  # only a cache
+
+
+def unchanged(out: Path, fingerprint_: str | None) -> bool:
+    if fingerprint_ is None:
+        return False
+    try:
+        data = json.loads((out / STATE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    if not isinstance(data, dict) or data.get("fingerprint") != fingerprint_:
+        return False
+    files = data.get("files")
+    if not isinstance(files, dict):
+        return False
+    return all(_stat(Path(path)) == stat for path, stat in files.items())

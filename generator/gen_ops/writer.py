@@ -1,0 +1,176 @@
+"""Writing outputs: a manifest of owned files, atomic writes, only when changed.
+
+The manifest (``.gen-ops-manifest.json`` in the output directory) lists every
+file gen-ops wrote, with its target and hash. A run rewrites a file only when
+its bytes change, and removes the files of the selected targets that it no
+longer renders (an op that disappeared); it never touches a file it does not
+own. ``--check`` computes the same plan without writing and shows it as a
+unified diff.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from gen_ops.pipeline import OutputFile, Target
+
+MANIFEST = ".gen-ops-manifest.json"
+
+
+def sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class Manifest:
+    files: dict[str, tuple[Target, str]]  # path -> (target, sha256)
+
+    @staticmethod
+    def read(out: Path) -> Manifest:
+        """The manifest in ``out``; an unreadable one owns nothing."""
+        try:
+            data = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
+            files = {
+                path: (Target(entry["target"]), str(entry["sha256"]))
+                for path, entry in data["files"].items()
+                if _is_safe(path)
+            }
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            return Manifest({})
+        return Manifest(files)
+
+    def text(self) -> str:
+        data = {
+            "generated_by": "gen-ops; lists the files it owns here; do not edit",
+            "files": {
+                path: {"target": target.value, "sha256": digest}
+                for path, (target, digest) in sorted(self.files.items())
+            },
+        }
+        return json.dumps(data, indent=2, sort_keys=False) + "\n"
+
+
+def _is_safe(path: str) -> bool:
+    """Manifest paths stay inside the output directory."""
+    parts = Path(path).parts
+    return bool(parts) and not Path(path).is_absolute() and ".." not in parts
+
+
+@dataclass(frozen=True)
+class Plan:
+    writes: tuple[OutputFile, ...]  # new or changed files
+    deletes: tuple[str, ...]  # owned files no longer rendered
+    manifest: Manifest
+    unchanged: int
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def plan(out: Path, rendered: Sequence[OutputFile], targets: Iterable[Target]) -> Plan:
+    selected = set(targets)
+    old = Manifest.read(out)
+    writes = []
+    unchanged = 0
+    for file in rendered:
+        if _read(out / file.path) == file.content:
+            unchanged += 1
+        else:
+            writes.append(file)
+    new_paths = {f.path for f in rendered}
+    deletes = sorted(
+        path
+        for path, (target, _) in old.files.items()
+        if target in selected and path not in new_paths and (out / path).exists()
+    )
+    files = {
+        path: entry
+        for path, entry in old.files.items()
+        if entry[0] not in selected and path not in new_paths
+    }
+    files.update({f.path: (f.target, sha256(f.content)) for f in rendered})
+    return Plan(tuple(writes), tuple(deletes), Manifest(files), unchanged)
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Replace ``path`` with ``text`` so readers never see half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
+            stream.write(text)
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+
+
+def apply(out: Path, the_plan: Plan) -> None:
+    """Carry out a plan: write changed files, delete stale ones, then record."""
+    for file in the_plan.writes:
+        write_atomic(out / file.path, file.content)
+    for path in the_plan.deletes:
+        target = out / path
+        target.unlink(missing_ok=True)
+        _prune_empty_dirs(target.parent, out)
+    manifest_text = the_plan.manifest.text()
+    if _read(out / MANIFEST) != manifest_text:
+        write_atomic(out / MANIFEST, manifest_text)
+
+
+def _prune_empty_dirs(directory: Path, stop: Path) -> None:
+    stop = stop.resolve()
+    while directory.resolve() != stop and directory.is_dir():
+        try:
+            directory.rmdir()
+        except OSError:
+            return
+        directory = directory.parent
+
+
+def drift(out: Path, the_plan: Plan) -> str:
+    """A unified diff from what is on disk to what gen-ops would write."""
+    chunks = []
+    for file in the_plan.writes:
+        before = _read(out / file.path)
+        chunks.extend(
+            difflib.unified_diff(
+                [] if before is None else before.splitlines(keepends=True),
+                file.content.splitlines(keepends=True),
+                fromfile=f"a/{file.path}" if before is not None else "/dev/null",
+                tofile=f"b/{file.path}",
+            )
+        )
+    for path in the_plan.deletes:
+        before = _read(out / path) or ""
+        chunks.extend(
+            difflib.unified_diff(
+                before.splitlines(keepends=True), [], fromfile=f"a/{path}", tofile="/dev/null"
+            )
+        )
+    manifest_text = the_plan.manifest.text()
+    before = _read(out / MANIFEST)
+    if before != manifest_text:
+        chunks.extend(
+            difflib.unified_diff(
+                (before or "").splitlines(keepends=True),
+                manifest_text.splitlines(keepends=True),
+                fromfile=f"a/{MANIFEST}",
+                tofile=f"b/{MANIFEST}",
+            )
+        )
+    return "".join(c if c.endswith("\n") else c + "\n" for c in chunks)
+
