@@ -15,10 +15,14 @@ import time
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from gen_ops import __version__, pipeline, scaffold, state, writer
+from gen_ops import __version__, discovery, state
 from gen_ops.diagnostics import Severity, Sink
-from gen_ops.pipeline import Target
+from gen_ops.outputs import Target
+
+if TYPE_CHECKING:
+    from gen_ops.model import OpSpec
 
 EXIT_OK, EXIT_DRIFT, EXIT_INVALID, EXIT_IO, EXIT_INTERNAL = 0, 1, 2, 3, 4
 COMMANDS = ("render", "validate", "new", "schema")
@@ -139,9 +143,13 @@ def _report(sink: Sink, quiet: bool, count: int) -> None:
         )
 
 
-def _load(args: argparse.Namespace, sink: Sink) -> tuple[list[pipeline.SpecFile], list]:
+def _load(
+    args: argparse.Namespace, sink: Sink
+) -> tuple[list[discovery.SpecFile], list[OpSpec]]:
+    from gen_ops import pipeline
+
     roots = args.specs or [Path("specs")]
-    files = pipeline.discover(roots, sink)
+    files = discovery.discover(roots, sink)
     ops = pipeline.load_and_check(files, sink)
     excluded = {name.strip() for name in args.exclude_ops.split(",") if name.strip()}
     unknown = excluded - {op.op_type for op in ops}
@@ -180,12 +188,15 @@ def cmd_render(argv: Sequence[str]) -> int:
     spec_paths: list[Path] = []
     if not args.check:
         probe = Sink()
-        spec_paths = [f.path for f in pipeline.discover(args.specs or [Path("specs")], probe)]
+        roots = args.specs or [Path("specs")]
+        spec_paths = [f.path for f in discovery.discover(roots, probe)]
         fingerprint = None if probe.items else state.fingerprint(spec_paths, options)
         if state.unchanged(out, fingerprint):
             _say(args, f"gen-ops: up to date ({len(spec_paths)} spec files, "
                        f"{time.perf_counter() - started:.2f} s)")
             return EXIT_OK
+    from gen_ops import pipeline, scaffold, writer
+
     sink = Sink()
     files, ops = _load(args, sink)
     _report(sink, args.quiet, len(files))
@@ -240,6 +251,8 @@ def cmd_new(argv: Sequence[str]) -> int:
     if not re.match(r"^[A-Za-z][A-Za-z0-9_]*$", args.module):
         print(f"gen-ops new: {args.module!r} is not a module name", file=sys.stderr)
         return EXIT_INVALID
+    from gen_ops import scaffold, writer
+
     path, text = scaffold.starter_spec(args.op, args.module, args.specs)
     if path.exists():
         print(f"gen-ops new: {path} exists; not overwritten", file=sys.stderr)

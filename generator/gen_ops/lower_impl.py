@@ -101,6 +101,8 @@ def _input_annotation(kind: InputKind, tensor: str) -> str:
 
 
 def _attr_params(op: OpSpec, with_defaults: bool) -> tuple[Param, ...]:
+    """Attr parameters; the prototype's list attrs take any Sequence, as their
+    defaults are tuples (immutable), while the runtime passes lists."""
     params = []
     for attr in op.attrs:
         annotation = _ATTR_ANNOTATION[attr.type]
@@ -109,6 +111,8 @@ def _attr_params(op: OpSpec, with_defaults: bool) -> tuple[Param, ...]:
             default = py_default(attr.type, attr.default)
             if default == "None":
                 annotation += " | None"
+        if with_defaults and attr.type.is_list:
+            annotation = annotation.replace("list[", "Sequence[")
         params.append(Param(attr.name, annotation, default))
     # Keyword-only parameters with and without defaults may mix freely.
     return tuple(params)
@@ -293,8 +297,7 @@ def lower(op: OpSpec) -> ImplModule:
         if op.impl.has(Capability.COMPILE):
             methods.append(Method(
                 "compile", runtime_pos + runtime_out, attrs_kw, "None",
-                "Prepare the kernel for these shapes and dtypes; called once per "
-                "compile key.",
+                "Prepare the kernel for these shapes and dtypes (once per key).",
                 abstract=True,
             ))
         if op.impl.has(Capability.DECLARE_LAUNCH_ARGS):
@@ -351,6 +354,8 @@ def _imports(op: OpSpec, text: str, methods: list[Method]) -> tuple[str, ...]:
     lines = []
     if methods:
         lines.append("import abc")
+    if uses("Sequence"):
+        lines.append("from collections.abc import Sequence")
     if op.impl and op.infer_meta is None:
         lines.append("from typing import Any")
     if lines:

@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
-from importlib import resources
-from pathlib import Path
 from typing import Any
 
 import jinja2
 
 from gen_ops.literals import cpp_comment_lines, cpp_str, py_docstring_body, py_str
-
-TEMPLATE_PACKAGE_DIR = "templates"
-
-
-def template_dir() -> Path:
-    """Packaged templates in a wheel; the repository's templates/ otherwise."""
-    packaged = resources.files("gen_ops").joinpath(TEMPLATE_PACKAGE_DIR)
-    if packaged.is_dir():
-        return Path(str(packaged))
-    return Path(__file__).resolve().parents[2] / "templates"
+from gen_ops.resources import template_dir
 
 
 def _indent_block(text: str, width: int) -> str:

@@ -4,7 +4,6 @@ module of an op, and a starter spec (``gen-ops new``)."""
 from __future__ import annotations
 
 import os
-from importlib import resources
 from pathlib import Path
 
 from gen_ops.lower_impl import lower as lower_impl
@@ -12,6 +11,7 @@ from gen_ops.model import OpSpec
 from gen_ops.names import snake_case
 from gen_ops.pyformat import format_python
 from gen_ops.render import render
+from gen_ops.resources import schema_path
 from gen_ops.semantics import author_path
 from gen_ops.writer import write_atomic
 
@@ -44,7 +44,7 @@ def author_paths(ops: list[OpSpec], scaffold_dir: str) -> list[Path]:
 
 def starter_spec(op_type: str, module: str, spec_dir: Path) -> tuple[Path, str]:
     """(path, text) of a starter spec for ``gen-ops new``."""
-    schema = Path(str(resources.files("gen_ops").joinpath("schema/op-spec.schema.json")))
+    schema = schema_path()
     try:
         schema_path = os.path.relpath(schema, spec_dir.resolve())
     except ValueError:

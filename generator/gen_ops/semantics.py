@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import PurePosixPath
 from typing import Any
 
-from ge.es._reserved import RESERVED_MODULE_NAMES
+from ge._es_reserved import RESERVED_MODULE_NAMES
 from ge.graph.attrs import AttrType, check_attr_value
 from ge.graph.named_attrs import NamedAttrs
 from ge.graph.types import NAMED_TENSOR_TYPES, DataType, dtype_from_spec_name

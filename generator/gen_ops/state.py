@@ -19,7 +19,7 @@ from importlib import metadata
 from pathlib import Path
 
 from gen_ops import __version__
-from gen_ops.render import template_dir
+from gen_ops.resources import template_dir
 
 STATE = ".gen-ops-state.json"
 

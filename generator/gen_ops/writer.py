@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from gen_ops.pipeline import OutputFile, Target
+from gen_ops.outputs import OutputFile, Target
 
 MANIFEST = ".gen-ops-manifest.json"
 

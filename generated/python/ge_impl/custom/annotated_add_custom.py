@@ -22,7 +22,9 @@ KERNEL_NAME = "add_custom"
 
 @_cop.register_op(
     op_type=OP_TYPE,
-    output_names=("output0",),
+    output_names=(
+        "output0",
+    ),
 )
 def annotated_add_custom_infer_meta(
     x1: TensorDesc,
@@ -44,7 +46,7 @@ class AnnotatedAddCustomBase(abc.ABC):
         x2: Tensor,
         output0: Tensor,
     ) -> None:
-        """Prepare the kernel for these shapes and dtypes; called once per compile key."""
+        """Prepare the kernel for these shapes and dtypes (once per key)."""
 
     @abc.abstractmethod
     def launch_config(

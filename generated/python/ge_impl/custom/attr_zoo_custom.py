@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import ge.custom_op as _cop
 import ge.custom_op.infer as _infer
 import ge.runtime as _rt
@@ -31,14 +33,14 @@ def attr_zoo_custom_infer_meta(
     t: GraphTensor | None = None,
     na: NamedAttrs | None = None,
     by: bytes = b"\x00\x01ab",
-    li: list[int] = (1, -2, 3),
-    lf: list[float] = (0.1, 2.5e-3, -1.0),
-    lb: list[bool] = (False, True),
-    ls: list[str] = ("a", "b c", ""),
-    ldt: list[DataType] = (DataType.DT_FLOAT, DataType.DT_INT64),
-    lli: list[list[int]] = ((), (2, 3), (4,)),
-    lt: list[GraphTensor] = (),
-    lna: list[NamedAttrs] = (),
+    li: Sequence[int] = (1, -2, 3),
+    lf: Sequence[float] = (0.1, 2.5e-3, -1.0),
+    lb: Sequence[bool] = (False, True),
+    ls: Sequence[str] = ("a", "b c", ""),
+    ldt: Sequence[DataType] = (DataType.DT_FLOAT, DataType.DT_INT64),
+    lli: Sequence[Sequence[int]] = ((), (2, 3), (4,)),
+    lt: Sequence[GraphTensor] = (),
+    lna: Sequence[NamedAttrs] = (),
     required_i: int,
 ) -> TensorDesc:
     """The prototype of AttrZooCustom; infers its output metadata."""

@@ -9,6 +9,7 @@ Write the implementation as a subclass of FillCustomBase in your own module
 from __future__ import annotations
 
 import abc
+from collections.abc import Sequence
 
 import ge.custom_op as _cop
 import ge.custom_op.infer as _infer
@@ -22,11 +23,13 @@ KERNEL_NAME = "fill_custom"
 
 @_cop.register_op(
     op_type=OP_TYPE,
-    output_names=("y",),
+    output_names=(
+        "y",
+    ),
 )
 def fill_custom_infer_meta(
     *,
-    shape: list[int],
+    shape: Sequence[int],
     dtype: DataType = DataType.DT_FLOAT,
     value: float = 0.0,
 ) -> TensorDesc:

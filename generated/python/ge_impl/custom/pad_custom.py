@@ -9,6 +9,7 @@ Write the implementation as a subclass of PadCustomBase in your own module
 from __future__ import annotations
 
 import abc
+from collections.abc import Sequence
 from typing import Any
 
 import ge.custom_op as _cop
@@ -23,12 +24,14 @@ _AUTHOR: dict[str, Any] = {}
 
 @_cop.register_op(
     op_type=OP_TYPE,
-    output_names=("y",),
+    output_names=(
+        "y",
+    ),
 )
 def pad_custom_infer_meta(
     x: TensorDesc,
     *,
-    paddings: list[list[int]],
+    paddings: Sequence[Sequence[int]],
     mode: str = "constant",
     pad_value: float = 0.0,
 ) -> TensorDesc:

@@ -9,6 +9,7 @@ Write the implementation as a subclass of ReduceSumCustomBase in your own module
 from __future__ import annotations
 
 import abc
+from collections.abc import Sequence
 from typing import Any
 
 import ge.custom_op as _cop
@@ -28,7 +29,7 @@ _AUTHOR: dict[str, Any] = {}
 def reduce_sum_custom_infer_meta(
     x: TensorDesc,
     *,
-    axes: list[int] = (),
+    axes: Sequence[int] = (),
     keep_dims: bool = False,
 ) -> TensorDesc:
     """The prototype of ReduceSumCustom; infers its output metadata."""

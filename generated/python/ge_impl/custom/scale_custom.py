@@ -22,7 +22,9 @@ KERNEL_NAME = "scale_custom"
 
 @_cop.register_op(
     op_type=OP_TYPE,
-    output_names=("y",),
+    output_names=(
+        "y",
+    ),
 )
 def scale_custom_infer_meta(
     x: TensorDesc,
@@ -48,7 +50,7 @@ class ScaleCustomBase(abc.ABC):
         *,
         alpha: float,
     ) -> None:
-        """Prepare the kernel for these shapes and dtypes; called once per compile key."""
+        """Prepare the kernel for these shapes and dtypes (once per key)."""
 
     @abc.abstractmethod
     def launch_config(

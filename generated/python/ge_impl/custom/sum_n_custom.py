@@ -22,7 +22,9 @@ KERNEL_NAME = "sum_n_custom"
 
 @_cop.register_op(
     op_type=OP_TYPE,
-    output_names=("y",),
+    output_names=(
+        "y",
+    ),
 )
 def sum_n_custom_infer_meta(
     x: list[TensorDesc],
@@ -46,7 +48,7 @@ class SumNCustomBase(abc.ABC):
         *,
         N: int,
     ) -> None:
-        """Prepare the kernel for these shapes and dtypes; called once per compile key."""
+        """Prepare the kernel for these shapes and dtypes (once per key)."""
 
     @abc.abstractmethod
     def launch_config(
@@ -72,7 +74,7 @@ class SumNCustomBase(abc.ABC):
         _args.append_scalar(N)
         _args.append_output(0, y)
         for _i, _t in enumerate(x):
-            _args.append_input(0 + _i, _t)
+            _args.append_input(_i, _t)
         _ctx.add_launch(
             _cop.AnnotatedKernelLaunchInfo(
                 kernel_name=KERNEL_NAME,

@@ -74,15 +74,15 @@ def AttrZooCustom(
         i: int, default -9223372036854775808.
         f: float, default 1e-8.
         b: bool, default True.
-        s: str, default 'tab\\there \"quoted\" \\\\ ünïcode'.
+        s: str, default 'tab\\there "quoted" \\\\ ünïcode'.
         dt: dtype, default DataType.DT_BF16.
         t: tensor, default None.
         na: named_attrs, default None.
-        by: bytes, default b\"\\x00\\x01ab\".
+        by: bytes, default b"\\x00\\x01ab".
         li: list_int, default (1, -2, 3).
         lf: list_float, default (0.1, 2.5e-3, -1.0).
         lb: list_bool, default (False, True).
-        ls: list_str, default (\"a\", \"b c\", \"\").
+        ls: list_str, default ("a", "b c", \"\").
         ldt: list_dtype, default (DataType.DT_FLOAT, DataType.DT_INT64).
         lli: list_list_int, default ((), (2, 3), (4,)).
         lt: list_tensor, default ().

@@ -41,7 +41,7 @@ def PadCustom(
     Args:
         x: The tensor to pad. Dtype T: float32, float16, int32.
         paddings: One [before, after] pair per dimension of x. list_list_int, required.
-        mode: Only \"constant\" is supported. str, default \"constant\".
+        mode: Only "constant" is supported. str, default "constant".
         pad_value: The fill value. float, default 0.0.
         name: Node name; a unique one is made when None.
 

@@ -7,7 +7,7 @@ RESERVED_MODULE_NAMES = frozenset(
         "tensor_like",
         "_op_api",
         "_plugin_loader",
-        "_reserved",
+        "_es_reserved",
         "list_plugins",
         "get_plugin",
         "GraphBuilder",

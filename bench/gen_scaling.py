@@ -1,0 +1,157 @@
+"""How gen-ops scales: synthetic spec sets of 100, 1,000 and 5,000 ops.
+
+For each size: a full run into an empty output directory, then a second run
+with nothing changed, then a run after one spec changed. Each is a separate
+`gen-ops` process (start-up included), timed with a wall clock, best of
+--repeat. Prints a table and writes JSON (default bench/results/gen_scaling.json).
+
+    python bench/gen_scaling.py [--sizes 100,1000,5000] [--repeat 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+GEN_OPS = [sys.executable, "-m", "gen_ops"]
+
+DTYPES = ["float32", "float16", "int32", "int64", "bfloat16"]
+
+
+def synthetic_spec(i: int) -> str:
+    """A spec whose features vary with i: attrs of several types, optional and
+    dynamic inputs, dynamic outputs, infer_meta and impl in a mix."""
+    kind = i % 5
+    lines = [
+        f"op: Synth{i:05d}Op",
+        f"module: synth{i % 7}",
+        "doc: |",
+        f"  Synthetic op number {i}, for the scaling benchmark.",
+        "",
+        "  It has a multi-line description that is rendered into every target.",
+        "dtypes:",
+        f"  T: [{DTYPES[i % 5]}, {DTYPES[(i + 1) % 5]}]",
+        "inputs:",
+        "  - {name: x, dtype: T, doc: The first input.}",
+    ]
+    if kind in (1, 3):
+        lines.append("  - {name: bias, dtype: T, optional: true, doc: Optional.}")
+    if kind == 2:
+        lines.append("  - {name: xs, dtype: T, dynamic: true, doc: A list.}")
+    lines += ["outputs:", "  - {name: y, dtype: T, doc: The result.}"]
+    if kind == 4:
+        lines.append("  - {name: parts, dtype: T, dynamic: true, count: attr(n), doc: Parts.}")
+    lines += [
+        "attrs:",
+        "  - {name: alpha, type: float, default: 1e-5, doc: A float.}",
+        "  - {name: axes, type: list_int, default: [0, 1], doc: Some axes.}",
+        "  - {name: mode, type: str, default: fast, doc: A mode.}",
+        "  - {name: n, type: int, default: 2, doc: A count.}",
+    ]
+    if kind == 2:
+        lines.append("  - {name: N, type: int, derive: len(xs), doc: Derived.}")
+    if kind != 4:
+        lines += ["infer_meta:", "  y:", "    shape: same_as(x)", "    dtype: x"]
+    if kind in (0, 3):
+        lines += [
+            "impl:",
+            "  capabilities: [compile, declare_launch_args]",
+            "  kernel: synth_kernel",
+            "  launch_args:",
+            "    - input: x",
+            "    - output: y",
+            "    - attr: alpha",
+        ]
+    elif kind == 1:
+        lines += ["impl:", "  capabilities: [execute]"]
+    return "\n".join(lines) + "\n"
+
+
+def run(args: list[str]) -> float:
+    started = time.perf_counter()
+    result = subprocess.run(
+        GEN_OPS + args, cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    elapsed = time.perf_counter() - started
+    if result.returncode != 0:
+        raise SystemExit(f"gen-ops failed ({result.returncode}):\n{result.stderr}")
+    return elapsed
+
+
+def measure(size: int, repeat: int, work: Path) -> dict[str, float | int]:
+    specs = work / f"specs_{size}"
+    specs.mkdir()
+    for i in range(size):
+        (specs / f"synth_{i:05d}.yaml").write_text(synthetic_spec(i))
+    common = ["--specs", str(specs), "--no-scaffold", "-q"]
+    full, again, one = [], [], []
+    files = 0
+    for attempt in range(repeat):
+        out = work / f"out_{size}_{attempt}"
+        full.append(run(common + ["--out", str(out)]))
+        again.append(run(common + ["--out", str(out)]))
+        target = specs / "synth_00000.yaml"
+        original = target.read_text()
+        target.write_text(original.replace("Synthetic op number 0", f"Changed {attempt}"))
+        one.append(run(common + ["--out", str(out)]))
+        target.write_text(original)
+        files = sum(1 for p in out.rglob("*") if p.is_file())
+        shutil.rmtree(out)
+    return {
+        "ops": size,
+        "files": files,
+        "full_s": min(full),
+        "no_change_s": min(again),
+        "one_changed_s": min(one),
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="100,1000,5000")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--json", type=Path, default=ROOT / "bench/results/gen_scaling.json")
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="gen_scaling_") as tmp:
+        for size in sizes:
+            rows.append(measure(size, args.repeat, Path(tmp)))
+            row = rows[-1]
+            print(
+                f"{row['ops']:>6} ops  {row['files']:>6} files  full {row['full_s']:7.3f} s  "
+                f"no-change {row['no_change_s']:6.3f} s  one changed {row['one_changed_s']:6.3f} s",
+                flush=True,
+            )
+    by_size = {r["ops"]: r for r in rows}
+    ratio = None
+    if 1000 in by_size and 5000 in by_size:
+        ratio = by_size[5000]["full_s"] / by_size[1000]["full_s"]
+        print(f"5,000-op full run / 1,000-op full run = {ratio:.2f}")
+    result = {
+        "benchmark": "gen_scaling",
+        "command": "python bench/gen_scaling.py " + " ".join(sys.argv[1:]),
+        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
+                    "platform": platform.platform()},
+        "repeat": args.repeat,
+        "rows": rows,
+        "ratio_5000_to_1000": ratio,
+        "targets": {"full_1000_s": 5.0, "no_change_s": 0.5, "ratio_max": 6.0},
+    }
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps(result, indent=2) + "\n")
+    print(f"wrote {args.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

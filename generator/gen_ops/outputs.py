@@ -1,0 +1,22 @@
+"""What a run produces: output files, each of one target family."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+
+class Target(enum.Enum):
+    """Output families; ``--only`` picks among them."""
+
+    PYTHON = "python"  # ge.es builders
+    CPP = "cpp"  # REG_OP headers, aggregate, proto .cc
+    IMPL = "impl"  # register_op prototypes and register_op_impl bases
+    DOCS = "docs"  # reference pages and the operators.json export
+
+
+@dataclass(frozen=True)
+class OutputFile:
+    path: str  # POSIX path relative to the output directory
+    target: Target
+    content: str

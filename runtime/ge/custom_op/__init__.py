@@ -1,0 +1,71 @@
+"""``ge.custom_op``: Python custom operators (GE's names and rules).
+
+- ``register_op`` declares a prototype and its infer_meta;
+- ``register_op_impl`` registers a class whose ``execute`` / ``compile`` /
+  ``declare_launch_args`` implement it;
+- ``get_*_ctx()`` fetch the context of the callback being run;
+- ``bootstrap.load_custom_op_plugins()`` imports op modules from
+  ``ASCEND_CUSTOM_OPP_PATH``.
+"""
+
+from ge.custom_op.contexts import (
+    AnnotatedArgsContext,
+    AnnotatedKernelArgs,
+    AnnotatedKernelLaunchInfo,
+    CompilePlatformInfo,
+    EagerOpExecutionContext,
+    InferMetaContext,
+    LaunchConfig,
+    OpCompileContext,
+    RuntimeAttrs,
+    WorkspaceAddr,
+    get_compile_ctx,
+    get_compile_platform_info,
+    get_declare_launch_args_ctx,
+    get_execute_ctx,
+    get_infer_meta_ctx,
+)
+from ge.custom_op.proto import (
+    clear_registered_op_protos,
+    get_registered_op_proto_by_op_type,
+    get_registered_op_protos,
+    register_op,
+)
+from ge.custom_op.registry import (
+    OpImplDescriptor,
+    clear_registered_op_impls,
+    get_registered_op_impl,
+    get_registered_op_impl_by_descriptor_key,
+    get_registered_op_impl_dicts,
+    get_registered_op_impls,
+    register_op_impl,
+)
+
+__all__ = [
+    "AnnotatedArgsContext",
+    "AnnotatedKernelArgs",
+    "AnnotatedKernelLaunchInfo",
+    "CompilePlatformInfo",
+    "EagerOpExecutionContext",
+    "InferMetaContext",
+    "LaunchConfig",
+    "OpCompileContext",
+    "OpImplDescriptor",
+    "RuntimeAttrs",
+    "WorkspaceAddr",
+    "clear_registered_op_impls",
+    "clear_registered_op_protos",
+    "get_compile_ctx",
+    "get_compile_platform_info",
+    "get_declare_launch_args_ctx",
+    "get_execute_ctx",
+    "get_infer_meta_ctx",
+    "get_registered_op_impl",
+    "get_registered_op_impl_by_descriptor_key",
+    "get_registered_op_impl_dicts",
+    "get_registered_op_impls",
+    "get_registered_op_proto_by_op_type",
+    "get_registered_op_protos",
+    "register_op",
+    "register_op_impl",
+]

@@ -1,0 +1,401 @@
+"""``register_op``: a function whose signature is an op's prototype.
+
+Rules (GE's, ge-reference.md 4.2): positional parameters are the inputs
+(``TensorDesc`` required, ``Optional[TensorDesc]`` optional,
+``List[TensorDesc]`` dynamic; annotated, no defaults); keyword-only
+parameters are the attrs (a default makes the attr optional and must have
+exactly the annotated type); the return annotation gives the outputs.
+Outputs are named output0, output1, ... unless ``mutates_args`` binds them to
+inputs or ``output_names`` (an extension of this runtime) names them.
+"""
+
+from __future__ import annotations
+
+import inspect
+import keyword
+import threading
+import typing
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ge.custom_op._annotations import (
+    attr_type_of,
+    list_inner,
+    optional_inner,
+    tuple_items,
+)
+from ge.graph.attrs import AttrType, check_attr_value
+from ge.graph.types import DataType
+
+__all__ = [
+    "OpProto",
+    "ProtoInput",
+    "ProtoOutput",
+    "ProtoAttr",
+    "register_op",
+    "get_registered_op_protos",
+    "get_registered_op_proto_dicts",
+    "get_registered_op_proto_by_descriptor_key",
+    "get_registered_op_proto_by_op_type",
+    "clear_registered_op_protos",
+]
+
+_MISSING = object()
+
+
+@dataclass(frozen=True)
+class ProtoInput:
+    name: str
+    kind: str  # "required", "optional" or "dynamic"
+
+
+@dataclass(frozen=True)
+class ProtoOutput:
+    name: str
+    dynamic: bool
+    ref_input: str | None = None
+
+
+@dataclass(frozen=True)
+class ProtoAttr:
+    name: str
+    type: AttrType
+    required: bool
+    default: Any = None  # None with required False: optional, no value
+
+    def key(self) -> tuple[Any, ...]:
+        return (self.name, self.type, self.required, repr(self.default))
+
+
+@dataclass(frozen=True, eq=False)
+class OpProto:
+    """One registered prototype (an op's IR as Python sees it)."""
+
+    op_type: str
+    inputs: tuple[ProtoInput, ...]
+    outputs: tuple[ProtoOutput, ...]
+    attrs: tuple[ProtoAttr, ...]
+    descriptor_key: str
+    source: str  # file:line of the function
+    infer_meta: Callable[..., Any] = field(repr=False)
+    returns_tuple: bool = False
+
+    def content(self) -> tuple[Any, ...]:
+        return (
+            self.op_type,
+            self.inputs,
+            self.outputs,
+            tuple(a.key() for a in self.attrs),
+            self.returns_tuple,
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "descriptor_key": self.descriptor_key,
+            "op_type": self.op_type,
+            "inputs": [{"name": i.name, "kind": i.kind} for i in self.inputs],
+            "outputs": [
+                {"name": o.name, "dynamic": o.dynamic, "ref_input": o.ref_input}
+                for o in self.outputs
+            ],
+            "attrs": [
+                {
+                    "name": a.name,
+                    "type": a.type.value_type.name,
+                    "required": a.required,
+                }
+                for a in self.attrs
+            ],
+            "source": self.source,
+        }
+
+
+def _source(fn: Callable[..., Any]) -> str:
+    try:
+        file = inspect.getsourcefile(fn) or "?"
+        line = inspect.getsourcelines(fn)[1]
+    except (OSError, TypeError):
+        return f"{getattr(fn, '__module__', '?')}:{getattr(fn, '__qualname__', '?')}"
+    return f"{file}:{line}"
+
+
+class _Registry:
+    """Prototypes by op type. ``staging`` (used while loading plugins) makes a
+    batch of registrations land together or not at all."""
+
+    def __init__(self) -> None:
+        self.lock = threading.RLock()
+        self.by_type: dict[str, OpProto] = {}
+
+    def add(self, proto: OpProto) -> OpProto:
+        with self.lock:
+            existing = self.by_type.get(proto.op_type)
+            if existing is not None:
+                if (
+                    existing.descriptor_key == proto.descriptor_key
+                    and existing.content() == proto.content()
+                ):
+                    # Identical re-registration (a re-import): idempotent.
+                    self.by_type[proto.op_type] = proto
+                    return proto
+                raise ValueError(
+                    f"register_op op_type '{proto.op_type}' failed: already "
+                    f"registered by {existing.descriptor_key} ({existing.source}); "
+                    f"conflicting registration by {proto.descriptor_key} ({proto.source})"
+                )
+            self.by_type[proto.op_type] = proto
+            return proto
+
+
+REGISTRY = _Registry()
+
+
+def _fail(op_type: str, message: str, error: type[Exception] = TypeError) -> Exception:
+    return error(f"register_op op_type '{op_type}' failed: {message}")
+
+
+def _is_tensor_desc(annotation: Any) -> bool:
+    from ge.runtime.types import TensorDesc
+
+    return annotation is TensorDesc
+
+
+def _input_kind(op_type: str, name: str, annotation: Any) -> str:
+    if annotation is inspect.Parameter.empty:
+        raise _fail(op_type, f"input '{name}' needs an annotation (TensorDesc, "
+                    "Optional[TensorDesc] or List[TensorDesc])")
+    if _is_tensor_desc(annotation):
+        return "required"
+    if _is_tensor_desc(optional_inner(annotation)):
+        return "optional"
+    if _is_tensor_desc(list_inner(annotation)):
+        return "dynamic"
+    raise _fail(op_type, f"input '{name}' is annotated {annotation!r}; inputs are "
+                "TensorDesc, Optional[TensorDesc] or List[TensorDesc]")
+
+
+def _attr(op_type: str, param: inspect.Parameter, annotation: Any) -> ProtoAttr:
+    name = param.name
+    if annotation is inspect.Parameter.empty:
+        raise _fail(op_type, f"attr '{name}' needs an annotation")
+    optional = optional_inner(annotation)
+    kind = attr_type_of(optional if optional is not None else annotation)
+    if kind is None:
+        raise _fail(op_type, f"attr '{name}' is annotated {annotation!r}, which is "
+                    "not an attr type")
+    default = param.default
+    if default is inspect.Parameter.empty:
+        if optional is not None:
+            raise _fail(op_type, f"attr '{name}' is Optional but has no default None")
+        return ProtoAttr(name, kind, required=True)
+    if default is None:
+        if optional is None and kind not in (AttrType.TENSOR, AttrType.NAMED_ATTRS):
+            raise _fail(op_type, f"attr '{name}' defaults to None; annotate it "
+                        f"Optional[...] to make it an attr without a value")
+        return ProtoAttr(name, kind, required=False, default=None)
+    _check_default_type(op_type, name, kind, default)
+    try:
+        value = check_attr_value(kind, default)
+    except (TypeError, ValueError) as exc:
+        raise _fail(op_type, f"default of attr '{name}': {exc}", ValueError) from None
+    return ProtoAttr(name, kind, required=False, default=value)
+
+
+def _check_default_type(op_type: str, name: str, kind: AttrType, value: Any) -> None:
+    """GE's rule: a default has exactly the annotated type (1 is not a float).
+    Lists may be given as tuples (immutable defaults)."""
+    element = kind.element
+    if element is not None:
+        if not isinstance(value, (list, tuple)):
+            raise _fail(op_type, f"default of attr '{name}' must be a list, got "
+                        f"{type(value).__name__}", ValueError)
+        for item in value:
+            _check_default_type(op_type, name, element, item)
+        return
+    expected = {
+        AttrType.INT: int, AttrType.FLOAT: float, AttrType.BOOL: bool,
+        AttrType.STR: str, AttrType.BYTES: bytes, AttrType.DTYPE: DataType,
+    }.get(kind)
+    if kind in (AttrType.TENSOR, AttrType.NAMED_ATTRS):
+        raise _fail(op_type, f"attr '{name}' ({kind.value}) may only default to None",
+                    ValueError)
+    if expected is not None and type(value) is not expected:
+        raise _fail(op_type, f"default of attr '{name}' must be {expected.__name__}, "
+                    f"got {type(value).__name__}", ValueError)
+    if kind is AttrType.DTYPE and value is DataType.DT_MAX:
+        raise _fail(op_type, f"default of attr '{name}' cannot be DataType.DT_MAX",
+                    ValueError)
+
+
+def _outputs(op_type: str, annotation: Any) -> tuple[list[bool], bool]:
+    """(dynamic flag per output, whether the function returns a tuple)."""
+    if annotation is inspect.Parameter.empty:
+        raise _fail(op_type, "the return annotation is required (None, TensorDesc, "
+                    "List[TensorDesc] or a Tuple of them)")
+    if annotation is None or annotation is type(None):
+        return [], False
+    items = tuple_items(annotation)
+    if items is not None:
+        flags = []
+        for item in items:
+            if _is_tensor_desc(item):
+                flags.append(False)
+            elif _is_tensor_desc(list_inner(item)):
+                flags.append(True)
+            else:
+                raise _fail(op_type, f"tuple item {item!r} is not TensorDesc or "
+                            "List[TensorDesc]")
+        return flags, True
+    if _is_tensor_desc(annotation):
+        return [False], False
+    if _is_tensor_desc(list_inner(annotation)):
+        return [True], False
+    raise _fail(op_type, f"return annotation {annotation!r} is not None, TensorDesc, "
+                "List[TensorDesc] or a Tuple of them")
+
+
+def _output_names(
+    op_type: str,
+    inputs: list[ProtoInput],
+    dynamic: list[bool],
+    mutates_args: Sequence[Any],
+    output_names: Sequence[str] | None,
+) -> list[ProtoOutput]:
+    count = len(dynamic)
+    input_names = [i.name for i in inputs]
+    refs: dict[int, str] = {}
+    if mutates_args:
+        if not isinstance(mutates_args, (list, tuple)):
+            raise _fail(op_type, "mutates_args must be a tuple", ValueError)
+        explicit = [isinstance(m, (list, tuple)) for m in mutates_args]
+        if any(explicit) and not all(explicit):
+            raise _fail(op_type, "mutates_args mixes the sequential and explicit forms",
+                        ValueError)
+        pairs = (
+            [(m[0], m[1]) for m in mutates_args] if all(explicit)
+            else list(zip(mutates_args, range(len(mutates_args))))
+        )
+        for name, index in pairs:
+            if name not in input_names:
+                raise _fail(op_type, f"mutates_args names unknown input {name!r}", ValueError)
+            if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < count:
+                raise _fail(op_type, f"mutates_args output index {index!r} is out of "
+                            f"range for {count} output(s)", ValueError)
+            if index in refs:
+                raise _fail(op_type, f"output {index} is bound twice in mutates_args",
+                            ValueError)
+            refs[index] = name
+    if output_names is not None:
+        names = list(output_names)
+        if len(names) != count:
+            raise _fail(op_type, f"output_names has {len(names)} names for {count} "
+                        "output(s)", ValueError)
+        for name in names:
+            if not isinstance(name, str) or not name.isidentifier():
+                raise _fail(op_type, f"output name {name!r} is not an identifier", ValueError)
+        if len(set(names)) != len(names):
+            raise _fail(op_type, "output_names repeats a name", ValueError)
+    else:
+        names = []
+        for index in range(count):
+            if index in refs:
+                names.append(refs[index])
+                continue
+            name = f"output{index}"
+            suffix = 1
+            while name in input_names or name in names:
+                name = f"output{index}_{suffix}"
+                suffix += 1
+            names.append(name)
+    return [
+        ProtoOutput(names[i], dynamic[i], refs.get(i, names[i] if names[i] in input_names else None))
+        for i in range(count)
+    ]
+
+
+def build_proto(
+    fn: Callable[..., Any],
+    op_type: str,
+    mutates_args: Sequence[Any] = (),
+    output_names: Sequence[str] | None = None,
+) -> OpProto:
+    """The prototype a function's signature declares (raises TypeError/ValueError)."""
+    if not callable(fn) or inspect.isclass(fn):
+        raise _fail(op_type, "register_op decorates a function")
+    try:
+        signature = inspect.signature(fn)
+        hints = typing.get_type_hints(fn)
+    except (NameError, TypeError, ValueError) as exc:
+        raise _fail(op_type, f"cannot read the annotations: {exc}") from None
+    inputs: list[ProtoInput] = []
+    attrs: list[ProtoAttr] = []
+    for param in signature.parameters.values():
+        annotation = hints.get(param.name, inspect.Parameter.empty)
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            raise _fail(op_type, f"*{param.name} is not allowed; list each input and attr")
+        if param.kind is param.KEYWORD_ONLY:
+            attrs.append(_attr(op_type, param, annotation))
+            continue
+        if param.default is not param.empty:
+            raise _fail(op_type, f"input '{param.name}' has a default; inputs take none "
+                        "(make it Optional[TensorDesc] for an optional input)")
+        inputs.append(ProtoInput(param.name, _input_kind(op_type, param.name, annotation)))
+    dynamic, returns_tuple = _outputs(op_type, hints.get("return", inspect.Parameter.empty))
+    outputs = _output_names(op_type, inputs, dynamic, mutates_args, output_names)
+    key = f"{getattr(fn, '__module__', '?')}:{getattr(fn, '__qualname__', '?')}:{op_type}"
+    return OpProto(
+        op_type=op_type,
+        inputs=tuple(inputs),
+        outputs=tuple(outputs),
+        attrs=tuple(attrs),
+        descriptor_key=key,
+        source=_source(fn),
+        infer_meta=fn,
+        returns_tuple=returns_tuple,
+    )
+
+
+def register_op(
+    *,
+    op_type: str,
+    mutates_args: Sequence[Any] = (),
+    output_names: Sequence[str] | None = None,
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register the decorated function as ``op_type``'s prototype and infer_meta."""
+    if not isinstance(op_type, str) or not op_type:
+        raise TypeError("register_op: op_type must be a non-empty str")
+    if keyword.iskeyword(op_type) or not op_type.replace("_", "a").isalnum():
+        raise ValueError(f"register_op: {op_type!r} is not a valid op type")
+
+    def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
+        proto = build_proto(fn, op_type, mutates_args, output_names)
+        from ge.custom_op import bootstrap
+
+        bootstrap.register_proto(proto)
+        return fn
+
+    return decorate
+
+
+def get_registered_op_protos() -> list[OpProto]:
+    with REGISTRY.lock:
+        return [REGISTRY.by_type[k] for k in sorted(REGISTRY.by_type)]
+
+
+def get_registered_op_proto_dicts() -> list[dict[str, Any]]:
+    return [p.as_dict() for p in get_registered_op_protos()]
+
+
+def get_registered_op_proto_by_descriptor_key(key: str) -> OpProto | None:
+    return next((p for p in get_registered_op_protos() if p.descriptor_key == key), None)
+
+
+def get_registered_op_proto_by_op_type(op_type: str) -> OpProto | None:
+    with REGISTRY.lock:
+        return REGISTRY.by_type.get(op_type)
+
+
+def clear_registered_op_protos() -> None:
+    with REGISTRY.lock:
+        REGISTRY.by_type.clear()

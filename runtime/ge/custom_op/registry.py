@@ -1,0 +1,153 @@
+"""``register_op_impl``: a class whose methods implement a registered op.
+
+Capabilities come from reflection (ge-reference.md 4.3): a callable
+``execute`` (EagerExecuteOp), ``compile`` (CompilableOp),
+``declare_launch_args`` (AnnotatedArgsOp). No base class is required.
+"""
+
+from __future__ import annotations
+
+import inspect
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = [
+    "OpImplDescriptor",
+    "register_op_impl",
+    "get_registered_op_impls",
+    "get_registered_op_impl_dicts",
+    "get_registered_op_impl_by_descriptor_key",
+    "get_registered_op_impl",
+    "clear_registered_op_impls",
+]
+
+# method -> GE's interface name
+INTERFACES = {
+    "execute": "eager_execute",
+    "compile": "compilable",
+    "declare_launch_args": "annotated_args",
+}
+
+
+@dataclass(frozen=True)
+class OpImplDescriptor:
+    descriptor_key: str
+    op_type: str
+    module_name: str
+    class_name: str
+    interfaces: tuple[str, ...]  # method names, in GE's order
+    cls: type
+
+    def has(self, method: str) -> bool:
+        return method in self.interfaces
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "descriptor_key": self.descriptor_key,
+            "op_type": self.op_type,
+            "module_name": self.module_name,
+            "class_name": self.class_name,
+            "interfaces": [INTERFACES[m] for m in self.interfaces],
+        }
+
+
+class _Registry:
+    def __init__(self) -> None:
+        self.lock = threading.RLock()
+        self.by_type: dict[str, OpImplDescriptor] = {}
+
+    def add(self, descriptor: OpImplDescriptor) -> None:
+        with self.lock:
+            existing = self.by_type.get(descriptor.op_type)
+            if existing is not None:
+                if existing.cls is descriptor.cls:
+                    return  # the same class registered again: idempotent
+                raise ValueError(
+                    f"register_op_impl op_type '{descriptor.op_type}' failed: already "
+                    f"implemented by {existing.descriptor_key}; conflicting "
+                    f"implementation {descriptor.descriptor_key}"
+                )
+            self.by_type[descriptor.op_type] = descriptor
+
+
+REGISTRY = _Registry()
+
+
+def describe(cls: Any, op_type: str) -> OpImplDescriptor:
+    """The descriptor of an implementation class (TypeError if it is none)."""
+    if not isinstance(cls, type):
+        raise TypeError(f"register_op_impl decorates a class, got {type(cls).__name__}")
+    if inspect.isabstract(cls):
+        missing = ", ".join(sorted(getattr(cls, "__abstractmethods__", ())))
+        raise TypeError(
+            f"register_op_impl op_type '{op_type}': class {cls.__qualname__} is "
+            f"abstract (implement {missing})"
+        )
+    interfaces = []
+    for method in INTERFACES:
+        value = getattr(cls, method, None)
+        if value is None:
+            continue
+        if not callable(value):
+            raise TypeError(
+                f"register_op_impl op_type '{op_type}': {cls.__qualname__}.{method} "
+                "is not callable"
+            )
+        interfaces.append(method)
+    if not interfaces:
+        raise TypeError(
+            f"register_op_impl op_type '{op_type}': class {cls.__qualname__} has none "
+            "of execute, compile, declare_launch_args"
+        )
+    if "compile" in interfaces and "declare_launch_args" not in interfaces and "execute" not in interfaces:
+        raise TypeError(
+            f"register_op_impl op_type '{op_type}': compile alone cannot run the op; "
+            "add execute or declare_launch_args"
+        )
+    return OpImplDescriptor(
+        descriptor_key=f"{cls.__module__}:{cls.__qualname__}:{op_type}",
+        op_type=op_type,
+        module_name=cls.__module__,
+        class_name=cls.__qualname__,
+        interfaces=tuple(interfaces),
+        cls=cls,
+    )
+
+
+def register_op_impl(*, op_type: str) -> Callable[[type], type]:
+    """Register the decorated class as ``op_type``'s implementation."""
+    if not isinstance(op_type, str) or not op_type:
+        raise TypeError("register_op_impl: op_type must be a non-empty str")
+
+    def decorate(cls: type) -> type:
+        from ge.custom_op import bootstrap
+
+        bootstrap.register_impl(describe(cls, op_type))
+        return cls
+
+    return decorate
+
+
+def get_registered_op_impls() -> list[OpImplDescriptor]:
+    with REGISTRY.lock:
+        return [REGISTRY.by_type[k] for k in sorted(REGISTRY.by_type)]
+
+
+def get_registered_op_impl_dicts() -> list[dict[str, Any]]:
+    return [d.as_dict() for d in get_registered_op_impls()]
+
+
+def get_registered_op_impl_by_descriptor_key(key: str) -> OpImplDescriptor | None:
+    return next((d for d in get_registered_op_impls() if d.descriptor_key == key), None)
+
+
+def get_registered_op_impl(op_type: str) -> OpImplDescriptor | None:
+    with REGISTRY.lock:
+        return REGISTRY.by_type.get(op_type)
+
+
+def clear_registered_op_impls() -> None:
+    with REGISTRY.lock:
+        REGISTRY.by_type.clear()

@@ -1,0 +1,154 @@
+"""Schema-bound signatures of ``execute``, ``compile`` and
+``declare_launch_args`` (GE's rules, ge-reference.md 4.4).
+
+- ``execute(self, <one parameter per IR input>, *, <attrs>)``
+- ``compile`` / ``declare_launch_args(self, <inputs>, <outputs>, *, <attrs>) -> None``
+
+Exact parameter count; no ``*args``/``**kwargs``; attrs keyword-only, named
+exactly as the IR attrs and in IR order; positional names are free.
+Annotations are optional, but when present must be ``Tensor``,
+``Optional[Tensor]`` or ``list[Tensor]`` for tensors and the attr's type for
+attrs. Checked once, when an implementation meets its prototype.
+"""
+
+from __future__ import annotations
+
+import inspect
+import typing
+from typing import Any
+
+from ge.custom_op._annotations import (
+    attr_annotation_text,
+    attr_type_of,
+    list_inner,
+    optional_inner,
+)
+from ge.custom_op.proto import OpProto
+
+METHODS = ("execute", "compile", "declare_launch_args")
+
+
+def _expected(method: str, proto: OpProto) -> tuple[list[str], list[str], list[str]]:
+    """(positional kinds, positional texts, attr texts) the method must have."""
+    kinds = [i.kind for i in proto.inputs]
+    texts = [
+        {"required": "Tensor", "optional": "Optional[Tensor]", "dynamic": "list[Tensor]"}[k]
+        for k in kinds
+    ]
+    if method != "execute":
+        kinds += ["dynamic" if o.dynamic else "required" for o in proto.outputs]
+        texts += ["list[Tensor]" if o.dynamic else "Tensor" for o in proto.outputs]
+    attrs = [f"{a.name}: {attr_annotation_text(a.type)}" for a in proto.attrs]
+    return kinds, texts, attrs
+
+
+def _render(positional: list[str], keyword: list[str], returns: str | None) -> str:
+    parts = ["self"] + positional + (["*"] + keyword if keyword else [])
+    text = ", ".join(parts)
+    return f"({text})" + (f" -> {returns}" if returns else "")
+
+
+def _tensor_ok(kind: str, annotation: Any) -> bool:
+    from ge.runtime.tensor import Tensor
+
+    if annotation is inspect.Parameter.empty:
+        return True
+    if kind == "required":
+        return annotation is Tensor
+    if kind == "optional":
+        return optional_inner(annotation) is Tensor
+    return list_inner(annotation) is Tensor
+
+
+def validate_method(cls: type, method: str, proto: OpProto) -> None:
+    """TypeError unless ``cls.<method>`` has the schema-bound signature."""
+    function = inspect.getattr_static(cls, method)
+    if isinstance(function, (staticmethod, classmethod)):
+        raise TypeError(
+            f"invalid {method} signature for op type {proto.op_type}: it must be a "
+            "plain method taking self"
+        )
+    kinds, texts, attr_texts = _expected(method, proto)
+    returns = None if method == "execute" else "None"
+    expected = _render(
+        [f"{t}" for t in texts], attr_texts, returns
+    )
+    try:
+        signature = inspect.signature(function)
+        hints = typing.get_type_hints(function)
+    except (NameError, TypeError, ValueError) as exc:
+        raise TypeError(
+            f"invalid {method} signature for op type {proto.op_type}: cannot read "
+            f"its annotations ({exc})"
+        ) from None
+    params = list(signature.parameters.values())
+    actual = "(" + ", ".join(_param_text(p, hints) for p in params) + ")"
+    if "return" in hints or signature.return_annotation is not inspect.Signature.empty:
+        actual += f" -> {_type_text(hints.get('return', signature.return_annotation))}"
+
+    def fail(reason: str) -> TypeError:
+        return TypeError(
+            f"invalid {method} signature for op type {proto.op_type}, expected "
+            f"{expected}, actual {actual}: {reason}"
+        )
+
+    if not params or params[0].kind not in (
+        inspect.Parameter.POSITIONAL_ONLY,
+        inspect.Parameter.POSITIONAL_OR_KEYWORD,
+    ):
+        raise fail("the first parameter must be self")
+    rest = params[1:]
+    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in rest):
+        raise fail("*args and **kwargs are not allowed")
+    positional = [p for p in rest if p.kind is not p.KEYWORD_ONLY]
+    keyword = [p for p in rest if p.kind is p.KEYWORD_ONLY]
+    if len(positional) != len(kinds):
+        raise fail(f"{len(kinds)} positional parameter(s) expected, got {len(positional)}")
+    if [p.name for p in keyword] != [a.name for a in proto.attrs]:
+        raise fail(
+            "attrs must be keyword-only and named as the IR attrs, in IR order: "
+            + (", ".join(a.name for a in proto.attrs) or "(none)")
+        )
+    for param, kind, text in zip(positional, kinds, texts):
+        if not _tensor_ok(kind, hints.get(param.name, inspect.Parameter.empty)):
+            raise fail(f"parameter '{param.name}' must be annotated {text}")
+    for param, attr in zip(keyword, proto.attrs):
+        annotation = hints.get(param.name, inspect.Parameter.empty)
+        if annotation is inspect.Parameter.empty:
+            continue
+        inner = optional_inner(annotation)
+        if attr_type_of(annotation) is not attr.type and attr_type_of(inner) is not attr.type:
+            raise fail(
+                f"attr '{param.name}' must be annotated {attr_annotation_text(attr.type)}"
+            )
+    if method != "execute":
+        declared = hints.get("return", signature.return_annotation)
+        if declared is inspect.Signature.empty:
+            raise fail("the return annotation -> None is required")
+        if declared is not None and declared is not type(None):
+            raise fail("it must return None")
+
+
+def _type_text(annotation: Any) -> str:
+    if annotation is inspect.Parameter.empty:
+        return "?"
+    if annotation is None or annotation is type(None):
+        return "None"
+    if isinstance(annotation, type):
+        return annotation.__name__
+    return str(annotation).replace("typing.", "")
+
+
+def _param_text(param: inspect.Parameter, hints: dict[str, Any]) -> str:
+    prefix = {param.VAR_POSITIONAL: "*", param.VAR_KEYWORD: "**"}.get(param.kind, "")
+    text = prefix + param.name
+    if param.name in hints:
+        text += f": {_type_text(hints[param.name])}"
+    return text
+
+
+def validate_impl(cls: type, proto: OpProto, interfaces: tuple[str, ...]) -> None:
+    """Check every capability method of ``cls`` against ``proto``."""
+    for method in METHODS:
+        if method in interfaces:
+            validate_method(cls, method, proto)

@@ -1,0 +1,1064 @@
+"""Every diagnostic gen-ops can report, each pinned to the place it points at.
+
+CASES holds one or more small invalid (or, for W9xx, merely noteworthy) specs
+per code in ``gen_ops.diagnostics.CODES``. Each case is written into a
+temporary directory and run through the library API (``pipeline.discover``
+then ``pipeline.load_and_check``); the expected diagnostic must carry the code
+at exactly ``path:line:col`` (1-based). Cases marked ``bug=`` or
+``model_bug=`` document known defects: they are strict xfails, so fixing the
+defect makes them fail until the mark is removed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from textwrap import dedent
+
+import pytest
+
+from gen_ops import cli, pipeline
+from gen_ops.diagnostics import CODES, Diagnostic, Severity, Sink
+from gen_ops.model import OpSpec
+from gen_ops.source import MAX_SPEC_BYTES
+
+REPO = Path(__file__).resolve().parents[2]
+
+Files = dict[str, str | bytes]
+
+
+@dataclass(frozen=True)
+class Case:
+    """One spec (or a few), and the diagnostic it must produce."""
+
+    code: str
+    line: int
+    col: int
+    what: str  # the situation; part of the test id
+    files: Files  # relative to the working directory (tmp_path)
+    where: str = "spec.yaml"  # the path the diagnostic names
+    roots: tuple[str, ...] = ("spec.yaml",)  # what discover() is given
+    op: str = "A"  # the op a per-op message must name
+    dirs: tuple[str, ...] = ()  # empty directories to create
+    vanish: bool = False  # delete the files between discover and load
+    bug: str | None = None  # the diagnostic is wrong or missing (xfail)
+    model_bug: str | None = None  # a model is returned despite the error (xfail)
+
+    @property
+    def id(self) -> str:
+        return f"{self.code}-{re.sub(r'[^A-Za-z0-9]+', '-', self.what).strip('-')}"
+
+
+def case(code: str, pos: str, what: str, text: str | Files, **extra: object) -> Case:
+    """``text`` is one spec (written to spec.yaml) or {path: content}; str
+    contents are dedented, so specs can be indented in the table."""
+    files: Files = {"spec.yaml": text} if isinstance(text, str) else dict(text)
+    files = {
+        name: dedent(body).lstrip("\n") if isinstance(body, str) else body
+        for name, body in files.items()
+    }
+    line, col = (int(part) for part in pos.split(":"))
+    return Case(code, line, col, what, files, **extra)  # type: ignore[arg-type]
+
+
+# Known defects, each shown by the cases that carry it.
+BUG_READER = (
+    "a raw control character is a yaml ReaderError, which is not a "
+    "MarkedYAMLError: E102 lands at 1:1 with a two-line message"
+)
+BUG_LOAD_ERRORS = (
+    "errors found while loading (E103, E203 for keys) are not counted by the "
+    "semantic checker, so the spec still yields a model"
+)
+BUG_ACROSS = (
+    "check_across runs after the models are built and never drops them: a spec "
+    "in an E801/E802 conflict still yields a model"
+)
+BUG_SELF_ATTR = (
+    "an attr named 'self' is accepted with impl, but the generated ge_impl "
+    "module then has `def execute(self, ..., *, self: int)`: a SyntaxError"
+)
+
+FLOW_OPS = """
+    op: A
+    inputs:
+      - {name: x, dtype: float32}
+      - {name: xs, dtype: float32, dynamic: true}
+      - {name: b, dtype: float32, optional: true}
+"""
+
+
+def with_ops(rest: str) -> str:
+    """FLOW_OPS (required x, dynamic xs, optional b: lines 1-5) plus ``rest``."""
+    return dedent(FLOW_OPS).lstrip("\n") + dedent(rest).lstrip("\n")
+
+
+# 200001 values are reached at the 9th `x` of &a (line 1, col 32), while the
+# first *e is being expanded.
+ALIAS_BOMB = """
+    a: &a [x, x, x, x, x, x, x, x, x, x]
+    b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]
+    c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]
+    d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]
+    e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]
+    f: [*e, *e]
+"""
+
+# fmt: off
+CASES: list[Case] = [
+    # -- E1xx: files and YAML ----------------------------------------------
+    case("E101", "1:1", "missing path", {},
+         roots=("missing.yaml",), where="missing.yaml"),
+    case("E101", "2:9", "not UTF-8", {"spec.yaml": b"op: A\ndoc: caf\xe9\n"}),
+    case("E101", "1:1", "larger than 1 MiB",
+         "op: A\ndoc: " + "x" * MAX_SPEC_BYTES + "\n"),
+    case("E101", "1:1", "removed after discovery", "op: A\n", vanish=True),
+    case("E102", "3:1", "tab indentation", "op: A\ninputs:\n\t- {name: x}\n"),
+    case("E102", "4:1", "unclosed flow mapping", """
+        op: A
+        inputs:
+          - {name: x, dtype: float32
+    """),
+    case("E102", "3:1", "unclosed quote", """
+        op: A
+        doc: "no end
+    """),
+    case("E102", "2:1", "two documents", """
+        op: A
+        ---
+        op: B
+    """),
+    case("E102", "2:7", "raw control character", "op: A\ndoc: a\x01b\n",
+         bug=BUG_READER),
+    case("E103", "3:1", "duplicate top-level key", """
+        op: A
+        doc: one
+        doc: two
+    """, model_bug=BUG_LOAD_ERRORS),
+    case("E103", "3:31", "duplicate key in flow mapping", """
+        op: A
+        inputs:
+          - {name: x, dtype: float32, name: y}
+    """, model_bug=BUG_LOAD_ERRORS),
+    case("E104", "2:6", "python object tag", """
+        op: A
+        doc: !!python/object/apply:os.system [echo hi]
+    """),
+    case("E104", "1:5", "local tag", "op: !Op A\n"),
+    case("E104", "1:32", "alias bomb", ALIAS_BOMB),
+    case("E104", "2:9", "recursive alias", """
+        op: A
+        inputs: &x [*x]
+    """),
+    case("E104", "2:3", "complex mapping key", """
+        op: A
+        ? [a, b]
+        : c
+    """),
+    case("E104", "2:70", "nesting too deep", "op: A\ndoc: " + "[" * 65 + "]" * 65),
+    case("E104", "2:6", "bad binary", "op: A\ndoc: !!binary '@@@'\n"),
+    case("E105", "1:1", "empty directory", {},
+         dirs=("specs",), roots=("specs",), where="specs"),
+    case("E105", "1:1", "directory without yaml", {"specs/notes.txt": "op: A\n"},
+         roots=("specs",), where="specs"),
+    # -- E2xx: structure ---------------------------------------------------
+    case("E201", "2:1", "top-level key", """
+        op: A
+        modul: custom
+    """),
+    case("E201", "3:31", "input key", """
+        op: A
+        inputs:
+          - {name: x, dtype: float32, optinal: true}
+    """),
+    case("E201", "3:41", "comma in flow value", """
+        op: A
+        inputs:
+          - {name: x, dtype: float32, doc: one, two}
+    """),
+    case("E202", "1:1", "no op", "module: custom\n"),
+    case("E202", "3:5", "input without dtype", """
+        op: A
+        inputs:
+          - {name: x}
+    """),
+    case("E202", "3:3", "impl without capabilities", """
+        op: A
+        impl:
+          kernel: k
+    """),
+    case("E203", "1:1", "empty file", ""),
+    case("E203", "1:1", "spec is a list", "- op: A\n"),
+    case("E203", "2:9", "inputs is a string", """
+        op: A
+        inputs: x
+    """),
+    case("E203", "3:22", "dtype is a number", """
+        op: A
+        inputs:
+          - {name: x, dtype: 3}
+    """),
+    case("E203", "3:41", "yes is not a boolean", """
+        op: A
+        inputs:
+          - {name: x, dtype: float32, optional: yes}
+    """),
+    case("E203", "5:14", "shape is a number", """
+        op: A
+        outputs:
+          - {name: y, dtype: float32}
+        infer_meta:
+          y: {shape: 3, dtype: float32}
+    """),
+    case("E203", "2:1", "key is not a name", """
+        op: A
+        1: one
+    """, model_bug=BUG_LOAD_ERRORS),
+    case("E204", "1:5", "op pattern", "op: addCustom\n"),
+    case("E204", "3:3", "type variable name", """
+        op: A
+        dtypes:
+          1T: [float32]
+    """),
+    case("E204", "3:21", "attr type", """
+        op: A
+        attrs:
+          - {name: n, type: integer}
+    """),
+    case("E204", "3:6", "empty dtype list", """
+        op: A
+        dtypes:
+          T: []
+    """),
+    case("E204", "5:18", "dim below -1", """
+        op: A
+        outputs:
+          - {name: y, dtype: float32}
+        infer_meta:
+          y: {shape: [2, -3], dtype: float32}
+    """),
+    case("E204", "3:17", "capability twice", """
+        op: A
+        impl:
+          capabilities: [execute, execute]
+    """),
+    case("E204", "4:11", "kernel name", """
+        op: A
+        impl:
+          capabilities: [execute]
+          kernel: my-kernel
+    """),
+    case("E204", "7:7", "launch argument with two keys", """
+        op: A
+        impl:
+          capabilities: [declare_launch_args]
+          kernel: k
+          launch_args:
+            - {workspace: 8, attr: n}
+    """),
+    case("E204", "6:18", "workspace of 0 bytes", """
+        op: A
+        impl:
+          capabilities: [declare_launch_args]
+          kernel: k
+          launch_args:
+            - workspace: 0
+    """),
+    # -- E3xx: names -------------------------------------------------------
+    case("E301", "4:12", "input twice", """
+        op: A
+        inputs:
+          - {name: x, dtype: float32}
+          - {name: x, dtype: float32}
+    """),
+    case("E301", "4:12", "output twice", """
+        op: A
+        outputs:
+          - {name: y, dtype: float32}
+          - {name: y, dtype: float32}
+    """),
+    case("E301", "4:12", "attr twice", """
+        op: A
+        attrs:
+          - {name: n, type: int}
+          - {name: n, type: int}
+    """),
+    case("E301", "4:12", "graph twice", """
+        op: A
+        graphs:
+          - {name: g}
+          - {name: g}
+    """),
+    case("E303", "2:6", "op doc", """
+        op: A
+        doc: "bell \\x07"
+    """),
+    case("E303", "3:36", "input doc", """
+        op: A
+        inputs:
+          - {name: x, dtype: float32, doc: "a\\rb"}
+    """),
+    case("E304", "2:9", "module is a keyword", """
+        op: A
+        module: class
+    """),
+    case("E304", "2:9", "module is the runtime's", """
+        op: A
+        module: graph_builder
+    """),
+    case("E304", "1:5", "op type imported by the module", "op: Tensor\n",
+         op="Tensor"),
+    case("E304", "5:12", "attr keyword with impl", """
+        op: A
+        outputs:
+          - {name: y, dtype: float32}
+        attrs:
+          - {name: lambda, type: int}
+        impl:
+          capabilities: [execute]
+    """),
+    case("E304", "5:12", "attr self with impl", """
+        op: A
+        outputs:
+          - {name: y, dtype: float32}
+        attrs:
+          - {name: self, type: int}
+        impl:
+          capabilities: [execute]
+    """, bug=BUG_SELF_ATTR),
+    case("E305", "3:56", "flow", """
+        op: A
+        inputs:
+          - {name: x, dtype: float32, optional: true, dynamic: true}
+    """),
+    case("E305", "6:14", "block", """
+        op: A
+        inputs:
+          - name: x
+            dtype: float32
+            optional: true
+            dynamic: true
+    """),
+    # -- E4xx: dtypes ------------------------------------------------------
+    case("E401", "3:32", "in an input's list", """
+        op: A
+        inputs:
+          - {name: x, dtype: [float32, flaot16]}
+    """),
+    case("E401", "3:16", "in a type variable's list", """
+        op: A
+        dtypes:
+          T: [float32, f16]
+        inputs:
+          - {name: x, dtype: T}
+    """),
+    case("E401", "3:6", "type variable set to a misspelt dtype", """
+        op: A
+        dtypes:
+          T: floatt
+        inputs:
+          - {name: x, dtype: T}
+    """),
+    case("E401", "3:23", "named set inside a list", """
+        op: A
+        inputs:
+          - {name: x, dtype: [ALL]}
+    """),
+    case("E402", "3:22", "undeclared type variable", """
+        op: A
+        inputs:
+          - {name: x, dtype: T}
+    """),
+    case("E402", "3:22", "misspelt dtype", """
+        op: A
+        outputs:
+          - {name: y, dtype: flot32}
+    """),
+    case("E403", "3:3", "dtype name", """
+        op: A
+        dtypes:
+          float32: [float16]
+        inputs:
+          - {name: x, dtype: float32}
+    """),
+    case("E403", "3:3", "named set name", """
+        op: A
+        dtypes:
+          ALL: [float16]
+        inputs:
+          - {name: x, dtype: ALL}
+    """),
+    # -- E5xx: attrs -------------------------------------------------------
+    case("E501", "3:35", "int from text", """
+        op: A
+        attrs:
+          - {name: n, type: int, default: abc}
+    """),
+    case("E501", "3:35", "int beyond int64", """
+        op: A
+        attrs:
+          - {name: n, type: int, default: 9223372036854775808}
+    """),
+    case("E501", "3:36", "bool from int", """
+        op: A
+        attrs:
+          - {name: b, type: bool, default: 1}
+    """),
+    case("E501", "3:37", "quoted float", """
+        op: A
+        attrs:
+          - {name: f, type: float, default: '1.5'}
+    """),
+    case("E501", "3:37", "unknown dtype", """
+        op: A
+        attrs:
+          - {name: d, type: dtype, default: flaot32}
+    """),
+    case("E501", "3:38", "tensor not empty", """
+        op: A
+        attrs:
+          - {name: t, type: tensor, default: [1]}
+    """),
+    case("E501", "3:40", "list_int element", """
+        op: A
+        attrs:
+          - {name: l, type: list_int, default: [1, a]}
+    """),
+    case("E502", "5:46", "default and derive", """
+        op: A
+        inputs:
+          - {name: x, dtype: float32, dynamic: true}
+        attrs:
+          - {name: n, type: int, default: 0, derive: len(x)}
+    """),
+    # -- E6xx: count, derive and infer_meta rules --------------------------
+    case("E601", "3:53", "count is not a call", """
+        op: A
+        outputs:
+          - {name: y, dtype: float32, dynamic: true, count: three}
+    """),
+    case("E601", "3:53", "count calls an unknown rule", """
+        op: A
+        outputs:
+          - {name: y, dtype: float32, dynamic: true, count: size(x)}
+    """),
+    case("E601", "3:53", "count with two names", """
+        op: A
+        outputs:
+          - {name: y, dtype: float32, dynamic: true, count: 'len(a, b)'}
+    """),
+    case("E601", "3:53", "count argument not a name", """
+        op: A
+        outputs:
+          - {name: y, dtype: float32, dynamic: true, count: len(1)}
+    """),
+    case("E601", "3:34", "derive calls an unknown rule", """
+        op: A
+        attrs:
+          - {name: n, type: int, derive: count(x)}
+    """),
+    case("E601", "5:14", "shape calls an unknown rule", """
+        op: A
+        outputs:
+          - {name: y, dtype: float32}
+        infer_meta:
+          y: {shape: same(x), dtype: float32}
+    """),
+    case("E601", "5:14", "broadcast of nothing", """
+        op: A
+        outputs:
+          - {name: y, dtype: float32}
+        infer_meta:
+          y: {shape: broadcast(), dtype: float32}
+    """),
+    case("E601", "5:26", "dtype calls an unknown rule", """
+        op: A
+        outputs:
+          - {name: y, dtype: float32}
+        infer_meta:
+          y: {shape: [1], dtype: dtype(x)}
+    """),
+    case("E601", "9:27", "unquoted rule split by flow style", with_ops("""
+        outputs:
+          - {name: y, dtype: float32}
+        infer_meta:
+          y: {shape: broadcast(x, b), dtype: x}
+    """)),
+    case("E602", "3:53", "count len of unknown input", """
+        op: A
+        outputs:
+          - {name: y, dtype: float32, dynamic: true, count: len(x)}
+    """),
+    case("E602", "3:53", "count attr of unknown attr", """
+        op: A
+        outputs:
+          - {name: y, dtype: float32, dynamic: true, count: attr(n)}
+    """),
+    case("E602", "3:34", "derive of unknown input", """
+        op: A
+        attrs:
+          - {name: n, type: int, derive: len(x)}
+    """),
+    case("E602", "6:3", "infer_meta for unknown output", """
+        op: A
+        outputs:
+          - {name: y, dtype: float32}
+        infer_meta:
+          y: {shape: [1], dtype: float32}
+          z: {shape: [1], dtype: float32}
+    """),
+    case("E602", "9:14", "shape of unknown input", with_ops("""
+        outputs:
+          - {name: y, dtype: float32}
+        infer_meta:
+          y: {shape: same_as(w), dtype: float32}
+    """)),
+    case("E602", "9:14", "shape of unknown attr", with_ops("""
+        outputs:
+          - {name: y, dtype: float32}
+        infer_meta:
+          y: {shape: attr(dims), dtype: float32}
+    """)),
+    case("E602", "9:26", "dtype of unknown attr", with_ops("""
+        outputs:
+          - {name: y, dtype: float32}
+        infer_meta:
+          y: {shape: [1], dtype: attr(t)}
+    """)),
+    case("E602", "9:26", "dtype neither input nor dtype", with_ops("""
+        outputs:
+          - {name: y, dtype: float32}
+        infer_meta:
+          y: {shape: [1], dtype: w}
+    """)),
+    case("E603", "7:12", "ref pair with one side dynamic", with_ops("""
+        outputs:
+          - {name: xs, dtype: float32}
+    """)),
+    case("E603", "7:53", "count len of non-dynamic input", with_ops("""
+        outputs:
+          - {name: y, dtype: float32, dynamic: true, count: len(x)}
+    """)),
+    case("E603", "9:53", "count attr of float attr", with_ops("""
+        attrs:
+          - {name: n, type: float}
+        outputs:
+          - {name: y, dtype: float32, dynamic: true, count: attr(n)}
+    """)),
+    case("E603", "7:36", "derive len into float attr", with_ops("""
+        attrs:
+          - {name: n, type: float, derive: len(xs)}
+    """)),
+    case("E603", "7:34", "derive len of non-dynamic input", with_ops("""
+        attrs:
+          - {name: n, type: int, derive: len(x)}
+    """)),
+    case("E603", "7:34", "derive dtype into int attr", with_ops("""
+        attrs:
+          - {name: n, type: int, derive: dtype(x)}
+    """)),
+    case("E603", "7:36", "derive dtype of optional input", with_ops("""
+        attrs:
+          - {name: t, type: dtype, derive: dtype(b)}
+    """)),
+    case("E603", "11:14", "shape attr not list_int", with_ops("""
+        attrs:
+          - {name: n, type: int}
+        outputs:
+          - {name: y, dtype: float32}
+        infer_meta:
+          y: {shape: attr(n), dtype: float32}
+    """)),
+    case("E603", "9:14", "same_as dynamic input", with_ops("""
+        outputs:
+          - {name: y, dtype: float32}
+        infer_meta:
+          y: {shape: same_as(xs), dtype: float32}
+    """)),
+    case("E603", "9:14", "same_as optional input", with_ops("""
+        outputs:
+          - {name: y, dtype: float32}
+        infer_meta:
+          y: {shape: same_as(b), dtype: float32}
+    """)),
+    case("E603", "11:26", "dtype attr not dtype", with_ops("""
+        attrs:
+          - {name: n, type: int}
+        outputs:
+          - {name: y, dtype: float32}
+        infer_meta:
+          y: {shape: [1], dtype: attr(n)}
+    """)),
+    case("E603", "9:26", "dtype of optional input", with_ops("""
+        outputs:
+          - {name: y, dtype: float32}
+        infer_meta:
+          y: {shape: [1], dtype: b}
+    """)),
+    case("E603", "7:26", "dtype sets do not overlap", """
+        op: A
+        inputs:
+          - {name: x, dtype: int32}
+        outputs:
+          - {name: y, dtype: float32}
+        infer_meta:
+          y: {shape: [1], dtype: x}
+    """),
+    case("E603", "5:26", "fixed dtype not allowed", """
+        op: A
+        outputs:
+          - {name: y, dtype: float32}
+        infer_meta:
+          y: {shape: [1], dtype: int32}
+    """),
+    case("E604", "6:3", "one output without a rule", """
+        op: A
+        outputs:
+          - {name: y, dtype: float32}
+          - {name: z, dtype: float32}
+        infer_meta:
+          y: {shape: [1], dtype: float32}
+    """),
+    case("E604", "4:13", "empty infer_meta", """
+        op: A
+        outputs:
+          - {name: y, dtype: float32}
+        infer_meta: {}
+    """),
+    case("E605", "5:38", "count without dynamic", """
+        op: A
+        attrs:
+          - {name: n, type: int}
+        outputs:
+          - {name: y, dtype: float32, count: attr(n)}
+    """),
+    # -- E7xx: impl --------------------------------------------------------
+    case("E701", "7:14", "unknown input", """
+        op: A
+        impl:
+          capabilities: [declare_launch_args]
+          kernel: k
+          launch_args:
+            - input: x
+    """),
+    case("E701", "7:15", "unknown output", """
+        op: A
+        impl:
+          capabilities: [declare_launch_args]
+          kernel: k
+          launch_args:
+            - output: y
+    """),
+    case("E701", "9:13", "unknown attr", """
+        op: A
+        attrs:
+          - {name: n, type: int}
+        impl:
+          capabilities: [declare_launch_args]
+          kernel: k
+          launch_args:
+            - attr: m
+    """),
+    case("E702", "9:13", "str attr", """
+        op: A
+        attrs:
+          - {name: s, type: str}
+        impl:
+          capabilities: [declare_launch_args]
+          kernel: k
+          launch_args:
+            - attr: s
+    """),
+    case("E702", "9:13", "list_int attr", """
+        op: A
+        attrs:
+          - {name: l, type: list_int}
+        impl:
+          capabilities: [declare_launch_args]
+          kernel: k
+          launch_args:
+            - attr: l
+    """),
+    case("E703", "6:5", "no declare_launch_args", """
+        op: A
+        impl:
+          capabilities: [execute]
+          kernel: k
+          launch_args:
+            - workspace: 8
+    """),
+    case("E703", "5:5", "no kernel", """
+        op: A
+        impl:
+          capabilities: [declare_launch_args]
+          launch_args:
+            - workspace: 8
+    """),
+    # -- E8xx: across specs ------------------------------------------------
+    case("E801", "1:5", "same op in two files", {
+        "specs/a.yaml": "op: AddCustom\n",
+        "specs/b.yaml": "op: AddCustom\n",
+    }, roots=("specs",), where="specs/b.yaml", op="AddCustom", model_bug=BUG_ACROSS),
+    case("E801", "2:5", "same op in two modules", {
+        "specs/a.yaml": "op: AddCustom\n",
+        "specs/b.yaml": "module: other\nop: AddCustom\n",
+    }, roots=("specs",), where="specs/b.yaml", op="AddCustom", model_bug=BUG_ACROSS),
+    case("E802", "1:5", "AddCustom and Add_Custom share a file", {
+        "specs/a.yaml": "op: AddCustom\n",
+        "specs/b.yaml": "op: Add_Custom\n",
+    }, roots=("specs",), where="specs/b.yaml", op="Add_Custom", model_bug=BUG_ACROSS),
+    case("E802", "1:5", "ADDCustom and AddCustom share a file", {
+        "specs/a.yaml": "op: AddCustom\n",
+        "specs/b.yaml": "op: ADDCustom\n",
+    }, roots=("specs",), where="specs/b.yaml", op="ADDCustom", model_bug=BUG_ACROSS),
+    case("E802", "1:5", "op named like the aggregate header", "op: CustomOps\n",
+         op="CustomOps", model_bug=BUG_ACROSS),
+    case("E802", "1:5", "FooOutput clashes with the result class of Foo", {
+        "specs/a.yaml": """
+            op: Foo
+            outputs:
+              - {name: y, dtype: float32}
+              - {name: z, dtype: float32}
+        """,
+        "specs/b.yaml": "op: FooOutput\n",
+    }, roots=("specs",), where="specs/b.yaml", op="FooOutput", model_bug=BUG_ACROSS),
+    # -- W9xx: notes -------------------------------------------------------
+    case("W901", "3:12", "input", """
+        op: A
+        inputs:
+          - {name: lambda, dtype: float32}
+    """),
+    case("W901", "3:12", "output", """
+        op: A
+        outputs:
+          - {name: return, dtype: float32}
+    """),
+    case("W901", "3:12", "graph", """
+        op: A
+        graphs:
+          - {name: if}
+    """),
+    case("W901", "3:12", "attr without infer_meta and impl", """
+        op: A
+        attrs:
+          - {name: lambda, type: int}
+    """),
+    case("W902", "3:12", "input", """
+        op: A
+        inputs:
+          - {name: new, dtype: float32}
+    """),
+    case("W902", "3:12", "output", """
+        op: A
+        outputs:
+          - {name: delete, dtype: float32}
+    """),
+    case("W902", "3:12", "attr", """
+        op: A
+        attrs:
+          - {name: int, type: int}
+    """),
+    case("W903", "3:3", "unused type variable", """
+        op: A
+        dtypes:
+          T: [float32]
+        inputs:
+          - {name: x, dtype: [float32]}
+    """),
+    case("W904", "3:12", "input called name", """
+        op: A
+        inputs:
+          - {name: name, dtype: float32}
+    """),
+    case("W904", "3:12", "attr called owner_builder", """
+        op: A
+        attrs:
+          - {name: owner_builder, type: int}
+    """),
+    case("W904", "5:12", "attr named like an input", """
+        op: A
+        inputs:
+          - {name: x, dtype: float32}
+        attrs:
+          - {name: x, type: int}
+    """),
+    case("W904", "5:12", "ref output", """
+        op: A
+        inputs:
+          - {name: x, dtype: float32}
+        outputs:
+          - {name: x, dtype: float32}
+    """),
+]
+# fmt: on
+
+
+def run(case: Case, root: Path) -> tuple[Sink, list[OpSpec]]:
+    """Write the case's files under ``root`` (the working directory) and run
+    discovery, loading and checking on them."""
+    for name in case.dirs:
+        (root / name).mkdir(parents=True)
+    for name, body in case.files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(body, bytes):
+            path.write_bytes(body)
+        else:
+            path.write_text(body, encoding="utf-8")
+    sink = Sink()
+    files = pipeline.discover([Path(r) for r in case.roots], sink)
+    if case.vanish:
+        for name in case.files:
+            (root / name).unlink()
+    models = pipeline.load_and_check(files, sink)
+    return sink, models
+
+
+def listing(sink: Sink) -> str:
+    return "\n".join(d.format() for d in sink.sorted()) or "(no diagnostics)"
+
+
+def per_op(code: str) -> bool:
+    """Semantic codes (E3xx-E7xx, W9xx) start their messages with the op."""
+    return code[1] in "34567" or code.startswith("W")
+
+
+def marked(aspect: str) -> list[pytest.param]:  # type: ignore[valid-type]
+    params = []
+    for c in CASES:
+        reason = c.bug if aspect == "bug" else c.model_bug
+        marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+        params.append(pytest.param(c, id=c.id, marks=marks))
+    return params
+
+
+@pytest.fixture
+def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Diagnostics name paths relative to the working directory."""
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+@pytest.mark.parametrize("case", marked("bug"))
+def test_diagnostic_position(case: Case, workdir: Path) -> None:
+    sink, _ = run(case, workdir)
+    place = f"{case.where}:{case.line}:{case.col}"
+    found = [d for d in sink.items if d.code == case.code and str(d.span) == place]
+    assert found, f"no {case.code} at {place}; got:\n{listing(sink)}"
+    diagnostic = found[0]
+    if per_op(case.code):
+        assert diagnostic.message.startswith(f"{case.op}: "), diagnostic.message
+    elif case.code.startswith("E8"):
+        assert f"'{case.op}'" in diagnostic.message, diagnostic.message
+    assert "\n" not in diagnostic.message
+
+
+@pytest.mark.parametrize("case", marked("model"))
+def test_model_only_without_errors(case: Case, workdir: Path) -> None:
+    """A spec with an error yields no model; warnings alone keep it."""
+    sink, models = run(case, workdir)
+    from_spec = [m.op_type for m in models if m.source == case.where]
+    if CODES[case.code].severity is Severity.ERROR:
+        assert not from_spec, f"model(s) {from_spec} despite:\n{listing(sink)}"
+    else:
+        assert not sink.has_errors, listing(sink)
+        assert from_spec == [case.op]
+
+
+def test_every_code_has_a_case() -> None:
+    assert {c.code for c in CASES} == set(CODES)
+
+
+def test_case_ids_are_unique() -> None:
+    ids = [c.id for c in CASES]
+    assert len(ids) == len(set(ids))
+
+
+# Messages and hints worth pinning: (code, spec, text the formatted diagnostic
+# must contain (or, with "!" first, must not contain), xfail reason).
+# fmt: off
+MESSAGES: list[tuple[str, str, str, str | None]] = [
+    ("E201", "op: A\nmodul: x\n", "hint: did you mean 'module'?", None),
+    ("E103", "op: A\ndoc: a\ndoc: b\n", "first defined at line 2", None),
+    ("E401", "op: A\ninputs:\n  - {name: x, dtype: [ALL]}\n",
+     "hint: 'ALL' is a named set; a named set stands alone", None),
+    ("E402", "op: A\ninputs:\n  - {name: x, dtype: T}\n",
+     "hint: declare it under dtypes, e.g. dtypes: {T: [float32]}", None),
+    ("E701", "op: A\ninputs:\n  - {name: x, dtype: float32}\nimpl:\n"
+     "  capabilities: [declare_launch_args]\n  kernel: k\n  launch_args:\n"
+     "    - input: y\n", "hint: inputs of A: x", None),
+    ("E102", "op: A\ndoc: a\x01b\n", "!<unicode string>", BUG_READER),
+    ("E501", "op: A\nattrs:\n  - {name: d, type: dtype, default: flaot32}\n",
+     "unknown dtype 'flaot32'",
+     "str(exc).strip(\"'\\\"\") also strips the closing quote of a ValueError "
+     "message: \"unknown dtype 'flaot32\""),
+    ("E501", "op: A\nattrs:\n  - {name: l, type: list_dtype, default: float32}\n",
+     "!did you mean 'float32'?",
+     "default_hint suggests the value itself when a list_dtype default is a "
+     "valid dtype name that is not in a list"),
+    ("E601", "op: A\ninputs:\n  - {name: a, dtype: float32}\n"
+     "  - {name: b, dtype: float32}\n  - {name: c, dtype: float32}\n"
+     "outputs:\n  - {name: y, dtype: float32}\ninfer_meta:\n"
+     "  y: {shape: broadcast(a, b, c), dtype: a}\n",
+     "'broadcast(a, b, c)'",
+     "_split_rule rebuilds a three-name rule from the first and last pieces: "
+     "it suggests 'broadcast(a, c)' (and reports b as an unknown key)"),
+    ("W901", "op: A\noutputs:\n  - {name: count, dtype: float32}\n",
+     "!is a Python keyword",
+     "an output named count or index is renamed because it shadows a tuple "
+     "method, but W901 says it is a Python keyword"),
+    ("W904", "op: A\ninputs:\n  - {name: y_num, dtype: float32}\n"
+     "outputs:\n  - {name: y, dtype: float32, dynamic: true}\n",
+     "'y_num'",
+     "the renamed name is y's count parameter y_num, but the message says "
+     "output 'y' is called 'out_y_num'"),
+]
+# fmt: on
+
+
+@pytest.mark.parametrize(
+    "code, text, expected",
+    [
+        pytest.param(
+            code,
+            text,
+            expected,
+            id=f"{code}-{i}",
+            marks=[pytest.mark.xfail(strict=True, reason=bug)] if bug else [],
+        )
+        for i, (code, text, expected, bug) in enumerate(MESSAGES)
+    ],
+)
+def test_message(code: str, text: str, expected: str, workdir: Path) -> None:
+    sink, _ = run(case(code, "1:1", "message", text), workdir)
+    texts = [d.format() for d in sink.items if d.code == code]
+    assert texts, listing(sink)
+    if expected.startswith("!"):
+        assert not any(expected[1:] in t for t in texts), texts
+    else:
+        assert any(expected in t for t in texts), texts
+
+
+def write_specs(root: Path, specs: dict[str, str]) -> Path:
+    root.mkdir(parents=True)
+    for name, text in specs.items():
+        (root / name).write_text(dedent(text).lstrip("\n"), encoding="utf-8")
+    return root
+
+
+def test_one_run_reports_every_spec(workdir: Path) -> None:
+    write_specs(
+        workdir / "specs",
+        {
+            "a.yaml": "op: A\nmodul: custom\n",
+            "b.yaml": "op: B\ninputs:\n  - {name: x, dtype: flaot32}\n",
+            "c.yaml": "op: C\nattrs:\n  - {name: n, type: int, default: x}\n",
+            "d.yaml": "op: D\ninputs:\n  - {name: x, dtype: float32}\n",
+            "e.yaml": "op: E\ndtypes:\n  T: [float32]\n",
+        },
+    )
+    sink = Sink()
+    models = pipeline.load_and_check(pipeline.discover([Path("specs")], sink), sink)
+    found = {(str(d.span), d.code) for d in sink.items}
+    assert found == {
+        ("specs/a.yaml:2:1", "E201"),
+        ("specs/b.yaml:3:22", "E402"),
+        ("specs/c.yaml:3:35", "E501"),
+        ("specs/e.yaml:3:3", "W903"),
+    }, listing(sink)
+    assert [m.op_type for m in models] == ["D", "E"]
+
+
+def test_cli_invalid_spec_writes_nothing(
+    workdir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    specs = write_specs(
+        workdir / "specs",
+        {
+            "bad.yaml": """
+                op: Bad
+                inputs:
+                  - {name: x, dtype: float32, optinal: true}
+            """,
+            "good.yaml": "op: Good\n",
+        },
+    )
+    out = workdir / "out"
+    status = cli.main(["--specs", str(specs), "--out", str(out), "--no-scaffold"])
+    captured = capsys.readouterr()
+    assert status == cli.EXIT_INVALID == 2
+    assert not out.exists() or not any(out.iterdir())
+    assert captured.err.splitlines() == [
+        "specs/bad.yaml:3:31: error[E201]: unknown key 'optinal' in inputs[0]",
+        "  hint: did you mean 'optional'?",
+        "gen-ops: 1 error(s), 0 warning(s) in 2 spec file(s)",
+        "gen-ops: nothing was generated",
+    ]
+    line = re.compile(r"^(?P<path>[^:]+):(\d+):(\d+): (error|warning)\[[EW]\d{3}\]: ")
+    assert line.match(captured.err)
+    assert captured.out == ""
+
+
+def test_cli_validate_reports_every_error(
+    workdir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    specs = write_specs(
+        workdir / "specs",
+        {"a.yaml": "op: A\nmodul: x\n", "b.yaml": "op: b\n"},
+    )
+    assert cli.main(["validate", "--specs", str(specs)]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == "specs/a.yaml:2:1: error[E201]: unknown key 'modul' in the spec"
+    assert "specs/b.yaml:1:5: error[E204]: op: 'b' is not valid" in err
+
+
+def test_cli_warnings_alone_do_not_stop_generation(
+    workdir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    specs = write_specs(
+        workdir / "specs",
+        {
+            "scale.yaml": """
+                op: ScaleCustom
+                dtypes:
+                  T: [float32]
+                  U: [float16]
+                inputs:
+                  - {name: x, dtype: T}
+                outputs:
+                  - {name: y, dtype: T}
+            """
+        },
+    )
+    out = workdir / "out"
+    status = cli.main(["--specs", str(specs), "--out", str(out), "--no-scaffold"])
+    captured = capsys.readouterr()
+    assert status == cli.EXIT_OK == 0
+    assert captured.err.splitlines()[:2] == [
+        "specs/scale.yaml:4:3: warning[W903]: ScaleCustom: type variable 'U' is not "
+        "used by any input or output",
+        "  hint: remove it or use it as a dtype",
+    ]
+    written = [p for p in out.rglob("*") if p.is_file()]
+    assert any(p.name == "scale_custom.py" for p in written), written
+
+
+def test_docs_have_a_section_per_code() -> None:
+    text = (REPO / "docs" / "diagnostics.md").read_text(encoding="utf-8")
+    headings = re.findall(r"^### ([EW]\d{3})\b(.*)$", text, flags=re.MULTILINE)
+    codes = [code for code, _ in headings]
+    assert len(codes) == len(set(codes)), "a code has two sections"
+    assert set(codes) == set(CODES)
+    for code, title in headings:
+        assert title.strip() == CODES[code].title, code
+
+
+def test_diagnostic_format() -> None:
+    from gen_ops.diagnostics import Span
+
+    plain = Diagnostic("E201", Span("s.yaml", 2, 1), "unknown key 'x' in the spec")
+    assert plain.format() == "s.yaml:2:1: error[E201]: unknown key 'x' in the spec"
+    noted = Diagnostic("W903", Span("s.yaml", 3, 3), "A: unused", "remove it")
+    assert noted.format() == "s.yaml:3:3: warning[W903]: A: unused\n  hint: remove it"
