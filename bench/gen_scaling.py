@@ -49,7 +49,9 @@ def synthetic_spec(i: int) -> str:
         lines.append("  - {name: xs, dtype: T, dynamic: true, doc: A list.}")
     lines += ["outputs:", "  - {name: y, dtype: T, doc: The result.}"]
     if kind == 4:
-        lines.append("  - {name: parts, dtype: T, dynamic: true, count: attr(n), doc: Parts.}")
+        lines.append(
+            "  - {name: parts, dtype: T, dynamic: true, count: attr(n), doc: Parts.}"
+        )
     lines += [
         "attrs:",
         "  - {name: alpha, type: float, default: 1e-5, doc: A float.}",
@@ -101,7 +103,9 @@ def measure(size: int, repeat: int, work: Path) -> dict[str, float | int]:
         again.append(run(common + ["--out", str(out)]))
         target = specs / "synth_00000.yaml"
         original = target.read_text()
-        target.write_text(original.replace("Synthetic op number 0", f"Changed {attempt}"))
+        target.write_text(
+            original.replace("Synthetic op number 0", f"Changed {attempt}")
+        )
         one.append(run(common + ["--out", str(out)]))
         target.write_text(original)
         files = sum(1 for p in out.rglob("*") if p.is_file())
@@ -119,7 +123,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="100,1000,5000")
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--json", type=Path, default=ROOT / "bench/results/gen_scaling.json")
+    parser.add_argument(
+        "--json", type=Path, default=ROOT / "bench/results/gen_scaling.json"
+    )
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     rows = []
@@ -140,8 +146,11 @@ def main() -> int:
     result = {
         "benchmark": "gen_scaling",
         "command": "python bench/gen_scaling.py " + " ".join(sys.argv[1:]),
-        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
-                    "platform": platform.platform()},
+        "machine": {
+            "cpus": os.cpu_count(),
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+        },
         "repeat": args.repeat,
         "rows": rows,
         "ratio_5000_to_1000": ratio,

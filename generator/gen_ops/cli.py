@@ -75,27 +75,38 @@ def _render_parser() -> argparse.ArgumentParser:
     )
     _spec_options(parser)
     parser.add_argument(
-        "--out", metavar="DIR", type=Path, default=Path("generated"),
+        "--out",
+        metavar="DIR",
+        type=Path,
+        default=Path("generated"),
         help="output directory (default: generated)",
     )
     parser.add_argument(
-        "--only", metavar="TARGETS", type=_targets, default=frozenset(Target),
+        "--only",
+        metavar="TARGETS",
+        type=_targets,
+        default=frozenset(Target),
         help="comma-separated subset of python,cpp,impl,docs (default: all)",
     )
     parser.add_argument(
-        "--check", action="store_true",
+        "--check",
+        action="store_true",
         help="render in memory, print a unified diff of any drift from --out, "
         "exit 1 on drift; writes nothing",
     )
     parser.add_argument(
-        "--scaffold-dir", metavar="DIR", default="ops",
+        "--scaffold-dir",
+        metavar="DIR",
+        default="ops",
         help="where author modules are scaffolded for ops whose spec names no "
         "impl.author (default: ops)",
     )
     parser.add_argument(
         "--no-scaffold", action="store_true", help="do not scaffold author modules"
     )
-    parser.add_argument("-q", "--quiet", action="store_true", help="print only problems")
+    parser.add_argument(
+        "-q", "--quiet", action="store_true", help="print only problems"
+    )
     parser.add_argument("--version", action="version", version=f"gen-ops {__version__}")
     return parser
 
@@ -106,7 +117,9 @@ def _validate_parser() -> argparse.ArgumentParser:
         description="Check op specs and report every problem; write nothing.",
     )
     _spec_options(parser)
-    parser.add_argument("-q", "--quiet", action="store_true", help="print only problems")
+    parser.add_argument(
+        "-q", "--quiet", action="store_true", help="print only problems"
+    )
     return parser
 
 
@@ -116,9 +129,14 @@ def _new_parser() -> argparse.ArgumentParser:
         description="Write a starter spec for a new op (never overwrites a file).",
     )
     parser.add_argument("op", metavar="Op", help="the op type, e.g. ScaleCustom")
-    parser.add_argument("--module", default="custom", help="ge.es module (default: custom)")
     parser.add_argument(
-        "--specs", metavar="DIR", type=Path, default=Path("specs"),
+        "--module", default="custom", help="ge.es module (default: custom)"
+    )
+    parser.add_argument(
+        "--specs",
+        metavar="DIR",
+        type=Path,
+        default=Path("specs"),
         help="directory to write the spec in (default: specs)",
     )
     return parser
@@ -155,7 +173,8 @@ def _load(
     unknown = excluded - {op.op_type for op in ops}
     if unknown and not sink.has_errors:
         print(
-            "gen-ops: note: --exclude-ops names no spec'd op: " + ", ".join(sorted(unknown)),
+            "gen-ops: note: --exclude-ops names no spec'd op: "
+            + ", ".join(sorted(unknown)),
             file=sys.stderr,
         )
     return files, [op for op in ops if op.op_type not in excluded]
@@ -182,8 +201,11 @@ def cmd_render(argv: Sequence[str]) -> int:
     started = time.perf_counter()
     out: Path = args.out
     options = [
-        str(out.resolve()), ",".join(sorted(t.value for t in args.only)),
-        args.exclude_ops, args.scaffold_dir, str(args.no_scaffold),
+        str(out.resolve()),
+        ",".join(sorted(t.value for t in args.only)),
+        args.exclude_ops,
+        args.scaffold_dir,
+        str(args.no_scaffold),
     ]
     spec_paths: list[Path] = []
     if not args.check:
@@ -192,8 +214,11 @@ def cmd_render(argv: Sequence[str]) -> int:
         spec_paths = [f.path for f in discovery.discover(roots, probe)]
         fingerprint = None if probe.items else state.fingerprint(spec_paths, options)
         if state.unchanged(out, fingerprint):
-            _say(args, f"gen-ops: up to date ({len(spec_paths)} spec files, "
-                       f"{time.perf_counter() - started:.2f} s)")
+            _say(
+                args,
+                f"gen-ops: up to date ({len(spec_paths)} spec files, "
+                f"{time.perf_counter() - started:.2f} s)",
+            )
             return EXIT_OK
     from gen_ops import pipeline, scaffold, writer
 
@@ -219,10 +244,16 @@ def cmd_render(argv: Sequence[str]) -> int:
         return EXIT_OK
     try:
         writer.apply(out, the_plan)
-        written = [] if args.no_scaffold else scaffold.scaffold_authors(ops, args.scaffold_dir)
+        written = (
+            []
+            if args.no_scaffold
+            else scaffold.scaffold_authors(ops, args.scaffold_dir)
+        )
     except OSError as exc:
-        print(f"gen-ops: cannot write {exc.filename or out}: {exc.strerror or exc}",
-              file=sys.stderr)
+        print(
+            f"gen-ops: cannot write {exc.filename or out}: {exc.strerror or exc}",
+            file=sys.stderr,
+        )
         return EXIT_IO
     outputs = [out / f.path for f in rendered] + [out / writer.MANIFEST]
     authors = [] if args.no_scaffold else scaffold.author_paths(ops, args.scaffold_dir)
@@ -246,7 +277,10 @@ _OP_TYPE = re.compile(r"^[A-Z][A-Za-z0-9_]*$")
 def cmd_new(argv: Sequence[str]) -> int:
     args = _new_parser().parse_args(argv)
     if not _OP_TYPE.match(args.op):
-        print(f"gen-ops new: {args.op!r} is not an op type (e.g. ScaleCustom)", file=sys.stderr)
+        print(
+            f"gen-ops new: {args.op!r} is not an op type (e.g. ScaleCustom)",
+            file=sys.stderr,
+        )
         return EXIT_INVALID
     if not re.match(r"^[A-Za-z][A-Za-z0-9_]*$", args.module):
         print(f"gen-ops new: {args.module!r} is not a module name", file=sys.stderr)
@@ -261,7 +295,9 @@ def cmd_new(argv: Sequence[str]) -> int:
         args.specs.mkdir(parents=True, exist_ok=True)
         writer.write_atomic(path, text)
     except OSError as exc:
-        print(f"gen-ops new: cannot write {path}: {exc.strerror or exc}", file=sys.stderr)
+        print(
+            f"gen-ops new: cannot write {path}: {exc.strerror or exc}", file=sys.stderr
+        )
         return EXIT_IO
     print(f"gen-ops: wrote {path}; edit it, then run gen-ops validate")
     return EXIT_OK

@@ -38,6 +38,8 @@ CODES: dict[str, CodeInfo] = {
     "E303": CodeInfo(Severity.ERROR, "text contains a control character"),
     "E304": CodeInfo(Severity.ERROR, "module or op name cannot be used"),
     "E305": CodeInfo(Severity.ERROR, "input is both optional and dynamic"),
+    "E306": CodeInfo(Severity.ERROR, "REG_OP would declare a member twice"),
+    "E307": CodeInfo(Severity.ERROR, "REG_OP would declare a system macro"),
     "E401": CodeInfo(Severity.ERROR, "unknown dtype"),
     "E402": CodeInfo(Severity.ERROR, "unknown type variable"),
     "E403": CodeInfo(Severity.ERROR, "type variable shadows a dtype or named set"),
@@ -48,7 +50,9 @@ CODES: dict[str, CodeInfo] = {
     "E603": CodeInfo(Severity.ERROR, "rule does not fit what it names"),
     "E604": CodeInfo(Severity.ERROR, "infer_meta must cover every output"),
     "E605": CodeInfo(Severity.ERROR, "count rule on a non-dynamic output"),
-    "E701": CodeInfo(Severity.ERROR, "launch argument names an unknown input, output or attr"),
+    "E701": CodeInfo(
+        Severity.ERROR, "launch argument names an unknown input, output or attr"
+    ),
     "E702": CodeInfo(Severity.ERROR, "launch argument cannot be passed"),
     "E703": CodeInfo(Severity.ERROR, "impl is inconsistent"),
     "E801": CodeInfo(Severity.ERROR, "op type defined twice"),

@@ -79,6 +79,14 @@ def py_docstring_body(text: str) -> str:
 _PY_FLOAT = re.compile(r"^[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?$")
 
 
+def _spells(text: str | None, value: float) -> bool:
+    """Whether ``text`` denotes ``value`` exactly, without underflowing to 0."""
+    if not text or float(text) != value:
+        return False
+    mantissa = re.split(r"[eE]", text)[0]
+    return value != 0.0 or not any(c in "123456789" for c in mantissa)
+
+
 def py_float(value: float, text: str | None = None) -> str:
     if math.isnan(value):
         return 'float("nan")'
@@ -88,13 +96,15 @@ def py_float(value: float, text: str | None = None) -> str:
         text
         and _PY_FLOAT.match(text)
         and any(c in text for c in ".eE")
-        and float(text) == value
+        and _spells(text, value)
     ):
-        spelled = text.lstrip("+").lower()
-        # black writes 1.e5 and 1. as 1.0e5 and 1.0
+        spelled = text.lstrip("+").lower().replace("e+", "e")
+        # black writes 1.e5 and 1. as 1.0e5 and 1.0, and 1e+5 as 1e5
         spelled = re.sub(r"\.(?=e|$)", ".0", spelled)
-        return "0" + spelled if spelled.startswith(".") else (
-            "-0" + spelled[1:] if spelled.startswith("-.") else spelled
+        return (
+            "0" + spelled
+            if spelled.startswith(".")
+            else ("-0" + spelled[1:] if spelled.startswith("-.") else spelled)
         )
     return repr(value)
 
@@ -162,18 +172,33 @@ def cpp_str(text: str) -> str:
 
 
 def cpp_comment_lines(text: str, prefix: str = "/// ") -> list[str]:
-    """Line comments that say exactly ``text``.
+    """Comment lines that say exactly ``text``, warning-free under g++ -Wall.
 
-    A comment line ending in a backslash would splice the next source line
-    into the comment, so such a line is followed by an empty ``//`` line for
-    the splice to swallow. ``*/`` is harmless in ``//`` comments.
+    Lines are ``//`` comments, where ``*/`` and ``/*`` are harmless. A line
+    ending in a backslash would splice the next source line into a ``//``
+    comment, so it becomes block comments instead, the last one closed on the
+    following line (a backslash-newline inside a block comment is harmless).
+    The line is cut between the characters of every ``*/`` and ``/*`` so that
+    no block ends early or nests. A line ending in the trigraph ``??/`` is cut
+    before its final ``/`` and closed on the same line, so no trigraph can
+    form an escaped newline.
     """
     lines = []
     for line in text.split("\n"):
-        lines.append((prefix + line).rstrip() if line else prefix.rstrip())
-        # "??/" is the trigraph for a backslash in pre-C++17 ISO modes.
-        if line.endswith("\\") or line.endswith("??/"):
-            lines.append("//")
+        trigraph = line.endswith("??/")
+        if not (line.endswith("\\") or trigraph):
+            lines.append((prefix + line).rstrip() if line else prefix.rstrip())
+            continue
+        cuts = [i + 1 for i in range(len(line) - 1) if line[i : i + 2] in ("*/", "/*")]
+        if trigraph:
+            cuts.append(len(line) - 1)
+        bounds = [0] + sorted(set(cuts)) + [len(line)]
+        pieces = [line[a:b] for a, b in zip(bounds, bounds[1:])]
+        if trigraph:
+            lines.append("".join(f"/*{piece}*/" for piece in pieces))
+        else:
+            closed = "".join(f"/*{piece}*/" for piece in pieces[:-1])
+            lines += [closed + f"/*{pieces[-1]}", "*/"]
     return lines
 
 
@@ -186,7 +211,7 @@ def cpp_float(value: float, text: str | None = None) -> str:
     if math.isinf(value):
         sign = "" if value > 0 else "-"
         return f"{sign}std::numeric_limits<float>::infinity()"
-    if text and _CPP_FLOAT.match(text) and float(text) == value:
+    if text and _CPP_FLOAT.match(text) and _spells(text, value):
         if any(c in text for c in ".eE"):
             return text.lstrip("+")
         return text.lstrip("+") + ".0"

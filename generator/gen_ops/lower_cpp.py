@@ -51,20 +51,40 @@ def _comment(op: OpSpec) -> str:
         parts += ["", op.doc]
     sections = []
     for title, rows in (
-        ("Inputs", [
-            (i.name, f"{i.kind.value}, {dtype_words(i.dtype)}", i.doc) for i in op.inputs
-        ]),
-        ("Outputs", [
-            (o.name, ("dynamic" if o.dynamic else "required") + f", {dtype_words(o.dtype)}", o.doc)
-            for o in op.outputs
-        ]),
-        ("Attrs", [
-            (a.name, a.type.value + (f", derived: {a.derive}" if a.derive else ""), a.doc)
-            for a in op.attrs
-        ]),
-        ("Graphs", [
-            (g.name, "dynamic" if g.dynamic else "static", g.doc) for g in op.graphs
-        ]),
+        (
+            "Inputs",
+            [
+                (i.name, f"{i.kind.value}, {dtype_words(i.dtype)}", i.doc)
+                for i in op.inputs
+            ],
+        ),
+        (
+            "Outputs",
+            [
+                (
+                    o.name,
+                    ("dynamic" if o.dynamic else "required")
+                    + f", {dtype_words(o.dtype)}",
+                    o.doc,
+                )
+                for o in op.outputs
+            ],
+        ),
+        (
+            "Attrs",
+            [
+                (
+                    a.name,
+                    a.type.value + (f", derived: {a.derive}" if a.derive else ""),
+                    a.doc,
+                )
+                for a in op.attrs
+            ],
+        ),
+        (
+            "Graphs",
+            [(g.name, "dynamic" if g.dynamic else "static", g.doc) for g in op.graphs],
+        ),
     ):
         if rows:
             lines = [f"{title}:"]
@@ -73,7 +93,9 @@ def _comment(op: OpSpec) -> str:
                 if doc:
                     doc_lines = doc.split("\n")
                     entry += ": " + doc_lines[0]
-                    entry += "".join("\n    " + line if line else "\n" for line in doc_lines[1:])
+                    entry += "".join(
+                        "\n    " + line if line else "\n" for line in doc_lines[1:]
+                    )
                 lines.append(entry)
             sections.append("\n".join(lines))
     if sections:
@@ -142,7 +164,9 @@ def files(ops: Sequence[OpSpec]) -> list[tuple[str, str]]:
         out.append(
             (
                 f"src/{module}_op_proto.cc",
-                render("cpp/op_proto.cc.j2", module=module, headers=headers, banner=banner),
+                render(
+                    "cpp/op_proto.cc.j2", module=module, headers=headers, banner=banner
+                ),
             )
         )
     return out

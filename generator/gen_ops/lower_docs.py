@@ -99,27 +99,52 @@ def lower(op: OpSpec) -> DocPage:
         deprecated=op.deprecated,
         signature=signature,
         inputs=tuple(
-            Row((md_code(i.name), i.kind.value, md_cell(dtype_words(i.dtype)), md_cell(i.doc)))
+            Row(
+                (
+                    md_code(i.name),
+                    i.kind.value,
+                    md_cell(dtype_words(i.dtype)),
+                    md_cell(i.doc),
+                )
+            )
             for i in op.inputs
         ),
         outputs=tuple(
-            Row((
-                md_code(o.name),
-                ("dynamic" + (f", count {o.count}" if o.count else "")) if o.dynamic else "",
-                md_cell(dtype_words(o.dtype)),
-                md_cell(o.doc),
-            ))
+            Row(
+                (
+                    md_code(o.name),
+                    (
+                        ("dynamic" + (f", count {o.count}" if o.count else ""))
+                        if o.dynamic
+                        else ""
+                    ),
+                    md_cell(dtype_words(o.dtype)),
+                    md_cell(o.doc),
+                )
+            )
             for o in op.outputs
         ),
         attrs=tuple(
-            Row((
-                md_code(a.name),
-                a.type.value,
-                "required" if a.required
-                else f"derived: {a.derive}" if a.derive
-                else md_code(py_default(a.type, a.default)) if a.default is not None else "",
-                md_cell(a.doc),
-            ))
+            Row(
+                (
+                    md_code(a.name),
+                    a.type.value,
+                    (
+                        "required"
+                        if a.required
+                        else (
+                            f"derived: {a.derive}"
+                            if a.derive
+                            else (
+                                md_code(py_default(a.type, a.default))
+                                if a.default is not None
+                                else ""
+                            )
+                        )
+                    ),
+                    md_cell(a.doc),
+                )
+            )
             for a in op.attrs
         ),
         graphs=tuple(
@@ -127,7 +152,12 @@ def lower(op: OpSpec) -> DocPage:
             for g in op.graphs
         ),
         type_vars=tuple(
-            Row((md_code(v.name), md_cell(v.set_name or ", ".join(d.spec_name for d in v.dtypes))))
+            Row(
+                (
+                    md_code(v.name),
+                    md_cell(v.set_name or ", ".join(d.spec_name for d in v.dtypes)),
+                )
+            )
             for v in op.type_vars
         ),
         infer=tuple(
@@ -135,7 +165,10 @@ def lower(op: OpSpec) -> DocPage:
             for r in (op.infer_meta or ())
         ),
         impl=tuple(impl),
-        reg_op="REG_OP(" + op.op_type + ")\n" + "\n".join("    " + line for line in cpp.lines),
+        reg_op="REG_OP("
+        + op.op_type
+        + ")\n"
+        + "\n".join("    " + line for line in cpp.lines),
     )
 
 
@@ -143,38 +176,48 @@ def history(ops: Sequence[OpSpec]) -> dict[str, Any]:
     """GE's operators.json for these ops (one module's)."""
     operators = []
     for op in sorted(ops, key=lambda o: o.op_type):
-        operators.append({
-            "op_type": op.op_type,
-            "inputs": [
-                {
-                    "name": i.name,
-                    "type": {
-                        InputKind.REQUIRED: "INPUT",
-                        InputKind.OPTIONAL: "OPTIONAL_INPUT",
-                        InputKind.DYNAMIC: "DYNAMIC_INPUT",
-                    }[i.kind],
-                    "dtype": _symbol(tensor_type(i.dtype)),
-                }
-                for i in op.inputs
-            ],
-            "outputs": [
-                {
-                    "name": o.name,
-                    "type": "DYNAMIC_OUTPUT" if o.dynamic else "OUTPUT",
-                    "dtype": _symbol(tensor_type(o.dtype)),
-                }
-                for o in op.outputs
-            ],
-            "attrs": [
-                {"name": a.name, "type": a.type.ir_name, "required": a.default is None}
-                | ({"default_value": json_default(a.type, a.default)} if a.default is not None else {})
-                for a in op.attrs
-            ],
-            "subgraphs": [
-                {"name": g.name, "type": "DYNAMIC" if g.dynamic else "STATIC"}
-                for g in op.graphs
-            ],
-        })
+        operators.append(
+            {
+                "op_type": op.op_type,
+                "inputs": [
+                    {
+                        "name": i.name,
+                        "type": {
+                            InputKind.REQUIRED: "INPUT",
+                            InputKind.OPTIONAL: "OPTIONAL_INPUT",
+                            InputKind.DYNAMIC: "DYNAMIC_INPUT",
+                        }[i.kind],
+                        "dtype": _symbol(tensor_type(i.dtype)),
+                    }
+                    for i in op.inputs
+                ],
+                "outputs": [
+                    {
+                        "name": o.name,
+                        "type": "DYNAMIC_OUTPUT" if o.dynamic else "OUTPUT",
+                        "dtype": _symbol(tensor_type(o.dtype)),
+                    }
+                    for o in op.outputs
+                ],
+                "attrs": [
+                    {
+                        "name": a.name,
+                        "type": a.type.ir_name,
+                        "required": a.default is None,
+                    }
+                    | (
+                        {"default_value": json_default(a.type, a.default)}
+                        if a.default is not None
+                        else {}
+                    )
+                    for a in op.attrs
+                ],
+                "subgraphs": [
+                    {"name": g.name, "type": "DYNAMIC" if g.dynamic else "STATIC"}
+                    for g in op.graphs
+                ],
+            }
+        )
     return {"operators": operators}
 
 
@@ -188,29 +231,40 @@ def files(ops: Sequence[OpSpec]) -> list[tuple[str, str]]:
     by_module: dict[str, list[OpSpec]] = {}
     for op in ops:
         by_module.setdefault(op.module, []).append(op)
-        out.append((
-            f"docs/ops/{op.op_type}.md",
-            render("docs/op.md.j2", page=lower(op),
-                   banner=f"Generated by gen-ops from {op.label}. Do not edit."),
-        ))
-    out.append((
-        "docs/ops/README.md",
-        render(
-            "docs/index.md.j2",
-            modules=[
-                (module, [(op.op_type, _summary(op)) for op in members])
-                for module, members in sorted(by_module.items())
-            ],
-            banner="Generated by gen-ops. Do not edit.",
-        ),
-    ))
+        out.append(
+            (
+                f"docs/ops/{op.op_type}.md",
+                render(
+                    "docs/op.md.j2",
+                    page=lower(op),
+                    banner=f"Generated by gen-ops from {op.label}. Do not edit.",
+                ),
+            )
+        )
+    out.append(
+        (
+            "docs/ops/README.md",
+            render(
+                "docs/index.md.j2",
+                modules=[
+                    (module, [(op.op_type, _summary(op)) for op in members])
+                    for module, members in sorted(by_module.items())
+                ],
+                banner="Generated by gen-ops. Do not edit.",
+            ),
+        )
+    )
     for module, members in sorted(by_module.items()):
-        data = {"generated_by": f"gen-ops from the specs of module {module}; do not edit"}
+        data = {
+            "generated_by": f"gen-ops from the specs of module {module}; do not edit"
+        }
         data.update(history(members))
-        out.append((
-            f"history/{module}/operators.json",
-            json.dumps(data, indent=2, ensure_ascii=False) + "\n",
-        ))
+        out.append(
+            (
+                f"history/{module}/operators.json",
+                json.dumps(data, indent=2, ensure_ascii=False) + "\n",
+            )
+        )
     return out
 
 

@@ -179,16 +179,27 @@ def _proto_body(op: OpSpec, names: dict[str, str]) -> tuple[str, ...]:
     return ("return (",) + tuple(f"    {e}," for e in exprs) + (")",)
 
 
-def _launch_body(op: OpSpec, in_names: dict[str, str], out_names: dict[str, str]) -> tuple[str, ...]:
+def _launch_body(
+    op: OpSpec, in_names: dict[str, str], out_names: dict[str, str]
+) -> tuple[str, ...]:
     assert op.impl is not None
-    in_offsets = dict(zip(
-        [i.name for i in op.inputs],
-        _offsets([in_names[i.name] for i in op.inputs], [i.kind is InputKind.DYNAMIC for i in op.inputs]),
-    ))
-    out_offsets = dict(zip(
-        [o.name for o in op.outputs],
-        _offsets([out_names[o.name] for o in op.outputs], [o.dynamic for o in op.outputs]),
-    ))
+    in_offsets = dict(
+        zip(
+            [i.name for i in op.inputs],
+            _offsets(
+                [in_names[i.name] for i in op.inputs],
+                [i.kind is InputKind.DYNAMIC for i in op.inputs],
+            ),
+        )
+    )
+    out_offsets = dict(
+        zip(
+            [o.name for o in op.outputs],
+            _offsets(
+                [out_names[o.name] for o in op.outputs], [o.dynamic for o in op.outputs]
+            ),
+        )
+    )
     call = ", ".join(
         [in_names[i.name] for i in op.inputs]
         + [out_names[o.name] for o in op.outputs]
@@ -248,17 +259,20 @@ def _launch_body(op: OpSpec, in_names: dict[str, str], out_names: dict[str, str]
 def lower(op: OpSpec) -> ImplModule:
     names = impl_names(op)
     proto_pos = tuple(
-        Param(names.inputs[i.name], _input_annotation(i.kind, "TensorDesc")) for i in op.inputs
+        Param(names.inputs[i.name], _input_annotation(i.kind, "TensorDesc"))
+        for i in op.inputs
     )
     proto_kw = _attr_params(op, with_defaults=True)
     returns = [("list[TensorDesc]" if o.dynamic else "TensorDesc") for o in op.outputs]
     proto_returns = (
-        "None" if not returns else returns[0] if len(returns) == 1
-        else "tuple[" + ", ".join(returns) + "]"
+        "None"
+        if not returns
+        else returns[0] if len(returns) == 1 else "tuple[" + ", ".join(returns) + "]"
     )
     base = f"{op.op_type}Base" if op.impl else None
     call = ", ".join(
-        [names.inputs[i.name] for i in op.inputs] + [f"{a.name}={a.name}" for a in op.attrs]
+        [names.inputs[i.name] for i in op.inputs]
+        + [f"{a.name}={a.name}" for a in op.attrs]
     )
     if op.infer_meta is not None:
         proto_body = _proto_body(op, names.inputs)
@@ -274,56 +288,97 @@ def lower(op: OpSpec) -> ImplModule:
         )
     methods: list[Method] = []
     runtime_pos = tuple(
-        Param(names.inputs[i.name], _input_annotation(i.kind, "Tensor")) for i in op.inputs
+        Param(names.inputs[i.name], _input_annotation(i.kind, "Tensor"))
+        for i in op.inputs
     )
     runtime_out = tuple(
-        Param(names.outputs[o.name], "list[Tensor]" if o.dynamic else "Tensor") for o in op.outputs
+        Param(names.outputs[o.name], "list[Tensor]" if o.dynamic else "Tensor")
+        for o in op.outputs
     )
     attrs_kw = _attr_params(op, with_defaults=False)
     if op.impl is not None:
         if op.infer_meta is None:
-            methods.append(Method(
-                "infer_meta", proto_pos, attrs_kw, proto_returns,
-                "Infer output metadata (the spec declares no infer_meta rules).",
-                abstract=True, static=True,
-            ))
+            methods.append(
+                Method(
+                    "infer_meta",
+                    proto_pos,
+                    attrs_kw,
+                    proto_returns,
+                    "Infer output metadata (the spec declares no infer_meta rules).",
+                    abstract=True,
+                    static=True,
+                )
+            )
         if op.impl.has(Capability.EXECUTE):
-            methods.append(Method(
-                "execute", runtime_pos, attrs_kw, "None",
-                "Run the op: allocate the outputs with get_execute_ctx() and "
-                "launch the kernel.",
-                abstract=True,
-            ))
+            methods.append(
+                Method(
+                    "execute",
+                    runtime_pos,
+                    attrs_kw,
+                    "None",
+                    "Run the op: allocate the outputs with get_execute_ctx() and "
+                    "launch the kernel.",
+                    abstract=True,
+                )
+            )
         if op.impl.has(Capability.COMPILE):
-            methods.append(Method(
-                "compile", runtime_pos + runtime_out, attrs_kw, "None",
-                "Prepare the kernel for these shapes and dtypes (once per key).",
-                abstract=True,
-            ))
+            methods.append(
+                Method(
+                    "compile",
+                    runtime_pos + runtime_out,
+                    attrs_kw,
+                    "None",
+                    "Prepare the kernel for these shapes and dtypes (once per key).",
+                    abstract=True,
+                )
+            )
         if op.impl.has(Capability.DECLARE_LAUNCH_ARGS):
             if op.impl.launch_args:
-                methods.append(Method(
-                    "launch_config", runtime_pos + runtime_out, attrs_kw, "LaunchConfig",
-                    "The kernel binary and block_dim that declare_launch_args uses.",
-                    abstract=True,
-                ))
+                methods.append(
+                    Method(
+                        "launch_config",
+                        runtime_pos + runtime_out,
+                        attrs_kw,
+                        "LaunchConfig",
+                        "The kernel binary and block_dim that declare_launch_args uses.",
+                        abstract=True,
+                    )
+                )
                 slots = ", ".join(_slot_words(a) for a in op.impl.launch_args)
-                methods.append(Method(
-                    "declare_launch_args", runtime_pos + runtime_out, attrs_kw, "None",
-                    f"Declare the launch of {op.impl.kernel}; slots: {slots}.",
-                    abstract=False,
-                    body=_launch_body(op, names.inputs, names.outputs),
-                ))
+                methods.append(
+                    Method(
+                        "declare_launch_args",
+                        runtime_pos + runtime_out,
+                        attrs_kw,
+                        "None",
+                        f"Declare the launch of {op.impl.kernel}; slots: {slots}.",
+                        abstract=False,
+                        body=_launch_body(op, names.inputs, names.outputs),
+                    )
+                )
             else:
-                methods.append(Method(
-                    "declare_launch_args", runtime_pos + runtime_out, attrs_kw, "None",
-                    "Declare the kernel launches and their argument slots.",
-                    abstract=True,
-                ))
-    text = " ".join(
-        p.annotation
-        for p in proto_pos + proto_kw + tuple(x for m in methods for x in m.positional + m.keyword)
-    ) + " " + proto_returns + " " + " ".join(m.returns for m in methods)
+                methods.append(
+                    Method(
+                        "declare_launch_args",
+                        runtime_pos + runtime_out,
+                        attrs_kw,
+                        "None",
+                        "Declare the kernel launches and their argument slots.",
+                        abstract=True,
+                    )
+                )
+    text = (
+        " ".join(
+            p.annotation
+            for p in proto_pos
+            + proto_kw
+            + tuple(x for m in methods for x in m.positional + m.keyword)
+        )
+        + " "
+        + proto_returns
+        + " "
+        + " ".join(m.returns for m in methods)
+    )
     imports = _imports(op, text, methods)
     return ImplModule(
         op_type=op.op_type,
@@ -402,7 +457,9 @@ def files(ops: Sequence[OpSpec]) -> list[tuple[str, str]]:
             m=lower(op),
             banner=f"Generated by gen-ops from {op.label}. Do not edit.",
         )
-        out.append((f"python/ge_impl/{op.module}/{op.file_stem}.py", format_python(text)))
+        out.append(
+            (f"python/ge_impl/{op.module}/{op.file_stem}.py", format_python(text))
+        )
     for module in sorted(modules):
         out.append(
             (

@@ -162,7 +162,9 @@ def lower(op: OpSpec) -> PyBuilder:
             doc += " Optional."
         else:
             annotation = _TENSOR_IN
-        params.append(Param(names.params[("input", item.name)], annotation, None, False, doc))
+        params.append(
+            Param(names.params[("input", item.name)], annotation, None, False, doc)
+        )
     if has_owner_builder:
         params.append(
             Param(
@@ -207,7 +209,11 @@ def lower(op: OpSpec) -> PyBuilder:
         trailing_ok = trailing_ok and can
         defaultable[index] = trailing_ok
     params = [
-        Param(p.name, p.annotation, "None", p.keyword_only, p.doc) if defaultable[i] else p
+        (
+            Param(p.name, p.annotation, "None", p.keyword_only, p.doc)
+            if defaultable[i]
+            else p
+        )
         for i, p in enumerate(params)
     ]
     star_index = len(params)
@@ -220,10 +226,22 @@ def lower(op: OpSpec) -> PyBuilder:
             if default == "None":
                 annotation += " | None"
         params.append(
-            Param(names.params[("attr", attr.name)], annotation, default, True, _attr_doc(attr))
+            Param(
+                names.params[("attr", attr.name)],
+                annotation,
+                default,
+                True,
+                _attr_doc(attr),
+            )
         )
     params.append(
-        Param("name", "str | None", "None", True, "Node name; a unique one is made when None.")
+        Param(
+            "name",
+            "str | None",
+            "None",
+            True,
+            "Node name; a unique one is made when None.",
+        )
     )
 
     result_class = None
@@ -243,12 +261,16 @@ def lower(op: OpSpec) -> PyBuilder:
             Field(names.fields[o.name], _output_annotation(o)) for o in op.outputs
         )
         returns = result_class
-        returns_doc = f"{result_class}, a named tuple of " + ", ".join(
-            f"{names.fields[o.name]} ({_output_doc(o)})" for o in op.outputs
-        ) + "."
+        returns_doc = f"{result_class}, a named tuple of:" + "".join(
+            f"\n    {names.fields[o.name]}: {_output_doc(o)}" for o in op.outputs
+        )
 
-    used = " ".join(p.annotation for p in params) + " " + returns + " " + " ".join(
-        f.annotation for f in fields
+    used = (
+        " ".join(p.annotation for p in params)
+        + " "
+        + returns
+        + " "
+        + " ".join(f.annotation for f in fields)
     )
     imports = []
     if "Sequence[" in used:
@@ -262,8 +284,11 @@ def lower(op: OpSpec) -> PyBuilder:
     imports.append(f"from ge.es import {', '.join(sorted(es_names))}")
     if op.inputs:
         imports.append("from ge.es.tensor_like import TensorLike")
-    graph_names = [n for n in ("DataType", "Graph", "NamedAttrs", "Tensor")
-                   if _mentions(used, n) or (n == "DataType" and "DataType." in _defaults(params))]
+    graph_names = [
+        n
+        for n in ("DataType", "Graph", "NamedAttrs", "Tensor")
+        if _mentions(used, n) or (n == "DataType" and "DataType." in _defaults(params))
+    ]
     if graph_names:
         imports.append(f"from ge.graph import {', '.join(graph_names)}")
 
@@ -286,11 +311,23 @@ def lower(op: OpSpec) -> PyBuilder:
         ),
         graphs_map=tuple((g.name, names.params[("graph", g.name)]) for g in op.graphs),
         has_owner_builder=has_owner_builder,
-        table_inputs=tuple(TableRow(_input_row(op, i)) for i in range(len(op.inputs))),
-        table_outputs=tuple(TableRow(_output_row(o)) for o in op.outputs),
-        table_attrs=tuple(TableRow(_attr_row(a)) for a in op.attrs),
+        table_inputs=tuple(
+            TableRow(_input_row(op, i, names.params[("input", op.inputs[i].name)]))
+            for i in range(len(op.inputs))
+        ),
+        table_outputs=tuple(
+            TableRow(_output_row(o, names.params.get(("num", o.name))))
+            for o in op.outputs
+        ),
+        table_attrs=tuple(
+            TableRow(_attr_row(a, names.params.get(("attr", a.name)))) for a in op.attrs
+        ),
         table_graphs=tuple(
-            TableRow(f"_api.Graph({py_str(g.name)}{', dynamic=True' if g.dynamic else ''})")
+            TableRow(
+                f"_api.Graph({py_str(g.name)}{', dynamic=True' if g.dynamic else ''}"
+                + _param_arg(g.name, names.params[("graph", g.name)])
+                + ")"
+            )
             for g in op.graphs
         ),
         table_type_vars=tuple(
@@ -301,7 +338,9 @@ def lower(op: OpSpec) -> PyBuilder:
             for v in op.type_vars
         ),
         imports=tuple(imports),
-        all_names=tuple(sorted([op.op_type] + ([result_class] if result_class else []))),
+        all_names=tuple(
+            sorted([op.op_type] + ([result_class] if result_class else []))
+        ),
     )
 
 
@@ -322,33 +361,42 @@ def _output_doc(output: Output) -> str:
     return f"{text}Dtype {words}."
 
 
-def _input_row(op: OpSpec, index: int) -> str:
+def _param_arg(ir_name: str, param: str | None) -> str:
+    """``, param="..."`` when the Python parameter is not the IR name, so
+    errors name what the caller wrote."""
+    return f", param={py_str(param)}" if param and param != ir_name else ""
+
+
+def _input_row(op: OpSpec, index: int, param: str) -> str:
     item = op.inputs[index]
     extra = ""
     if item.kind is InputKind.OPTIONAL:
         extra = ", optional=True"
     elif item.kind is InputKind.DYNAMIC:
         extra = ", dynamic=True"
+    extra += _param_arg(item.name, param)
     return f"_api.Input({py_str(item.name)}, {dtype_expr(item.dtype)}{extra})"
 
 
-def _output_row(output: Output) -> str:
+def _output_row(output: Output, num_param: str | None) -> str:
     extra = ""
     if output.dynamic:
         extra = ", dynamic=True"
         if output.count is not None:
             func = "len" if output.count.kind is CountKind.LEN else "attr"
             extra += f", count=_api.Count.{func}({py_str(output.count.ref)})"
+    extra += _param_arg(f"{output.name}_num", num_param)
     return f"_api.Output({py_str(output.name)}, {dtype_expr(output.dtype)}{extra})"
 
 
-def _attr_row(attr: Attr) -> str:
+def _attr_row(attr: Attr, param: str | None) -> str:
     extra = ""
     if attr.required:
         extra = ", required=True"
     if attr.derive is not None:
         func = "len" if attr.derive.kind is DeriveKind.LEN else "dtype"
         extra = f", derive=_api.Derive.{func}({py_str(attr.derive.input)})"
+    extra += _param_arg(attr.name, param)
     return f"_api.Attr({py_str(attr.name)}, {py_str(attr.type.value)}{extra})"
 
 

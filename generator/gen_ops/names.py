@@ -19,8 +19,7 @@ from gen_ops.model import OpSpec, Output
 PYTHON_KEYWORDS = frozenset(keyword.kwlist)
 
 # C++20 keywords and alternative tokens, plus the TM TS words GE also avoids.
-CPP_KEYWORDS = frozenset(
-    """
+CPP_KEYWORDS = frozenset("""
     alignas alignof and and_eq asm atomic_cancel atomic_commit atomic_noexcept
     auto bitand bitor bool break case catch char char8_t char16_t char32_t class
     compl concept const consteval constexpr constinit const_cast continue
@@ -31,8 +30,7 @@ CPP_KEYWORDS = frozenset(
     short signed sizeof static static_assert static_cast struct switch
     synchronized template this thread_local throw true try typedef typeid
     typename union unsigned using virtual void volatile wchar_t while xor xor_eq
-    """.split()
-)
+    """.split())
 
 # GE's role prefixes (Note [Keyword renaming]).
 ROLE_PREFIX = {
@@ -84,8 +82,10 @@ class PythonNames:
 def _field_name(output: Output) -> tuple[str, str | None]:
     if output.ref_input is not None:
         return ROLE_PREFIX["ref_output"] + output.name, "clash"
-    if output.name in PYTHON_KEYWORDS or output.name in _TUPLE_ATTRS:
+    if output.name in PYTHON_KEYWORDS:
         return ROLE_PREFIX["output"] + output.name, "keyword"
+    if output.name in _TUPLE_ATTRS:
+        return ROLE_PREFIX["output"] + output.name, "clash"
     return output.name, None
 
 

@@ -10,14 +10,13 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from gen_ops import schema_check, semantics
-from gen_ops.diagnostics import Sink
+from gen_ops.diagnostics import Severity, Sink
 from gen_ops.discovery import SpecFile, discover
 from gen_ops.model import OpSpec
 from gen_ops.outputs import OutputFile, Target
 from gen_ops.source import LoadedSpec, load_spec
 
 __all__ = ["Target", "OutputFile", "SpecFile", "discover", "load_and_check", "render"]
-
 
 
 def load_and_check(files: Sequence[SpecFile], sink: Sink) -> list[OpSpec]:
@@ -34,7 +33,12 @@ def load_and_check(files: Sequence[SpecFile], sink: Sink) -> list[OpSpec]:
             if model is not None:
                 models.append(model)
     semantics.check_across(loaded, models, sink)
-    return sorted(models, key=lambda m: m.op_type)
+    # A spec with any error (in loading, structure, meaning or across specs)
+    # yields no model.
+    failed = {d.span.path for d in sink.items if d.severity is Severity.ERROR}
+    return sorted(
+        (m for m in models if m.source not in failed), key=lambda m: m.op_type
+    )
 
 
 def render(ops: Sequence[OpSpec], targets: frozenset[Target]) -> list[OutputFile]:

@@ -22,7 +22,9 @@ LINE_LENGTH = 88
 def _mode():  # type: ignore[no-untyped-def]
     import black
 
-    return black.Mode(target_versions={black.TargetVersion.PY311}, line_length=LINE_LENGTH)
+    return black.Mode(
+        target_versions={black.TargetVersion.PY311}, line_length=LINE_LENGTH
+    )
 
 
 def black_format(text: str) -> str:

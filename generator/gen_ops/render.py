@@ -13,6 +13,7 @@ from typing import Any
 import jinja2
 
 from gen_ops.literals import cpp_comment_lines, cpp_str, py_docstring_body, py_str
+from gen_ops.pyformat import LINE_LENGTH
 from gen_ops.resources import template_dir
 
 
@@ -30,6 +31,21 @@ def _docstring(text: str, width: int) -> str:
 
 def _cpp_comment(text: str, prefix: str = "/// ") -> str:
     return "\n".join(cpp_comment_lines(text, prefix))
+
+
+def _py_tuple(items: list[str], head: str, indent: int) -> str:
+    """``head(items)`` as the argument line(s) black writes: a one-item tuple
+    on one line when it fits (its comma is not a "magic" trailing comma),
+    anything else exploded one item per line with a trailing comma."""
+    pad = " " * indent
+    if not items:
+        return f"{pad}{head}(),"
+    if len(items) == 1:
+        line = f"{pad}{head}({items[0]},),"
+        if len(line) <= LINE_LENGTH:
+            return line
+    inner = [f"{pad}    {item}," for item in items]
+    return "\n".join([f"{pad}{head}(", *inner, f"{pad}),"])
 
 
 def _json(value: Any) -> str:
@@ -53,6 +69,7 @@ def environment() -> jinja2.Environment:
         cpp_str=cpp_str,
         cpp_comment=_cpp_comment,
         json=_json,
+        py_tuple=_py_tuple,
     )
     return env
 

@@ -19,7 +19,9 @@ from gen_ops.writer import write_atomic
 def author_module(op: OpSpec) -> str:
     """The scaffold of ``op``'s implementation module."""
     return format_python(
-        render("python/author.py.j2", m=lower_impl(op), module=op.module, stem=op.file_stem)
+        render(
+            "python/author.py.j2", m=lower_impl(op), module=op.module, stem=op.file_stem
+        )
     )
 
 

@@ -97,14 +97,25 @@ def _suggest(word: str, choices: Iterable[str]) -> str | None:
     return f"did you mean '{close[0]}'?" if close else None
 
 
-def _split_rule(mapping: dict[str, Any], key: str) -> str | None:
-    """``{shape: broadcast(a, b)}`` reads as ``shape: "broadcast(a"`` plus a
-    key ``b)``; return the rule the author meant, if that is what happened."""
-    if not key.endswith(")") or mapping.get(key) is not None:
+def _split_rule(mapping: dict[str, Any], key: str) -> tuple[str, list[str]] | None:
+    """``{shape: broadcast(a, b, c)}`` reads as ``shape: "broadcast(a"`` plus
+    null keys ``b`` and ``c)``. Starting from such a key, return the rule the
+    author meant and the keys it was split into."""
+    keys = list(mapping)
+    at = keys.index(key)
+    if mapping.get(key) is not None or at == 0:
         return None
-    for value in mapping.values():
-        if isinstance(value, str) and "(" in value and ")" not in value:
-            return f"{value}, {key}"
+    opener = keys[at - 1]
+    start = mapping[opener]
+    if not (isinstance(start, str) and "(" in start and ")" not in start):
+        return None
+    parts: list[str] = []
+    for follower in keys[at:]:
+        if mapping[follower] is not None:
+            return None
+        parts.append(follower)
+        if follower.endswith(")"):
+            return ", ".join([start] + parts), parts
     return None
 
 
@@ -127,15 +138,22 @@ def _report(error: ValidationError, spec: LoadedSpec, sink: Sink) -> None:
 
     if keyword == "additionalProperties":
         allowed = sorted(schema.get("properties", {}))
-        for key in sorted(set(value) - set(allowed)):
+        split_keys: set[str] = set()
+        for key in [k for k in value if k not in allowed]:
+            if key in split_keys:
+                continue
             split = _split_rule(value, key)
             if split:
+                rule, keys = split
+                split_keys.update(keys)
+                op = spec.data.get("op") if isinstance(spec.data, dict) else None
                 sink.emit(
                     "E601",
                     source.key(where + (key,)),
-                    f"YAML read the rule {split!r} in {describe(where)} as two "
+                    (f"{op}: " if isinstance(op, str) else "")
+                    + f"YAML read the rule {rule!r} in {describe(where)} as several "
                     "entries: in {...} flow style a comma ends a value",
-                    f"quote the rule: '{split}', or write the mapping in block style",
+                    f"quote the rule: '{rule}', or write the mapping in block style",
                 )
                 continue
             hint = _suggest(key, allowed) or f"allowed keys: {', '.join(allowed)}"
@@ -174,9 +192,7 @@ def _report(error: ValidationError, spec: LoadedSpec, sink: Sink) -> None:
     if keyword in ("anyOf", "oneOf"):
         subs = list(error.context or ())
         # A type error at the value itself only says "not this branch".
-        real = [
-            s for s in subs if not (s.validator == "type" and not s.relative_path)
-        ]
+        real = [s for s in subs if not (s.validator == "type" and not s.relative_path)]
         if not real:
             expect = schema.get("x-expect", "another kind of value")
             sink.emit(

@@ -56,6 +56,7 @@ from gen_ops.names import (
     python_names,
     snake_case,
 )
+from gen_ops.reg_op import GE_TYPE_NAMES, member_clashes
 from gen_ops.rules import RuleSyntaxError, parse_call
 from gen_ops.source import LoadedSpec, Path_
 
@@ -76,6 +77,11 @@ _EMPTY_ONLY = {
 _SCALAR_ATTRS = {AttrType.INT, AttrType.FLOAT, AttrType.BOOL, AttrType.DTYPE}
 
 
+def _expand_indent(line: str) -> str:
+    body = line.lstrip(" \t")
+    return line[: len(line) - len(body)].expandtabs() + body
+
+
 def _suggest(word: str, choices: Iterable[str]) -> str | None:
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
     return f"did you mean '{close[0]}'?" if close else None
@@ -90,9 +96,7 @@ class _OpChecker:
         self.src = spec.source
         self.sink = sink
         self.op = self.data["op"]
-        self.errors_before = sum(
-            1 for d in sink.items if d.severity.value == "error"
-        )
+        self.errors_before = sum(1 for d in sink.items if d.severity.value == "error")
 
     # -- helpers -----------------------------------------------------------
 
@@ -104,7 +108,9 @@ class _OpChecker:
     ) -> None:
         self.sink.emit(code, self.src.at(where), f"{self.op}: {message}", hint)
 
-    def warn(self, code: str, where: Path_, message: str, hint: str | None = None) -> None:
+    def warn(
+        self, code: str, where: Path_, message: str, hint: str | None = None
+    ) -> None:
         self.sink.emit(code, self.src.at(where), f"{self.op}: {message}", hint)
 
     def failed(self) -> bool:
@@ -117,7 +123,7 @@ class _OpChecker:
         node: Any = self.data
         for part in where:
             node = node[part]
-        text = str(node).strip("\n")
+        text = str(node)
         bad = _CONTROL.search(text)
         if bad:
             self.error(
@@ -126,8 +132,11 @@ class _OpChecker:
                 f"text holds control character U+{ord(bad.group()):04X}",
                 "remove it; docs may use newlines and tabs only",
             )
-        # Trailing spaces carry no meaning and black would strip them.
-        return "\n".join(line.rstrip() for line in text.split("\n"))
+        # Trailing spaces carry no meaning, and leading tabs are expanded as
+        # black expands them in docstrings, so docs read the same everywhere.
+        return "\n".join(
+            _expand_indent(line.rstrip()) for line in text.split("\n")
+        ).strip()
 
     def maybe_doc(self, item: dict[str, Any], where: Path_) -> str:
         return self.doc(where + ("doc",)) if "doc" in item else ""
@@ -152,12 +161,16 @@ class _OpChecker:
                 f"module '{module}' is taken by the runtime (ge.es.{module})",
                 "choose another module name",
             )
-        if self.op in PYTHON_MODULE_NAMES:
+        if self.op in PYTHON_MODULE_NAMES or self.op in GE_TYPE_NAMES:
             self.error(
                 "E304",
                 ("op",),
-                f"op type '{self.op}' is a name the generated Python module "
-                "imports",
+                f"op type '{self.op}' is a name the generated "
+                + (
+                    "Python module imports"
+                    if self.op in PYTHON_MODULE_NAMES
+                    else "REG_OP code uses (GE's C++ API)"
+                ),
                 "choose another op type",
             )
         doc = self.doc(("doc",)) if "doc" in data else ""
@@ -173,13 +186,20 @@ class _OpChecker:
         impl = self.impl(inputs, outputs, attrs)
         if infer is not None or impl is not None:
             for i, attr in enumerate(attrs):
-                if attr.name in PYTHON_KEYWORDS:
+                if attr.name in PYTHON_KEYWORDS or (
+                    impl is not None and attr.name == "self"
+                ):
                     self.error(
                         "E304",
                         ("attrs", i, "name"),
-                        f"attr '{attr.name}' is a Python keyword; register_op and "
-                        "register_op_impl bind attrs by name, so it cannot be a "
-                        "parameter of the prototype or of the implementation",
+                        f"attr '{attr.name}' is "
+                        + (
+                            "a Python keyword"
+                            if attr.name in PYTHON_KEYWORDS
+                            else "self, the implementation's own parameter"
+                        )
+                        + "; register_op and register_op_impl bind attrs by name, "
+                        "so no prototype or implementation method could take it",
                         "rename the attr (the op can keep it only without "
                         "infer_meta and impl)",
                     )
@@ -204,15 +224,40 @@ class _OpChecker:
             span=self.at("op"),
         )
         self.naming_notes(op)
+        self.reg_op_clashes(op)
         return op
+
+    def reg_op_clashes(self, op: OpSpec) -> None:
+        """E306/E307: members GE's REG_OP would declare twice, or that are
+        system macros (see gen_ops.reg_op)."""
+        for member, item, other in member_clashes(op):
+            span = getattr(item, "span", op.span)
+            if other.startswith("a macro"):
+                self.sink.emit(
+                    "E307",
+                    span,
+                    f"{self.op}: REG_OP would declare '{member}', which the C/C++ "
+                    "system headers define as a macro",
+                    "rename it",
+                )
+            else:
+                self.sink.emit(
+                    "E306",
+                    span,
+                    f"{self.op}: REG_OP would declare '{member}' twice (also for "
+                    f"{other})",
+                    "rename one of the two",
+                )
 
     # -- dtypes ------------------------------------------------------------
 
     def dtype_names(self, names: str | list[str], where: Path_) -> tuple[DataType, ...]:
         """Resolve one dtype name (at ``where``) or a list of them."""
-        items = [(names, where)] if isinstance(names, str) else [
-            (name, where + (i,)) for i, name in enumerate(names)
-        ]
+        items = (
+            [(names, where)]
+            if isinstance(names, str)
+            else [(name, where + (i,)) for i, name in enumerate(names)]
+        )
         found: set[DataType] = set()
         for name, place in items:
             try:
@@ -410,21 +455,49 @@ class _OpChecker:
         func, (ref,) = parsed
         if func == "len":
             if ref not in inputs:
-                self.error("E602", where, f"count rule names unknown input '{ref}'",
-                           _suggest(ref, inputs))
+                self.error(
+                    "E602",
+                    where,
+                    f"count rule names unknown input '{ref}'",
+                    _suggest(ref, inputs),
+                )
                 return None
             if inputs[ref].kind is not InputKind.DYNAMIC:
-                self.error("E603", where, f"len({ref}) needs a dynamic input; "
-                           f"'{ref}' is {inputs[ref].kind.value}")
+                self.error(
+                    "E603",
+                    where,
+                    f"len({ref}) needs a dynamic input; "
+                    f"'{ref}' is {inputs[ref].kind.value}",
+                )
                 return None
             return CountRule(CountKind.LEN, ref)
         if ref not in attr_types:
-            self.error("E602", where, f"count rule names unknown attr '{ref}'",
-                       _suggest(ref, attr_types))
+            self.error(
+                "E602",
+                where,
+                f"count rule names unknown attr '{ref}'",
+                _suggest(ref, attr_types),
+            )
             return None
         if attr_types[ref] is not AttrType.INT:
-            self.error("E603", where, f"attr({ref}) needs an int attr; '{ref}' is "
-                       f"{attr_types[ref].value}")
+            self.error(
+                "E603",
+                where,
+                f"attr({ref}) needs an int attr; '{ref}' is "
+                f"{attr_types[ref].value}",
+            )
+            return None
+        default = next(
+            (a.get("default") for a in self.data.get("attrs", []) if a["name"] == ref),
+            None,
+        )
+        if isinstance(default, int) and not isinstance(default, bool) and default < 0:
+            self.error(
+                "E603",
+                where,
+                f"attr({ref}) gives a count, but '{ref}' " f"defaults to {default}",
+                "counts are >= 0; change the default",
+            )
             return None
         return CountRule(CountKind.ATTR, ref)
 
@@ -485,7 +558,7 @@ class _OpChecker:
             converted = self.yaml_to_attr(attr_type, value)
             normalised = check_attr_value(attr_type, converted)
         except (TypeError, ValueError, KeyError) as exc:
-            message = str(exc).strip("'\"")
+            message = str(exc.args[0]) if exc.args else str(exc)
             bad(message, self.default_hint(attr_type, value))
             return None
         text = self.src.texts.get(where) if attr_type is AttrType.FLOAT else None
@@ -496,6 +569,8 @@ class _OpChecker:
 
     @staticmethod
     def default_hint(attr_type: AttrType, value: Any) -> str | None:
+        if attr_type is AttrType.LIST_DTYPE and not isinstance(value, list):
+            return "write a list, e.g. [float32]"
         if attr_type in (AttrType.DTYPE, AttrType.LIST_DTYPE):
             word = value if isinstance(value, str) else None
             return (_suggest(word, dtype_spec_names()) if word else None) or (
@@ -534,26 +609,41 @@ class _OpChecker:
             return None
         func, (ref,) = parsed
         if ref not in inputs:
-            self.error("E602", where, f"derive rule names unknown input '{ref}'",
-                       _suggest(ref, inputs))
+            self.error(
+                "E602",
+                where,
+                f"derive rule names unknown input '{ref}'",
+                _suggest(ref, inputs),
+            )
             return None
         if func == "len":
             if attr_type is not AttrType.INT:
-                self.error("E603", where, f"len({ref}) gives an int; the attr is "
-                           f"{attr_type.value}")
+                self.error(
+                    "E603",
+                    where,
+                    f"len({ref}) gives an int; the attr is " f"{attr_type.value}",
+                )
                 return None
             if inputs[ref].kind is not InputKind.DYNAMIC:
-                self.error("E603", where, f"len({ref}) needs a dynamic input; "
-                           f"'{ref}' is {inputs[ref].kind.value}")
+                self.error(
+                    "E603",
+                    where,
+                    f"len({ref}) needs a dynamic input; "
+                    f"'{ref}' is {inputs[ref].kind.value}",
+                )
                 return None
             return DeriveRule(DeriveKind.LEN, ref)
         if attr_type is not AttrType.DTYPE:
-            self.error("E603", where, f"dtype({ref}) gives a dtype; the attr is "
-                       f"{attr_type.value}")
+            self.error(
+                "E603",
+                where,
+                f"dtype({ref}) gives a dtype; the attr is " f"{attr_type.value}",
+            )
             return None
         if inputs[ref].kind is InputKind.OPTIONAL:
-            self.error("E603", where, f"dtype({ref}): '{ref}' is optional and may "
-                       "be absent")
+            self.error(
+                "E603", where, f"dtype({ref}): '{ref}' is optional and may " "be absent"
+            )
             return None
         return DeriveRule(DeriveKind.DTYPE, ref)
 
@@ -590,11 +680,16 @@ class _OpChecker:
                     f"Python API calls it '{rename.py_name}' (GE's rule)",
                 )
             else:
+                what = (
+                    f"the count parameter of output '{rename.ir_name}'"
+                    if rename.role == "num"
+                    else f"{role} '{rename.ir_name}'"
+                )
                 self.sink.emit(
                     "W904",
                     span,
-                    f"{self.op}: {role} '{rename.ir_name}' is called "
-                    f"'{rename.py_name}' in the Python API, as its name is taken",
+                    f"{self.op}: {what} is called '{rename.py_name}' in the Python "
+                    "API, as its name is taken",
                 )
         for role, items in (
             ("input", op.inputs),
@@ -643,10 +738,16 @@ class _OpChecker:
             if output.name not in rules:
                 continue
             where: Path_ = ("infer_meta", output.name)
-            shape = self.shape_rule(rules[output.name]["shape"], where + ("shape",),
-                                    by_input, by_attr)
-            dtype = self.dtype_rule(rules[output.name]["dtype"], where + ("dtype",),
-                                    by_input, by_attr, output)
+            shape = self.shape_rule(
+                rules[output.name]["shape"], where + ("shape",), by_input, by_attr
+            )
+            dtype = self.dtype_rule(
+                rules[output.name]["dtype"],
+                where + ("dtype",),
+                by_input,
+                by_attr,
+                output,
+            )
             if shape is not None and dtype is not None:
                 result.append(InferOutput(output.name, shape, dtype))
         return tuple(result)
@@ -669,29 +770,49 @@ class _OpChecker:
         if func == "attr":
             (ref,) = refs
             if ref not in attrs:
-                self.error("E602", where, f"shape rule names unknown attr '{ref}'",
-                           _suggest(ref, attrs))
+                self.error(
+                    "E602",
+                    where,
+                    f"shape rule names unknown attr '{ref}'",
+                    _suggest(ref, attrs),
+                )
                 return None
             if attrs[ref].type is not AttrType.LIST_INT:
-                self.error("E603", where, f"attr({ref}) as a shape needs a list_int "
-                           f"attr; '{ref}' is {attrs[ref].type.value}")
+                self.error(
+                    "E603",
+                    where,
+                    f"attr({ref}) as a shape needs a list_int "
+                    f"attr; '{ref}' is {attrs[ref].type.value}",
+                )
                 return None
             return ShapeRule(ShapeKind.ATTR, refs)
         ok = True
         for ref in refs:
             if ref not in inputs:
-                self.error("E602", where, f"shape rule names unknown input '{ref}'",
-                           _suggest(ref, inputs))
+                self.error(
+                    "E602",
+                    where,
+                    f"shape rule names unknown input '{ref}'",
+                    _suggest(ref, inputs),
+                )
                 ok = False
             elif inputs[ref].kind is InputKind.DYNAMIC and func == "same_as":
-                self.error("E603", where, f"same_as({ref}): '{ref}' is a dynamic "
-                           "input, which has no single shape",
-                           f"broadcast({ref}) broadcasts all its instances")
+                self.error(
+                    "E603",
+                    where,
+                    f"same_as({ref}): '{ref}' is a dynamic "
+                    "input, which has no single shape",
+                    f"broadcast({ref}) broadcasts all its instances",
+                )
                 ok = False
             elif func == "same_as" and inputs[ref].kind is InputKind.OPTIONAL:
-                self.error("E603", where, f"same_as({ref}): '{ref}' is optional and "
-                           "may be absent", "use broadcast(...), which skips absent "
-                           "optional inputs, or a required input")
+                self.error(
+                    "E603",
+                    where,
+                    f"same_as({ref}): '{ref}' is optional and " "may be absent",
+                    "use broadcast(...), which skips absent "
+                    "optional inputs, or a required input",
+                )
                 ok = False
         if not ok:
             return None
@@ -712,35 +833,62 @@ class _OpChecker:
                 return None
             (ref,) = parsed[1]
             if ref not in attrs:
-                self.error("E602", where, f"dtype rule names unknown attr '{ref}'",
-                           _suggest(ref, attrs))
+                self.error(
+                    "E602",
+                    where,
+                    f"dtype rule names unknown attr '{ref}'",
+                    _suggest(ref, attrs),
+                )
                 return None
             if attrs[ref].type is not AttrType.DTYPE:
-                self.error("E603", where, f"attr({ref}) as a dtype needs a dtype "
-                           f"attr; '{ref}' is {attrs[ref].type.value}")
+                self.error(
+                    "E603",
+                    where,
+                    f"attr({ref}) as a dtype needs a dtype "
+                    f"attr; '{ref}' is {attrs[ref].type.value}",
+                )
                 return None
             return DtypeRule(DtypeRuleKind.ATTR, ref=ref)
         if value in inputs:
             source = inputs[value]
             if source.kind is InputKind.OPTIONAL:
-                self.error("E603", where, f"dtype rule uses optional input "
-                           f"'{value}', which may be absent")
+                self.error(
+                    "E603",
+                    where,
+                    f"dtype rule uses optional input "
+                    f"'{value}', which may be absent",
+                )
                 return None
-            if allowed and source.dtype.dtypes and not allowed & set(source.dtype.dtypes):
-                self.error("E603", where, f"output '{output.name}' takes the dtype "
-                           f"of '{value}', but their dtype sets do not overlap")
+            if (
+                allowed
+                and source.dtype.dtypes
+                and not allowed & set(source.dtype.dtypes)
+            ):
+                self.error(
+                    "E603",
+                    where,
+                    f"output '{output.name}' takes the dtype "
+                    f"of '{value}', but their dtype sets do not overlap",
+                )
                 return None
             return DtypeRule(DtypeRuleKind.INPUT, ref=value)
         try:
             fixed = dtype_from_spec_name(value)
         except KeyError:
-            self.error("E602", where, f"dtype rule '{value}' is neither an input "
-                       "nor a dtype name",
-                       _suggest(value, list(inputs) + list(dtype_spec_names())))
+            self.error(
+                "E602",
+                where,
+                f"dtype rule '{value}' is neither an input " "nor a dtype name",
+                _suggest(value, list(inputs) + list(dtype_spec_names())),
+            )
             return None
         if allowed and fixed not in allowed:
-            self.error("E603", where, f"infer_meta gives output '{output.name}' "
-                       f"dtype {value}, which its dtype constraint does not allow")
+            self.error(
+                "E603",
+                where,
+                f"infer_meta gives output '{output.name}' "
+                f"dtype {value}, which its dtype constraint does not allow",
+            )
             return None
         return DtypeRule(DtypeRuleKind.FIXED, dtype=fixed)
 
@@ -816,7 +964,9 @@ def check_spec(spec: LoadedSpec, sink: Sink) -> OpSpec | None:
     return _OpChecker(spec, sink).run()
 
 
-def check_across(specs: Sequence[LoadedSpec], models: Sequence[OpSpec], sink: Sink) -> None:
+def check_across(
+    specs: Sequence[LoadedSpec], models: Sequence[OpSpec], sink: Sink
+) -> None:
     """Rules between specs: op types are unique, file names do not collide."""
     first: dict[str, LoadedSpec] = {}
     for spec in specs:

@@ -150,8 +150,7 @@ class _Builder:
         self.count += 1
         if self.count > MAX_VALUES:
             raise _Unsupported(
-                f"document expands to more than {MAX_VALUES} values "
-                "(YAML aliases?)",
+                f"document expands to more than {MAX_VALUES} values " "(YAML aliases?)",
                 span,
             )
         if len(where) > MAX_DEPTH:
@@ -164,7 +163,9 @@ class _Builder:
             except _Unsupported as exc:
                 raise _Unsupported(str(exc), span) from None
             except (ValueError, binascii.Error) as exc:
-                raise _Unsupported(f"cannot read {node.tag} value: {exc}", span) from None
+                raise _Unsupported(
+                    f"cannot read {node.tag} value: {exc}", span
+                ) from None
             if node.tag in (_INT, _FLOAT):
                 self.source.texts[where] = node.value
             return value
@@ -258,6 +259,21 @@ def load_spec_text(raw: bytes, display: str, sink: Sink) -> LoadedSpec | None:
         return None
     try:
         node = yaml.compose(text, Loader=_Loader)
+    except yaml.reader.ReaderError as exc:
+        before = text[: exc.position]
+        span = Span(
+            display, before.count("\n") + 1, exc.position - (before.rfind("\n") + 1) + 1
+        )
+        character = (
+            exc.character if isinstance(exc.character, str) else chr(exc.character)
+        )
+        sink.emit(
+            "E102",
+            span,
+            f"YAML syntax error: character U+{ord(character):04X} is not allowed in YAML text",
+            "remove it, or write it as an escape inside a double-quoted string",
+        )
+        return None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         span = _span(display, mark) if mark else Span(display, 1, 1)

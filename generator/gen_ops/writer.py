@@ -107,7 +107,9 @@ def plan(out: Path, rendered: Sequence[OutputFile], targets: Iterable[Target]) -
 def write_atomic(path: Path, text: str) -> None:
     """Replace ``path`` with ``text`` so readers never see half a file."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    handle, temp = tempfile.mkstemp(
+        dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"
+    )
     try:
         with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
             stream.write(text)
@@ -158,7 +160,10 @@ def drift(out: Path, the_plan: Plan) -> str:
         before = _read(out / path) or ""
         chunks.extend(
             difflib.unified_diff(
-                before.splitlines(keepends=True), [], fromfile=f"a/{path}", tofile="/dev/null"
+                before.splitlines(keepends=True),
+                [],
+                fromfile=f"a/{path}",
+                tofile="/dev/null",
             )
         )
     manifest_text = the_plan.manifest.text()
@@ -173,4 +178,3 @@ def drift(out: Path, the_plan: Plan) -> str:
             )
         )
     return "".join(c if c.endswith("\n") else c + "\n" for c in chunks)
-

@@ -3,19 +3,23 @@
 CASES holds one or more small invalid (or, for W9xx, merely noteworthy) specs
 per code in ``gen_ops.diagnostics.CODES``. Each case is written into a
 temporary directory and run through the library API (``pipeline.discover``
-then ``pipeline.load_and_check``); the expected diagnostic must carry the code
-at exactly ``path:line:col`` (1-based). Cases marked ``bug=`` or
-``model_bug=`` document known defects: they are strict xfails, so fixing the
-defect makes them fail until the mark is removed.
-"""
+then ``pipeline.load_and_check``). Three tests run every case: the code must
+be reported at exactly ``path:line:col`` (1-based), a per-op message must name
+the op, and a spec with an error must yield no model. WORDINGS pins messages
+and hints, and the docs tests run every example of docs/diagnostics.md.
+
+Cases marked ``bug=``, ``op_bug=`` or ``model_bug=`` (and wordings marked
+``bug=``) document known defects. They are strict xfails: a fix makes them
+fail until the mark is removed."""
 
 from __future__ import annotations
 
-import os
 import re
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from textwrap import dedent
+from typing import Any
 
 import pytest
 
@@ -44,6 +48,7 @@ class Case:
     dirs: tuple[str, ...] = ()  # empty directories to create
     vanish: bool = False  # delete the files between discover and load
     bug: str | None = None  # the diagnostic is wrong or missing (xfail)
+    op_bug: str | None = None  # the message does not name the op (xfail)
     model_bug: str | None = None  # a model is returned despite the error (xfail)
 
     @property
@@ -62,24 +67,6 @@ def case(code: str, pos: str, what: str, text: str | Files, **extra: object) -> 
     line, col = (int(part) for part in pos.split(":"))
     return Case(code, line, col, what, files, **extra)  # type: ignore[arg-type]
 
-
-# Known defects, each shown by the cases that carry it.
-BUG_READER = (
-    "a raw control character is a yaml ReaderError, which is not a "
-    "MarkedYAMLError: E102 lands at 1:1 with a two-line message"
-)
-BUG_LOAD_ERRORS = (
-    "errors found while loading (E103, E203 for keys) are not counted by the "
-    "semantic checker, so the spec still yields a model"
-)
-BUG_ACROSS = (
-    "check_across runs after the models are built and never drops them: a spec "
-    "in an E801/E802 conflict still yields a model"
-)
-BUG_SELF_ATTR = (
-    "an attr named 'self' is accepted with impl, but the generated ge_impl "
-    "module then has `def execute(self, ..., *, self: int)`: a SyntaxError"
-)
 
 FLOW_OPS = """
     op: A
@@ -130,18 +117,17 @@ CASES: list[Case] = [
         ---
         op: B
     """),
-    case("E102", "2:7", "raw control character", "op: A\ndoc: a\x01b\n",
-         bug=BUG_READER),
+    case("E102", "2:7", "raw control character", "op: A\ndoc: a\x01b\n"),
     case("E103", "3:1", "duplicate top-level key", """
         op: A
         doc: one
         doc: two
-    """, model_bug=BUG_LOAD_ERRORS),
+    """),
     case("E103", "3:31", "duplicate key in flow mapping", """
         op: A
         inputs:
           - {name: x, dtype: float32, name: y}
-    """, model_bug=BUG_LOAD_ERRORS),
+    """),
     case("E104", "2:6", "python object tag", """
         op: A
         doc: !!python/object/apply:os.system [echo hi]
@@ -215,7 +201,7 @@ CASES: list[Case] = [
     case("E203", "2:1", "key is not a name", """
         op: A
         1: one
-    """, model_bug=BUG_LOAD_ERRORS),
+    """),
     case("E204", "1:5", "op pattern", "op: addCustom\n"),
     case("E204", "3:3", "type variable name", """
         op: A
@@ -250,7 +236,7 @@ CASES: list[Case] = [
           capabilities: [execute]
           kernel: my-kernel
     """),
-    case("E204", "7:7", "launch argument with two keys", """
+    case("E204", "6:7", "launch argument with two keys", """
         op: A
         impl:
           capabilities: [declare_launch_args]
@@ -327,7 +313,7 @@ CASES: list[Case] = [
           - {name: self, type: int}
         impl:
           capabilities: [execute]
-    """, bug=BUG_SELF_ATTR),
+    """),
     case("E305", "3:56", "flow", """
         op: A
         inputs:
@@ -341,6 +327,35 @@ CASES: list[Case] = [
             optional: true
             dynamic: true
     """),
+    case("E306", "6:12", "graph accessors clash", """
+        op: A
+        outputs:
+          - {name: y, dtype: float32}
+        graphs:
+          - {name: g}
+          - {name: builder_g}
+    """),
+    case("E306", "4:12", "dynamic graph accessors clash", """
+        op: A
+        graphs:
+          - {name: g, dynamic: true}
+          - {name: builder_g, dynamic: true}
+    """),
+    case("E307", "1:5", "op type pastes into a glibc macro", """
+        op: LEAF
+        outputs:
+          - {name: y, dtype: float32}
+    """, op="LEAF"),
+    case("E307", "3:12", "attr pastes into a glibc macro", """
+        op: A
+        attrs:
+          - {name: access, type: int, default: 0}
+    """),
+    case("E304", "1:5", "op type shadows a GE C++ type", """
+        op: TensorType
+        outputs:
+          - {name: y, dtype: float32}
+    """, op="TensorType"),
     # -- E4xx: dtypes ------------------------------------------------------
     case("E401", "3:32", "in an input's list", """
         op: A
@@ -635,7 +650,7 @@ CASES: list[Case] = [
           - {name: y, dtype: float32, count: attr(n)}
     """),
     # -- E7xx: impl --------------------------------------------------------
-    case("E701", "7:14", "unknown input", """
+    case("E701", "6:14", "unknown input", """
         op: A
         impl:
           capabilities: [declare_launch_args]
@@ -643,7 +658,7 @@ CASES: list[Case] = [
           launch_args:
             - input: x
     """),
-    case("E701", "7:15", "unknown output", """
+    case("E701", "6:15", "unknown output", """
         op: A
         impl:
           capabilities: [declare_launch_args]
@@ -651,7 +666,7 @@ CASES: list[Case] = [
           launch_args:
             - output: y
     """),
-    case("E701", "9:13", "unknown attr", """
+    case("E701", "8:13", "unknown attr", """
         op: A
         attrs:
           - {name: n, type: int}
@@ -661,7 +676,7 @@ CASES: list[Case] = [
           launch_args:
             - attr: m
     """),
-    case("E702", "9:13", "str attr", """
+    case("E702", "8:13", "str attr", """
         op: A
         attrs:
           - {name: s, type: str}
@@ -671,7 +686,7 @@ CASES: list[Case] = [
           launch_args:
             - attr: s
     """),
-    case("E702", "9:13", "list_int attr", """
+    case("E702", "8:13", "list_int attr", """
         op: A
         attrs:
           - {name: l, type: list_int}
@@ -700,21 +715,21 @@ CASES: list[Case] = [
     case("E801", "1:5", "same op in two files", {
         "specs/a.yaml": "op: AddCustom\n",
         "specs/b.yaml": "op: AddCustom\n",
-    }, roots=("specs",), where="specs/b.yaml", op="AddCustom", model_bug=BUG_ACROSS),
+    }, roots=("specs",), where="specs/b.yaml", op="AddCustom"),
     case("E801", "2:5", "same op in two modules", {
         "specs/a.yaml": "op: AddCustom\n",
         "specs/b.yaml": "module: other\nop: AddCustom\n",
-    }, roots=("specs",), where="specs/b.yaml", op="AddCustom", model_bug=BUG_ACROSS),
+    }, roots=("specs",), where="specs/b.yaml", op="AddCustom"),
     case("E802", "1:5", "AddCustom and Add_Custom share a file", {
         "specs/a.yaml": "op: AddCustom\n",
         "specs/b.yaml": "op: Add_Custom\n",
-    }, roots=("specs",), where="specs/b.yaml", op="Add_Custom", model_bug=BUG_ACROSS),
+    }, roots=("specs",), where="specs/b.yaml", op="Add_Custom"),
     case("E802", "1:5", "ADDCustom and AddCustom share a file", {
         "specs/a.yaml": "op: AddCustom\n",
         "specs/b.yaml": "op: ADDCustom\n",
-    }, roots=("specs",), where="specs/b.yaml", op="ADDCustom", model_bug=BUG_ACROSS),
+    }, roots=("specs",), where="specs/b.yaml", op="ADDCustom"),
     case("E802", "1:5", "op named like the aggregate header", "op: CustomOps\n",
-         op="CustomOps", model_bug=BUG_ACROSS),
+         op="CustomOps"),
     case("E802", "1:5", "FooOutput clashes with the result class of Foo", {
         "specs/a.yaml": """
             op: Foo
@@ -723,7 +738,7 @@ CASES: list[Case] = [
               - {name: z, dtype: float32}
         """,
         "specs/b.yaml": "op: FooOutput\n",
-    }, roots=("specs",), where="specs/b.yaml", op="FooOutput", model_bug=BUG_ACROSS),
+    }, roots=("specs",), where="specs/b.yaml", op="FooOutput"),
     # -- W9xx: notes -------------------------------------------------------
     case("W901", "3:12", "input", """
         op: A
@@ -825,10 +840,20 @@ def per_op(code: str) -> bool:
     return code[1] in "34567" or code.startswith("W")
 
 
-def marked(aspect: str) -> list[pytest.param]:  # type: ignore[valid-type]
+def names_op(code: str) -> bool:
+    """Codes whose message must name the op: the per-op semantic codes and
+    the E8xx conflicts (which quote the op)."""
+    return per_op(code) or code.startswith("E8")
+
+
+def marked(aspect: str, only: Callable[[Case], bool] = lambda c: True) -> list[Any]:
+    """CASES as pytest params, xfail where ``aspect`` (bug, op_bug, model_bug)
+    names a known defect."""
     params = []
     for c in CASES:
-        reason = c.bug if aspect == "bug" else c.model_bug
+        if not only(c):
+            continue
+        reason = getattr(c, aspect)
         marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
         params.append(pytest.param(c, id=c.id, marks=marks))
     return params
@@ -847,15 +872,21 @@ def test_diagnostic_position(case: Case, workdir: Path) -> None:
     place = f"{case.where}:{case.line}:{case.col}"
     found = [d for d in sink.items if d.code == case.code and str(d.span) == place]
     assert found, f"no {case.code} at {place}; got:\n{listing(sink)}"
-    diagnostic = found[0]
+    assert all("\n" not in d.message for d in found), found
+
+
+@pytest.mark.parametrize("case", marked("op_bug", lambda c: names_op(c.code)))
+def test_message_names_op(case: Case, workdir: Path) -> None:
+    sink, _ = run(case, workdir)
+    messages = [d.message for d in sink.items if d.code == case.code]
+    assert messages, listing(sink)
     if per_op(case.code):
-        assert diagnostic.message.startswith(f"{case.op}: "), diagnostic.message
-    elif case.code.startswith("E8"):
-        assert f"'{case.op}'" in diagnostic.message, diagnostic.message
-    assert "\n" not in diagnostic.message
+        assert all(m.startswith(f"{case.op}: ") for m in messages), messages
+    else:
+        assert all(f"'{case.op}'" in m for m in messages), messages
 
 
-@pytest.mark.parametrize("case", marked("model"))
+@pytest.mark.parametrize("case", marked("model_bug"))
 def test_model_only_without_errors(case: Case, workdir: Path) -> None:
     """A spec with an error yields no model; warnings alone keep it."""
     sink, models = run(case, workdir)
@@ -876,69 +907,107 @@ def test_case_ids_are_unique() -> None:
     assert len(ids) == len(set(ids))
 
 
-# Messages and hints worth pinning: (code, spec, text the formatted diagnostic
-# must contain (or, with "!" first, must not contain), xfail reason).
+@dataclass(frozen=True)
+class Wording:
+    """A spec and a text its formatted diagnostic must (or must not) hold."""
+
+    code: str
+    what: str
+    spec: str
+    holds: str | None = None
+    lacks: str | None = None
+    bug: str | None = None
+
+
 # fmt: off
-MESSAGES: list[tuple[str, str, str, str | None]] = [
-    ("E201", "op: A\nmodul: x\n", "hint: did you mean 'module'?", None),
-    ("E103", "op: A\ndoc: a\ndoc: b\n", "first defined at line 2", None),
-    ("E401", "op: A\ninputs:\n  - {name: x, dtype: [ALL]}\n",
-     "hint: 'ALL' is a named set; a named set stands alone", None),
-    ("E402", "op: A\ninputs:\n  - {name: x, dtype: T}\n",
-     "hint: declare it under dtypes, e.g. dtypes: {T: [float32]}", None),
-    ("E701", "op: A\ninputs:\n  - {name: x, dtype: float32}\nimpl:\n"
-     "  capabilities: [declare_launch_args]\n  kernel: k\n  launch_args:\n"
-     "    - input: y\n", "hint: inputs of A: x", None),
-    ("E102", "op: A\ndoc: a\x01b\n", "!<unicode string>", BUG_READER),
-    ("E501", "op: A\nattrs:\n  - {name: d, type: dtype, default: flaot32}\n",
-     "unknown dtype 'flaot32'",
-     "str(exc).strip(\"'\\\"\") also strips the closing quote of a ValueError "
-     "message: \"unknown dtype 'flaot32\""),
-    ("E501", "op: A\nattrs:\n  - {name: l, type: list_dtype, default: float32}\n",
-     "!did you mean 'float32'?",
-     "default_hint suggests the value itself when a list_dtype default is a "
-     "valid dtype name that is not in a list"),
-    ("E601", "op: A\ninputs:\n  - {name: a, dtype: float32}\n"
-     "  - {name: b, dtype: float32}\n  - {name: c, dtype: float32}\n"
-     "outputs:\n  - {name: y, dtype: float32}\ninfer_meta:\n"
-     "  y: {shape: broadcast(a, b, c), dtype: a}\n",
-     "'broadcast(a, b, c)'",
-     "_split_rule rebuilds a three-name rule from the first and last pieces: "
-     "it suggests 'broadcast(a, c)' (and reports b as an unknown key)"),
-    ("W901", "op: A\noutputs:\n  - {name: count, dtype: float32}\n",
-     "!is a Python keyword",
-     "an output named count or index is renamed because it shadows a tuple "
-     "method, but W901 says it is a Python keyword"),
-    ("W904", "op: A\ninputs:\n  - {name: y_num, dtype: float32}\n"
-     "outputs:\n  - {name: y, dtype: float32, dynamic: true}\n",
-     "'y_num'",
-     "the renamed name is y's count parameter y_num, but the message says "
-     "output 'y' is called 'out_y_num'"),
+WORDINGS: list[Wording] = [
+    Wording("E201", "suggests the key", "op: A\nmodul: x\n",
+            holds="hint: did you mean 'module'?"),
+    Wording("E103", "names the first line", "op: A\ndoc: a\ndoc: b\n",
+            holds="(first defined at line 2)"),
+    Wording("E401", "named set in a list", """
+        op: A
+        inputs:
+          - {name: x, dtype: [ALL]}
+    """, holds="hint: 'ALL' is a named set; a named set stands alone"),
+    Wording("E402", "suggests declaring it", """
+        op: A
+        inputs:
+          - {name: x, dtype: T}
+    """, holds="hint: declare it under dtypes, e.g. dtypes: {T: [float32]}"),
+    Wording("E701", "lists what exists", """
+        op: A
+        inputs:
+          - {name: x, dtype: float32}
+        impl:
+          capabilities: [declare_launch_args]
+          kernel: k
+          launch_args:
+            - input: y
+    """, holds="hint: inputs of A: x"),
+    Wording("E801", "names the first definition", "op: A\n",
+            holds="is already defined in"),
+    Wording("E102", "control character message is one line", "op: A\ndoc: a\x01b\n",
+            lacks="<unicode string>"),
+    Wording("E501", "unknown dtype is quoted", """
+        op: A
+        attrs:
+          - {name: d, type: dtype, default: flaot32}
+    """, holds="unknown dtype 'flaot32'"),
+    Wording("E501", "no hint suggesting the value itself", """
+        op: A
+        attrs:
+          - {name: l, type: list_dtype, default: float32}
+    """, lacks="did you mean 'float32'?"),
+    Wording("E601", "three names split by flow style", """
+        op: A
+        inputs:
+          - {name: a, dtype: float32}
+          - {name: b, dtype: float32}
+          - {name: c, dtype: float32}
+        outputs:
+          - {name: y, dtype: float32}
+        infer_meta:
+          y: {shape: broadcast(a, b, c), dtype: a}
+    """, holds="'broadcast(a, b, c)'"),
+    Wording("W904", "output count is no keyword", """
+        op: A
+        outputs:
+          - {name: count, dtype: float32}
+    """, lacks="is a Python keyword"),
+    Wording("W904", "names the count parameter", """
+        op: A
+        inputs:
+          - {name: y_num, dtype: float32}
+        outputs:
+          - {name: y, dtype: float32, dynamic: true}
+    """, holds="the count parameter of output 'y' is called 'out_y_num'"),
 ]
 # fmt: on
 
 
 @pytest.mark.parametrize(
-    "code, text, expected",
+    "wording",
     [
         pytest.param(
-            code,
-            text,
-            expected,
-            id=f"{code}-{i}",
-            marks=[pytest.mark.xfail(strict=True, reason=bug)] if bug else [],
+            w,
+            id=f"{w.code}-{w.what.replace(' ', '-')}",
+            marks=[pytest.mark.xfail(strict=True, reason=w.bug)] if w.bug else [],
         )
-        for i, (code, text, expected, bug) in enumerate(MESSAGES)
+        for w in WORDINGS
     ],
 )
-def test_message(code: str, text: str, expected: str, workdir: Path) -> None:
-    sink, _ = run(case(code, "1:1", "message", text), workdir)
-    texts = [d.format() for d in sink.items if d.code == code]
-    assert texts, listing(sink)
-    if expected.startswith("!"):
-        assert not any(expected[1:] in t for t in texts), texts
-    else:
-        assert any(expected in t for t in texts), texts
+def test_wording(wording: Wording, workdir: Path) -> None:
+    files = {"spec.yaml": wording.spec}
+    roots = ("spec.yaml",)
+    if wording.code == "E801":
+        files, roots = {"s/a.yaml": wording.spec, "s/b.yaml": wording.spec}, ("s",)
+    sink, _ = run(case(wording.code, "1:1", wording.what, files, roots=roots), workdir)
+    texts = [d.format() for d in sink.items if d.code == wording.code]
+    if wording.holds is not None:
+        assert any(wording.holds in t for t in texts), listing(sink)
+    if wording.lacks is not None:
+        assert sink.items and wording.lacks not in listing(sink), listing(sink)
 
 
 def write_specs(root: Path, specs: dict[str, str]) -> Path:
@@ -996,8 +1065,6 @@ def test_cli_invalid_spec_writes_nothing(
         "gen-ops: 1 error(s), 0 warning(s) in 2 spec file(s)",
         "gen-ops: nothing was generated",
     ]
-    line = re.compile(r"^(?P<path>[^:]+):(\d+):(\d+): (error|warning)\[[EW]\d{3}\]: ")
-    assert line.match(captured.err)
     assert captured.out == ""
 
 
@@ -1019,8 +1086,7 @@ def test_cli_warnings_alone_do_not_stop_generation(
 ) -> None:
     specs = write_specs(
         workdir / "specs",
-        {
-            "scale.yaml": """
+        {"scale.yaml": """
                 op: ScaleCustom
                 dtypes:
                   T: [float32]
@@ -1029,8 +1095,7 @@ def test_cli_warnings_alone_do_not_stop_generation(
                   - {name: x, dtype: T}
                 outputs:
                   - {name: y, dtype: T}
-            """
-        },
+            """},
     )
     out = workdir / "out"
     status = cli.main(["--specs", str(specs), "--out", str(out), "--no-scaffold"])
@@ -1045,14 +1110,45 @@ def test_cli_warnings_alone_do_not_stop_generation(
     assert any(p.name == "scale_custom.py" for p in written), written
 
 
+DOCS = REPO / "docs" / "diagnostics.md"
+
+
+def doc_sections() -> dict[str, str]:
+    """The body of each ``### <code> <title>`` section of the docs, by code."""
+    parts = re.split(r"^### ([EW]\d{3})\b.*$", DOCS.read_text("utf-8"), flags=re.M)
+    return dict(zip(parts[1::2], parts[2::2]))
+
+
 def test_docs_have_a_section_per_code() -> None:
-    text = (REPO / "docs" / "diagnostics.md").read_text(encoding="utf-8")
-    headings = re.findall(r"^### ([EW]\d{3})\b(.*)$", text, flags=re.MULTILINE)
+    text = DOCS.read_text(encoding="utf-8")
+    headings = re.findall(r"^#+ +([EW]\d{3})\b(.*)$", text, flags=re.MULTILINE)
     codes = [code for code, _ in headings]
     assert len(codes) == len(set(codes)), "a code has two sections"
     assert set(codes) == set(CODES)
     for code, title in headings:
-        assert title.strip() == CODES[code].title, code
+        assert f"### {code}{title}" == f"### {code} {CODES[code].title}"
+
+
+@pytest.mark.parametrize("code", sorted(CODES))
+def test_docs_example_is_real(code: str, workdir: Path) -> None:
+    """Each yaml example of the docs, run, gives the output shown under it. A
+    first line ``# specs/x.yaml`` names the file and is not part of it."""
+    section = doc_sections()[code]
+    blocks = re.findall(r"^```(\w+)\n(.*?)^```$", section, flags=re.M | re.S)
+    specs = [body for kind, body in blocks if kind == "yaml"]
+    shown = [body for kind, body in blocks if kind == "text"]
+    if not specs:  # E101 and E105 show a command line instead
+        assert any(kind == "console" for kind, _ in blocks), code
+        return
+    files: Files = {}
+    for body in specs:
+        first, _, rest = body.partition("\n")
+        named = re.fullmatch(r"# (\S+\.yaml)", first)
+        files[named.group(1) if named else "spec.yaml"] = rest if named else body
+    roots = ("specs",) if len(files) > 1 else ("spec.yaml",)
+    sink, _ = run(case(code, "1:1", "docs", files, roots=roots), workdir)
+    assert len(shown) == 1, code
+    assert listing(sink) + "\n" == shown[0]
 
 
 def test_diagnostic_format() -> None:

@@ -45,7 +45,10 @@ def register_proto(proto: _proto.OpProto) -> None:
     with _lock:
         if _current is not None:
             for staged in _current.protos:
-                if staged.op_type == proto.op_type and staged.content() != proto.content():
+                if (
+                    staged.op_type == proto.op_type
+                    and staged.content() != proto.content()
+                ):
                     raise ValueError(
                         f"register_op op_type '{proto.op_type}' failed: registered by "
                         f"{staged.descriptor_key} and {proto.descriptor_key} in one load"
@@ -131,7 +134,9 @@ def load_custom_op_plugins(value: str | None = None) -> list[str]:
         plan: list[tuple[str, Path, Path | None]] = []
         for item in plugin_paths(value):
             for entry in _modules_of(item):
-                if str(entry[1]) not in _imported and all(str(entry[1]) != str(p[1]) for p in plan):
+                if str(entry[1]) not in _imported and all(
+                    str(entry[1]) != str(p[1]) for p in plan
+                ):
                     plan.append(entry)
         before = set(sys.modules)
         load = _Load()
@@ -141,8 +146,10 @@ def load_custom_op_plugins(value: str | None = None) -> list[str]:
                 try:
                     _import(name, file, directory)
                 except Exception as exc:
-                    exc.add_note(f"while loading custom op module {file}; nothing from "
-                                 f"this {ENV} load was registered")
+                    exc.add_note(
+                        f"while loading custom op module {file}; nothing from "
+                        f"this {ENV} load was registered"
+                    )
                     raise
         except BaseException:
             _current = None

@@ -112,7 +112,9 @@ class RuntimeAttrs:
 
     __slots__ = ("_items", "_lease")
 
-    def __init__(self, items: Sequence[tuple[str, AttrType, Any]], lease: Lease) -> None:
+    def __init__(
+        self, items: Sequence[tuple[str, AttrType, Any]], lease: Lease
+    ) -> None:
         self._items = list(items)
         self._lease = lease
 
@@ -127,10 +129,14 @@ class RuntimeAttrs:
     def _get(self, index: int, *kinds: AttrType) -> Any:
         self._lease.check(self)
         if not isinstance(index, int) or not 0 <= index < len(self._items):
-            raise IndexError(f"attr index {index} out of range ({len(self._items)} attrs)")
+            raise IndexError(
+                f"attr index {index} out of range ({len(self._items)} attrs)"
+            )
         name, kind, value = self._items[index]
         if kind not in kinds:
-            raise TypeError(f"attr {index} ({name}) is {kind.value}, not {kinds[0].value}")
+            raise TypeError(
+                f"attr {index} ({name}) is {kind.value}, not {kinds[0].value}"
+            )
         return list(value) if isinstance(value, tuple) else value
 
     def get_int(self, index: int) -> int:
@@ -274,12 +280,18 @@ class EagerOpExecutionContext:
     def get_input_tensor(self, index: int) -> Tensor | None:
         self._check()
         if not isinstance(index, int) or not 0 <= index < len(self._inputs):
-            raise IndexError(f"input index {index} out of range ({len(self._inputs)} inputs)")
+            raise IndexError(
+                f"input index {index} out of range ({len(self._inputs)} inputs)"
+            )
         return self._inputs[index]
 
     def get_dynamic_input_num(self, ir_index: int) -> int:
         self._check()
-        _flat_index(self._ir_inputs, ir_index, 0) if self._ir_inputs[ir_index].count else None
+        (
+            _flat_index(self._ir_inputs, ir_index, 0)
+            if self._ir_inputs[ir_index].count
+            else None
+        )
         return self._ir_inputs[ir_index].count
 
     def get_required_input_tensor(self, ir_index: int) -> Tensor:
@@ -305,7 +317,11 @@ class EagerOpExecutionContext:
 
     def _output_index(self, index: int) -> int:
         total = sum(s.count for s in self._ir_outputs)
-        if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < total:
+        if (
+            not isinstance(index, int)
+            or isinstance(index, bool)
+            or not 0 <= index < total
+        ):
             raise IndexError(f"output index {index} out of range ({total} outputs)")
         return index
 
@@ -332,13 +348,19 @@ class EagerOpExecutionContext:
                 f"shape must be a StorageShape, Shape or list, got {type(shape).__name__}"
             )
         if isinstance(format, StorageFormat):
-            fmt = StorageFormat(format.origin_format, format.storage_format, format.expand_dims_type)
+            fmt = StorageFormat(
+                format.origin_format, format.storage_format, format.expand_dims_type
+            )
         elif isinstance(format, Format):
             fmt = StorageFormat(format)
         else:
-            raise TypeError(f"format must be a StorageFormat or Format, got {type(format).__name__}")
+            raise TypeError(
+                f"format must be a StorageFormat or Format, got {type(format).__name__}"
+            )
         if not isinstance(data_type, DataType):
-            raise TypeError(f"data_type must be a DataType, got {type(data_type).__name__}")
+            raise TypeError(
+                f"data_type must be a DataType, got {type(data_type).__name__}"
+            )
         tensor = self._runtime.allocate(index, storage, fmt, data_type)
         self._outputs[index] = tensor
         return tensor
@@ -358,7 +380,9 @@ class EagerOpExecutionContext:
         self._check()
         index = self._output_index(index)
         if index not in self._outputs:
-            raise RuntimeError(f"output {index} is not allocated yet (malloc_output_tensor)")
+            raise RuntimeError(
+                f"output {index} is not allocated yet (malloc_output_tensor)"
+            )
         return self._outputs[index]
 
     def malloc_workspace(self, size: int) -> int:
@@ -419,7 +443,9 @@ class CompilePlatformInfo:
         try:
             return self._groups[group][key]
         except KeyError:
-            raise RuntimeError(f"platform resource {group}/{key} is not defined") from None
+            raise RuntimeError(
+                f"platform resource {group}/{key} is not defined"
+            ) from None
 
     def get_platform_resource_group(self, group: str) -> dict[str, str]:
         self._lease.check(self)
@@ -455,10 +481,20 @@ class AnnotatedKernelLaunchInfo:
         if not isinstance(kernel_name, str) or not kernel_name:
             raise TypeError("kernel_name must be a non-empty str")
         if not isinstance(kernel_bin, (bytes, bytearray)):
-            raise TypeError(f"kernel_bin must be bytes, got {type(kernel_bin).__name__}")
-        if isinstance(block_dim, bool) or not isinstance(block_dim, int) or block_dim < 1:
+            raise TypeError(
+                f"kernel_bin must be bytes, got {type(kernel_bin).__name__}"
+            )
+        if (
+            isinstance(block_dim, bool)
+            or not isinstance(block_dim, int)
+            or block_dim < 1
+        ):
             raise ValueError(f"block_dim must be an int >= 1, got {block_dim!r}")
-        if isinstance(stream_id, bool) or not isinstance(stream_id, int) or stream_id < 0:
+        if (
+            isinstance(stream_id, bool)
+            or not isinstance(stream_id, int)
+            or stream_id < 0
+        ):
             raise ValueError(f"stream_id must be an int >= 0, got {stream_id!r}")
         self.kernel_name = kernel_name
         self.kernel_bin = bytes(kernel_bin)
@@ -531,7 +567,9 @@ def scalar_bits(value: Any) -> int:
             return scalar_bits(float(value))
     except ImportError:  # pragma: no cover
         pass
-    raise TypeError(f"a scalar argument is an int, float, bool or DataType, got {type(value).__name__}")
+    raise TypeError(
+        f"a scalar argument is an int, float, bool or DataType, got {type(value).__name__}"
+    )
 
 
 class AnnotatedKernelArgs:
@@ -545,7 +583,9 @@ class AnnotatedKernelArgs:
     def _check(self) -> None:
         self._ctx._lease.check(self)
         if self._consumed:
-            raise RuntimeError("these kernel args were consumed by add_launch; create new ones")
+            raise RuntimeError(
+                "these kernel args were consumed by add_launch; create new ones"
+            )
 
     def append_input(self, index: int, tensor: Tensor) -> None:
         """Slot for the node's flattened input ``index``; ``tensor`` is that input."""
@@ -560,7 +600,10 @@ class AnnotatedKernelArgs:
 
     def append_workspace(self, workspace: WorkspaceAddr) -> None:
         self._check()
-        if not isinstance(workspace, WorkspaceAddr) or workspace._lease is not self._ctx._lease:
+        if (
+            not isinstance(workspace, WorkspaceAddr)
+            or workspace._lease is not self._ctx._lease
+        ):
             raise TypeError("append_workspace takes a WorkspaceAddr from this context")
         self._slots.append(ArgSlot("workspace", workspace.index))
 
@@ -595,17 +638,25 @@ class AnnotatedArgsContext:
 
     def _check_tensor(self, kind: str, index: int, tensor: Tensor) -> None:
         items = self._inputs if kind == "input" else self._outputs
-        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(items):
+        if (
+            isinstance(index, bool)
+            or not isinstance(index, int)
+            or not 0 <= index < len(items)
+        ):
             raise IndexError(
                 f"{kind} index {index} out of range: node {self.node_name} has "
                 f"{len(items)} flattened {kind}s"
             )
         if not isinstance(tensor, Tensor):
-            raise TypeError(f"append_{kind} takes a ge.runtime.Tensor, got {type(tensor).__name__}")
+            raise TypeError(
+                f"append_{kind} takes a ge.runtime.Tensor, got {type(tensor).__name__}"
+            )
         if items[index] is None:
             raise ValueError(f"{kind} {index} of node {self.node_name} is absent")
         if items[index] is not tensor:
-            raise ValueError(f"the tensor given is not {kind} {index} of node {self.node_name}")
+            raise ValueError(
+                f"the tensor given is not {kind} {index} of node {self.node_name}"
+            )
 
     def create_kernel_args(self) -> AnnotatedKernelArgs:
         self._lease.check(self)
@@ -623,7 +674,9 @@ class AnnotatedArgsContext:
         self._lease.check(self)
         return self._stream_id
 
-    def add_launch(self, info: AnnotatedKernelLaunchInfo, args: AnnotatedKernelArgs) -> None:
+    def add_launch(
+        self, info: AnnotatedKernelLaunchInfo, args: AnnotatedKernelArgs
+    ) -> None:
         self._lease.check(self)
         if not isinstance(info, AnnotatedKernelLaunchInfo):
             raise TypeError("add_launch takes an AnnotatedKernelLaunchInfo")

@@ -163,16 +163,22 @@ def _is_tensor_desc(annotation: Any) -> bool:
 
 def _input_kind(op_type: str, name: str, annotation: Any) -> str:
     if annotation is inspect.Parameter.empty:
-        raise _fail(op_type, f"input '{name}' needs an annotation (TensorDesc, "
-                    "Optional[TensorDesc] or List[TensorDesc])")
+        raise _fail(
+            op_type,
+            f"input '{name}' needs an annotation (TensorDesc, "
+            "Optional[TensorDesc] or List[TensorDesc])",
+        )
     if _is_tensor_desc(annotation):
         return "required"
     if _is_tensor_desc(optional_inner(annotation)):
         return "optional"
     if _is_tensor_desc(list_inner(annotation)):
         return "dynamic"
-    raise _fail(op_type, f"input '{name}' is annotated {annotation!r}; inputs are "
-                "TensorDesc, Optional[TensorDesc] or List[TensorDesc]")
+    raise _fail(
+        op_type,
+        f"input '{name}' is annotated {annotation!r}; inputs are "
+        "TensorDesc, Optional[TensorDesc] or List[TensorDesc]",
+    )
 
 
 def _attr(op_type: str, param: inspect.Parameter, annotation: Any) -> ProtoAttr:
@@ -182,8 +188,10 @@ def _attr(op_type: str, param: inspect.Parameter, annotation: Any) -> ProtoAttr:
     optional = optional_inner(annotation)
     kind = attr_type_of(optional if optional is not None else annotation)
     if kind is None:
-        raise _fail(op_type, f"attr '{name}' is annotated {annotation!r}, which is "
-                    "not an attr type")
+        raise _fail(
+            op_type,
+            f"attr '{name}' is annotated {annotation!r}, which is " "not an attr type",
+        )
     default = param.default
     if default is inspect.Parameter.empty:
         if optional is not None:
@@ -191,8 +199,11 @@ def _attr(op_type: str, param: inspect.Parameter, annotation: Any) -> ProtoAttr:
         return ProtoAttr(name, kind, required=True)
     if default is None:
         if optional is None and kind not in (AttrType.TENSOR, AttrType.NAMED_ATTRS):
-            raise _fail(op_type, f"attr '{name}' defaults to None; annotate it "
-                        f"Optional[...] to make it an attr without a value")
+            raise _fail(
+                op_type,
+                f"attr '{name}' defaults to None; annotate it "
+                f"Optional[...] to make it an attr without a value",
+            )
         return ProtoAttr(name, kind, required=False, default=None)
     _check_default_type(op_type, name, kind, default)
     try:
@@ -208,31 +219,50 @@ def _check_default_type(op_type: str, name: str, kind: AttrType, value: Any) -> 
     element = kind.element
     if element is not None:
         if not isinstance(value, (list, tuple)):
-            raise _fail(op_type, f"default of attr '{name}' must be a list, got "
-                        f"{type(value).__name__}", ValueError)
+            raise _fail(
+                op_type,
+                f"default of attr '{name}' must be a list, got "
+                f"{type(value).__name__}",
+                ValueError,
+            )
         for item in value:
             _check_default_type(op_type, name, element, item)
         return
     expected = {
-        AttrType.INT: int, AttrType.FLOAT: float, AttrType.BOOL: bool,
-        AttrType.STR: str, AttrType.BYTES: bytes, AttrType.DTYPE: DataType,
+        AttrType.INT: int,
+        AttrType.FLOAT: float,
+        AttrType.BOOL: bool,
+        AttrType.STR: str,
+        AttrType.BYTES: bytes,
+        AttrType.DTYPE: DataType,
     }.get(kind)
     if kind in (AttrType.TENSOR, AttrType.NAMED_ATTRS):
-        raise _fail(op_type, f"attr '{name}' ({kind.value}) may only default to None",
-                    ValueError)
+        raise _fail(
+            op_type,
+            f"attr '{name}' ({kind.value}) may only default to None",
+            ValueError,
+        )
     if expected is not None and type(value) is not expected:
-        raise _fail(op_type, f"default of attr '{name}' must be {expected.__name__}, "
-                    f"got {type(value).__name__}", ValueError)
+        raise _fail(
+            op_type,
+            f"default of attr '{name}' must be {expected.__name__}, "
+            f"got {type(value).__name__}",
+            ValueError,
+        )
     if kind is AttrType.DTYPE and value is DataType.DT_MAX:
-        raise _fail(op_type, f"default of attr '{name}' cannot be DataType.DT_MAX",
-                    ValueError)
+        raise _fail(
+            op_type, f"default of attr '{name}' cannot be DataType.DT_MAX", ValueError
+        )
 
 
 def _outputs(op_type: str, annotation: Any) -> tuple[list[bool], bool]:
     """(dynamic flag per output, whether the function returns a tuple)."""
     if annotation is inspect.Parameter.empty:
-        raise _fail(op_type, "the return annotation is required (None, TensorDesc, "
-                    "List[TensorDesc] or a Tuple of them)")
+        raise _fail(
+            op_type,
+            "the return annotation is required (None, TensorDesc, "
+            "List[TensorDesc] or a Tuple of them)",
+        )
     if annotation is None or annotation is type(None):
         return [], False
     items = tuple_items(annotation)
@@ -244,15 +274,20 @@ def _outputs(op_type: str, annotation: Any) -> tuple[list[bool], bool]:
             elif _is_tensor_desc(list_inner(item)):
                 flags.append(True)
             else:
-                raise _fail(op_type, f"tuple item {item!r} is not TensorDesc or "
-                            "List[TensorDesc]")
+                raise _fail(
+                    op_type,
+                    f"tuple item {item!r} is not TensorDesc or " "List[TensorDesc]",
+                )
         return flags, True
     if _is_tensor_desc(annotation):
         return [False], False
     if _is_tensor_desc(list_inner(annotation)):
         return [True], False
-    raise _fail(op_type, f"return annotation {annotation!r} is not None, TensorDesc, "
-                "List[TensorDesc] or a Tuple of them")
+    raise _fail(
+        op_type,
+        f"return annotation {annotation!r} is not None, TensorDesc, "
+        "List[TensorDesc] or a Tuple of them",
+    )
 
 
 def _output_names(
@@ -270,30 +305,52 @@ def _output_names(
             raise _fail(op_type, "mutates_args must be a tuple", ValueError)
         explicit = [isinstance(m, (list, tuple)) for m in mutates_args]
         if any(explicit) and not all(explicit):
-            raise _fail(op_type, "mutates_args mixes the sequential and explicit forms",
-                        ValueError)
+            raise _fail(
+                op_type,
+                "mutates_args mixes the sequential and explicit forms",
+                ValueError,
+            )
         pairs = (
-            [(m[0], m[1]) for m in mutates_args] if all(explicit)
+            [(m[0], m[1]) for m in mutates_args]
+            if all(explicit)
             else list(zip(mutates_args, range(len(mutates_args))))
         )
         for name, index in pairs:
             if name not in input_names:
-                raise _fail(op_type, f"mutates_args names unknown input {name!r}", ValueError)
-            if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < count:
-                raise _fail(op_type, f"mutates_args output index {index!r} is out of "
-                            f"range for {count} output(s)", ValueError)
+                raise _fail(
+                    op_type, f"mutates_args names unknown input {name!r}", ValueError
+                )
+            if (
+                not isinstance(index, int)
+                or isinstance(index, bool)
+                or not 0 <= index < count
+            ):
+                raise _fail(
+                    op_type,
+                    f"mutates_args output index {index!r} is out of "
+                    f"range for {count} output(s)",
+                    ValueError,
+                )
             if index in refs:
-                raise _fail(op_type, f"output {index} is bound twice in mutates_args",
-                            ValueError)
+                raise _fail(
+                    op_type,
+                    f"output {index} is bound twice in mutates_args",
+                    ValueError,
+                )
             refs[index] = name
     if output_names is not None:
         names = list(output_names)
         if len(names) != count:
-            raise _fail(op_type, f"output_names has {len(names)} names for {count} "
-                        "output(s)", ValueError)
+            raise _fail(
+                op_type,
+                f"output_names has {len(names)} names for {count} " "output(s)",
+                ValueError,
+            )
         for name in names:
             if not isinstance(name, str) or not name.isidentifier():
-                raise _fail(op_type, f"output name {name!r} is not an identifier", ValueError)
+                raise _fail(
+                    op_type, f"output name {name!r} is not an identifier", ValueError
+                )
         if len(set(names)) != len(names):
             raise _fail(op_type, "output_names repeats a name", ValueError)
     else:
@@ -309,7 +366,11 @@ def _output_names(
                 suffix += 1
             names.append(name)
     return [
-        ProtoOutput(names[i], dynamic[i], refs.get(i, names[i] if names[i] in input_names else None))
+        ProtoOutput(
+            names[i],
+            dynamic[i],
+            refs.get(i, names[i] if names[i] in input_names else None),
+        )
         for i in range(count)
     ]
 
@@ -333,17 +394,28 @@ def build_proto(
     for param in signature.parameters.values():
         annotation = hints.get(param.name, inspect.Parameter.empty)
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
-            raise _fail(op_type, f"*{param.name} is not allowed; list each input and attr")
+            raise _fail(
+                op_type, f"*{param.name} is not allowed; list each input and attr"
+            )
         if param.kind is param.KEYWORD_ONLY:
             attrs.append(_attr(op_type, param, annotation))
             continue
         if param.default is not param.empty:
-            raise _fail(op_type, f"input '{param.name}' has a default; inputs take none "
-                        "(make it Optional[TensorDesc] for an optional input)")
-        inputs.append(ProtoInput(param.name, _input_kind(op_type, param.name, annotation)))
-    dynamic, returns_tuple = _outputs(op_type, hints.get("return", inspect.Parameter.empty))
+            raise _fail(
+                op_type,
+                f"input '{param.name}' has a default; inputs take none "
+                "(make it Optional[TensorDesc] for an optional input)",
+            )
+        inputs.append(
+            ProtoInput(param.name, _input_kind(op_type, param.name, annotation))
+        )
+    dynamic, returns_tuple = _outputs(
+        op_type, hints.get("return", inspect.Parameter.empty)
+    )
     outputs = _output_names(op_type, inputs, dynamic, mutates_args, output_names)
-    key = f"{getattr(fn, '__module__', '?')}:{getattr(fn, '__qualname__', '?')}:{op_type}"
+    key = (
+        f"{getattr(fn, '__module__', '?')}:{getattr(fn, '__qualname__', '?')}:{op_type}"
+    )
     return OpProto(
         op_type=op_type,
         inputs=tuple(inputs),
@@ -388,7 +460,9 @@ def get_registered_op_proto_dicts() -> list[dict[str, Any]]:
 
 
 def get_registered_op_proto_by_descriptor_key(key: str) -> OpProto | None:
-    return next((p for p in get_registered_op_protos() if p.descriptor_key == key), None)
+    return next(
+        (p for p in get_registered_op_protos() if p.descriptor_key == key), None
+    )
 
 
 def get_registered_op_proto_by_op_type(op_type: str) -> OpProto | None:

@@ -101,7 +101,11 @@ def describe(cls: Any, op_type: str) -> OpImplDescriptor:
             f"register_op_impl op_type '{op_type}': class {cls.__qualname__} has none "
             "of execute, compile, declare_launch_args"
         )
-    if "compile" in interfaces and "declare_launch_args" not in interfaces and "execute" not in interfaces:
+    if (
+        "compile" in interfaces
+        and "declare_launch_args" not in interfaces
+        and "execute" not in interfaces
+    ):
         raise TypeError(
             f"register_op_impl op_type '{op_type}': compile alone cannot run the op; "
             "add execute or declare_launch_args"

@@ -32,7 +32,11 @@ def _expected(method: str, proto: OpProto) -> tuple[list[str], list[str], list[s
     """(positional kinds, positional texts, attr texts) the method must have."""
     kinds = [i.kind for i in proto.inputs]
     texts = [
-        {"required": "Tensor", "optional": "Optional[Tensor]", "dynamic": "list[Tensor]"}[k]
+        {
+            "required": "Tensor",
+            "optional": "Optional[Tensor]",
+            "dynamic": "list[Tensor]",
+        }[k]
         for k in kinds
     ]
     if method != "execute":
@@ -70,9 +74,7 @@ def validate_method(cls: type, method: str, proto: OpProto) -> None:
         )
     kinds, texts, attr_texts = _expected(method, proto)
     returns = None if method == "execute" else "None"
-    expected = _render(
-        [f"{t}" for t in texts], attr_texts, returns
-    )
+    expected = _render([f"{t}" for t in texts], attr_texts, returns)
     try:
         signature = inspect.signature(function)
         hints = typing.get_type_hints(function)
@@ -103,7 +105,9 @@ def validate_method(cls: type, method: str, proto: OpProto) -> None:
     positional = [p for p in rest if p.kind is not p.KEYWORD_ONLY]
     keyword = [p for p in rest if p.kind is p.KEYWORD_ONLY]
     if len(positional) != len(kinds):
-        raise fail(f"{len(kinds)} positional parameter(s) expected, got {len(positional)}")
+        raise fail(
+            f"{len(kinds)} positional parameter(s) expected, got {len(positional)}"
+        )
     if [p.name for p in keyword] != [a.name for a in proto.attrs]:
         raise fail(
             "attrs must be keyword-only and named as the IR attrs, in IR order: "
@@ -117,7 +121,10 @@ def validate_method(cls: type, method: str, proto: OpProto) -> None:
         if annotation is inspect.Parameter.empty:
             continue
         inner = optional_inner(annotation)
-        if attr_type_of(annotation) is not attr.type and attr_type_of(inner) is not attr.type:
+        if (
+            attr_type_of(annotation) is not attr.type
+            and attr_type_of(inner) is not attr.type
+        ):
             raise fail(
                 f"attr '{param.name}' must be annotated {attr_annotation_text(attr.type)}"
             )

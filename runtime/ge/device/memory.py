@@ -20,7 +20,9 @@ class DeviceBuffer:
 
     def __init__(self, size: int) -> None:
         if not isinstance(size, int) or isinstance(size, bool) or size < 0:
-            raise ValueError(f"device allocation size must be an int >= 0, got {size!r}")
+            raise ValueError(
+                f"device allocation size must be an int >= 0, got {size!r}"
+            )
         raw = np.zeros(size + ALIGNMENT, dtype=np.uint8)
         offset = (-raw.ctypes.data) % ALIGNMENT
         self._raw = raw

@@ -75,7 +75,9 @@ class Input:
 
     @property
     def kind(self) -> str:
-        return "dynamic" if self.dynamic else "optional" if self.optional else "required"
+        return (
+            "dynamic" if self.dynamic else "optional" if self.optional else "required"
+        )
 
 
 @dataclass(frozen=True)
@@ -115,8 +117,14 @@ class _Constraint:
 
 # Preferred dtypes for literals, best first (docs/runtime.md, "TensorLike").
 _INT_PREFERENCE = (
-    DataType.DT_INT64, DataType.DT_INT32, DataType.DT_INT16, DataType.DT_INT8,
-    DataType.DT_UINT64, DataType.DT_UINT32, DataType.DT_UINT16, DataType.DT_UINT8,
+    DataType.DT_INT64,
+    DataType.DT_INT32,
+    DataType.DT_INT16,
+    DataType.DT_INT8,
+    DataType.DT_UINT64,
+    DataType.DT_UINT32,
+    DataType.DT_UINT16,
+    DataType.DT_UINT8,
 )
 _FLOAT_PREFERENCE = (DataType.DT_FLOAT, DataType.DT_DOUBLE, DataType.DT_FLOAT16)
 
@@ -155,7 +163,9 @@ class OpDef:
         OP_DEFS.setdefault(op_type, self)
 
     @staticmethod
-    def _dtype_set(spec: DtypeSpec, type_vars: Mapping[str, frozenset[DataType]]) -> frozenset[DataType]:
+    def _dtype_set(
+        spec: DtypeSpec, type_vars: Mapping[str, frozenset[DataType]]
+    ) -> frozenset[DataType]:
         if isinstance(spec, tuple):
             return frozenset(dtype_from_spec_name(n) for n in spec)
         if spec in type_vars:
@@ -196,13 +206,17 @@ class OpDef:
     ) -> Any:
         """Add one node of this op to the graph of its inputs' builder."""
         attrs = attrs or {}
+        for item in self.inputs:  # argument types first, then where they belong
+            self._instances(item, inputs.get(item.name))
         builder = self._resolve_builder(inputs, owner_builder)
         holders, ir_inputs, bound = self._bind_inputs(builder, inputs)
         attr_values = self._attr_values(attrs, inputs, holders, bound)
         ir_outputs, metas = self._outputs(counts or {}, inputs, attr_values, bound)
         subgraphs = self._subgraphs(graphs or {})
         if name is not None and not isinstance(name, str):
-            raise self._type_error("parameter 'name'", f"expected str, got {type(name).__name__}")
+            raise self._type_error(
+                "parameter 'name'", f"expected str, got {type(name).__name__}"
+            )
         node = builder._add_node(
             self.op_type,
             name,
@@ -241,7 +255,9 @@ class OpDef:
             found = ("owner_builder", owner_builder)
         for item in self.inputs:
             value = inputs.get(item.name)
-            values = value if item.dynamic and isinstance(value, (list, tuple)) else [value]
+            values = (
+                value if item.dynamic and isinstance(value, (list, tuple)) else [value]
+            )
             for i, each in enumerate(values):
                 if not isinstance(each, TensorHolder):
                     continue
@@ -282,7 +298,9 @@ class OpDef:
                     dtype = each.data_type
                     if dtype is DataType.DT_UNDEFINED:
                         continue
-                    where = self._param("input", item) + (f"[{i}]" if item.dynamic else "")
+                    where = self._param("input", item) + (
+                        f"[{i}]" if item.dynamic else ""
+                    )
                     self._check_dtype(where, dtype, constraint, bound)
         holders: list[TensorHolder | None] = []
         ir_inputs: list[IrInput] = []
@@ -296,7 +314,9 @@ class OpDef:
                     continue
                 if isinstance(each, TensorHolder):
                     if each.index < 0:
-                        raise self._value_error(where, f"node {each.name!r} has no data output")
+                        raise self._value_error(
+                            where, f"node {each.name!r} has no data output"
+                        )
                     holders.append(each)
                     continue
                 holders.append(self._literal(builder, where, each, constraint, bound))
@@ -328,7 +348,8 @@ class OpDef:
             return
         if not is_tensor_like(value):
             raise self._type_error(
-                where, f"expected a TensorHolder or a number/list, got {type(value).__name__}"
+                where,
+                f"expected a TensorHolder or a number/list, got {type(value).__name__}",
             )
 
     def _check_dtype(
@@ -386,7 +407,8 @@ class OpDef:
         if array.dtype.kind == "f" and dtype.spec_name.startswith(("int", "uint")):
             if not np.all(np.isfinite(array)) or not np.all(array == np.round(array)):
                 raise self._value_error(
-                    where, f"{value!r} is not a whole number, but the input is {dtype.spec_name}"
+                    where,
+                    f"{value!r} is not a whole number, but the input is {dtype.spec_name}",
                 )
         return builder.create_const(Tensor(array, data_type=dtype))
 
@@ -423,7 +445,20 @@ class OpDef:
         value = inputs.get(rule.ref)
         if rule.kind == "len":
             return len(value)
-        dtype = value.data_type if isinstance(value, TensorHolder) else DataType.DT_UNDEFINED
+        instances = value if isinstance(value, (list, tuple)) else [value]
+        dtypes = {v.data_type for v in instances if isinstance(v, TensorHolder)}
+        if len(dtypes) > 1:
+            raise self._value_error(
+                f"attr '{item.name}'",
+                f"is derived as {rule}, but the instances of '{rule.ref}' differ in dtype",
+            )
+        dtype = (
+            dtypes.pop()
+            if dtypes
+            and len(instances)
+            == len([v for v in instances if isinstance(v, TensorHolder)])
+            else DataType.DT_UNDEFINED
+        )
         if dtype is DataType.DT_UNDEFINED:
             raise self._value_error(
                 f"attr '{item.name}'",
@@ -466,7 +501,9 @@ class OpDef:
             value = counts.get(item.name)
             where = self._param("parameter", item, "_num")
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-                raise self._type_error(where, f"expected int, got {type(value).__name__}")
+                raise self._type_error(
+                    where, f"expected int, got {type(value).__name__}"
+                )
             if value < 0:
                 raise self._value_error(where, f"must be >= 0, got {value}")
             return int(value)
@@ -486,16 +523,23 @@ class OpDef:
             where = self._param("subgraph", item)
             value = graphs.get(item.name)
             values = value if item.dynamic else [value]
-            if item.dynamic and (isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple))):
-                raise self._type_error(where, f"expected a list of Graph, got {type(value).__name__}")
+            if item.dynamic and (
+                isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple))
+            ):
+                raise self._type_error(
+                    where, f"expected a list of Graph, got {type(value).__name__}"
+                )
             for i, graph in enumerate(values):
                 label = where + (f"[{i}]" if item.dynamic else "")
                 if not isinstance(graph, IrGraph):
-                    raise self._type_error(label, f"expected Graph, got {type(graph).__name__}")
+                    raise self._type_error(
+                        label, f"expected Graph, got {type(graph).__name__}"
+                    )
                 if graph._owner is not None:
                     raise self._value_error(
-                        label, f"graph {graph.name!r} is already a subgraph of node "
-                        f"{graph._owner.name!r}"
+                        label,
+                        f"graph {graph.name!r} is already a subgraph of node "
+                        f"{graph._owner.name!r}",
                     )
             if len({id(g) for g in values}) != len(values):
                 raise self._value_error(where, "the same graph is passed twice")

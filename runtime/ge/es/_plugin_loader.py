@@ -34,7 +34,10 @@ def load_plugins(package: str) -> list[str]:
         try:
             module = _resolve(entry.load())
         except Exception as exc:  # a broken plugin must not break ge.es
-            print(f"[ERROR] [ge.es._plugin_loader] plugin {entry.name!r}: {exc}", file=sys.stderr)
+            print(
+                f"[ERROR] [ge.es._plugin_loader] plugin {entry.name!r}: {exc}",
+                file=sys.stderr,
+            )
             continue
         sys.modules.setdefault(f"{package}.{entry.name}", module)
         setattr(parent, entry.name, module)

@@ -94,7 +94,9 @@ class GraphBuilder:
             if not isinstance(name, str) or not name:
                 raise TypeError("node name must be a non-empty str")
             if name in self._names:
-                raise ValueError(f"graph {self._name!r} already has a node named {name!r}")
+                raise ValueError(
+                    f"graph {self._name!r} already has a node named {name!r}"
+                )
             self._names.add(name)
             return name
         while True:
@@ -123,9 +125,7 @@ class GraphBuilder:
             type=op_type,
             ir_inputs=ir_inputs,
             ir_outputs=ir_outputs,
-            inputs=[
-                None if h is None else Edge(h._node, h._index) for h in inputs
-            ],
+            inputs=[None if h is None else Edge(h._node, h._index) for h in inputs],
             outputs=list(outputs),
             attrs=dict(attrs or {}),
             subgraphs=dict(subgraphs or {}),
@@ -140,7 +140,9 @@ class GraphBuilder:
 
     def _own(self, holder: Any, what: str) -> TensorHolder:
         if not isinstance(holder, TensorHolder):
-            raise TypeError(f"{what} must be a TensorHolder, got {type(holder).__name__}")
+            raise TypeError(
+                f"{what} must be a TensorHolder, got {type(holder).__name__}"
+            )
         if holder._builder is not self:
             raise ValueError(
                 f"{what} belongs to graph builder {holder._builder.name!r}, "
@@ -170,7 +172,9 @@ class GraphBuilder:
             raise ValueError(f"graph {self._name!r} already has input {index}")
         kind = InputType(type_str).value
         if not isinstance(data_type, DataType):
-            raise TypeError(f"data_type must be a DataType, got {type(data_type).__name__}")
+            raise TypeError(
+                f"data_type must be a DataType, got {type(data_type).__name__}"
+            )
         if not isinstance(format, Format):
             raise TypeError(f"format must be a Format, got {type(format).__name__}")
         dims: tuple[int, ...] = ()
@@ -199,7 +203,9 @@ class GraphBuilder:
     def create_const(self, tensor: Tensor, *, name: str | None = None) -> TensorHolder:
         """A Const node holding ``tensor`` (any dtype)."""
         if not isinstance(tensor, Tensor):
-            raise TypeError(f"create_const expects a ge.graph.Tensor, got {type(tensor).__name__}")
+            raise TypeError(
+                f"create_const expects a ge.graph.Tensor, got {type(tensor).__name__}"
+            )
         node = self._add_node(
             "Const",
             name,
@@ -209,13 +215,17 @@ class GraphBuilder:
         )
         return self._holder(node, 0)
 
-    def _const(self, value: Any, shape: Sequence[int] | None, dtype: DataType) -> TensorHolder:
+    def _const(
+        self, value: Any, shape: Sequence[int] | None, dtype: DataType
+    ) -> TensorHolder:
         if isinstance(value, (list, tuple)):
             array = literal_array(value)
         elif isinstance(value, (int, float, np.number)) and not isinstance(value, bool):
             array = np.asarray(value)
         else:
-            raise TypeError(f"const value must be a number or a list, got {type(value).__name__}")
+            raise TypeError(
+                f"const value must be a number or a list, got {type(value).__name__}"
+            )
         if shape is not None:
             dims = [_check_int(d, "shape dim") for d in shape]
             count = int(np.prod(dims)) if dims else 1
@@ -226,19 +236,29 @@ class GraphBuilder:
             array = array.reshape(dims)
         return self.create_const(Tensor(array, data_type=dtype))
 
-    def create_const_int64(self, value: Any, shape: Sequence[int] | None = None) -> TensorHolder:
+    def create_const_int64(
+        self, value: Any, shape: Sequence[int] | None = None
+    ) -> TensorHolder:
         return self._const(value, shape, DataType.DT_INT64)
 
-    def create_const_int32(self, value: Any, shape: Sequence[int] | None = None) -> TensorHolder:
+    def create_const_int32(
+        self, value: Any, shape: Sequence[int] | None = None
+    ) -> TensorHolder:
         return self._const(value, shape, DataType.DT_INT32)
 
-    def create_const_uint64(self, value: Any, shape: Sequence[int] | None = None) -> TensorHolder:
+    def create_const_uint64(
+        self, value: Any, shape: Sequence[int] | None = None
+    ) -> TensorHolder:
         return self._const(value, shape, DataType.DT_UINT64)
 
-    def create_const_uint32(self, value: Any, shape: Sequence[int] | None = None) -> TensorHolder:
+    def create_const_uint32(
+        self, value: Any, shape: Sequence[int] | None = None
+    ) -> TensorHolder:
         return self._const(value, shape, DataType.DT_UINT32)
 
-    def create_const_float(self, value: Any, shape: Sequence[int] | None = None) -> TensorHolder:
+    def create_const_float(
+        self, value: Any, shape: Sequence[int] | None = None
+    ) -> TensorHolder:
         return self._const(value, shape, DataType.DT_FLOAT)
 
     def create_vector_int64(self, value: Sequence[int]) -> TensorHolder:
@@ -278,7 +298,9 @@ class GraphBuilder:
             raise ValueError(f"node {holder.name!r} has no data output")
         self._outputs[index] = holder
 
-    def _set_attr(self, target: Node | Graph, name: str, value: Any, kind: AttrType) -> None:
+    def _set_attr(
+        self, target: Node | Graph, name: str, value: Any, kind: AttrType
+    ) -> None:
         if not isinstance(name, str) or not name:
             raise TypeError("attr name must be a non-empty str")
         target.attrs[name] = (kind, check_attr_value(kind, value))
@@ -305,15 +327,21 @@ class GraphBuilder:
         self._set_attr(self._own(tensor, "tensor")._node, name, value, AttrType.BOOL)
 
     # Tensor attrs live on the producing node under "<output index>:<name>".
-    def set_tensor_attr_int64(self, tensor: TensorHolder, name: str, value: int) -> None:
+    def set_tensor_attr_int64(
+        self, tensor: TensorHolder, name: str, value: int
+    ) -> None:
         holder = self._own(tensor, "tensor")
         self._set_attr(holder._node, f"{holder._index}:{name}", value, AttrType.INT)
 
-    def set_tensor_attr_string(self, tensor: TensorHolder, name: str, value: str) -> None:
+    def set_tensor_attr_string(
+        self, tensor: TensorHolder, name: str, value: str
+    ) -> None:
         holder = self._own(tensor, "tensor")
         self._set_attr(holder._node, f"{holder._index}:{name}", value, AttrType.STR)
 
-    def set_tensor_attr_bool(self, tensor: TensorHolder, name: str, value: bool) -> None:
+    def set_tensor_attr_bool(
+        self, tensor: TensorHolder, name: str, value: bool
+    ) -> None:
         holder = self._own(tensor, "tensor")
         self._set_attr(holder._node, f"{holder._index}:{name}", value, AttrType.BOOL)
 

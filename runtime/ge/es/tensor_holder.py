@@ -68,7 +68,9 @@ class TensorHolder:
 
     def set_data_type(self, data_type: DataType) -> TensorHolder:
         if not isinstance(data_type, DataType):
-            raise TypeError(f"set_data_type expects a DataType, got {type(data_type).__name__}")
+            raise TypeError(
+                f"set_data_type expects a DataType, got {type(data_type).__name__}"
+            )
         if data_type in (DataType.DT_MAX, DataType.DT_UNDEFINED):
             raise ValueError(f"{data_type.name} is not a data type")
         self._meta().dtype = data_type
@@ -82,7 +84,9 @@ class TensorHolder:
 
     def set_shape(self, shape: Sequence[int]) -> TensorHolder:
         if isinstance(shape, (str, bytes)) or not isinstance(shape, Sequence):
-            raise TypeError(f"set_shape expects a list of ints, got {type(shape).__name__}")
+            raise TypeError(
+                f"set_shape expects a list of ints, got {type(shape).__name__}"
+            )
         dims = []
         for dim in shape:
             if isinstance(dim, bool) or not isinstance(dim, int):

@@ -124,7 +124,9 @@ def check_attr_value(attr_type: AttrType, value: Any) -> Any:
     element = attr_type.element
     if element is not None:
         if isinstance(value, (str, bytes)) or not _is_sequence(value):
-            raise TypeError(f"expected a list for {attr_type.value}, got {_describe(value)}")
+            raise TypeError(
+                f"expected a list for {attr_type.value}, got {_describe(value)}"
+            )
         return tuple(check_attr_value(element, item) for item in value)
     if attr_type is AttrType.INT:
         if isinstance(value, bool) or not isinstance(value, numbers.Integral):
@@ -179,5 +181,7 @@ def check_attr_value(attr_type: AttrType, value: Any) -> Any:
 
 def _is_sequence(value: Any) -> bool:
     return isinstance(value, (list, tuple)) or (
-        hasattr(value, "__len__") and hasattr(value, "__getitem__") and not isinstance(value, dict)
+        hasattr(value, "__len__")
+        and hasattr(value, "__getitem__")
+        and not isinstance(value, dict)
     )

@@ -35,7 +35,9 @@ class TensorMeta:
         return TensorMeta(self.shape, self.dtype, self.format)
 
     def describe(self) -> str:
-        shape = "?" if self.shape is None else "[" + ",".join(map(str, self.shape)) + "]"
+        shape = (
+            "?" if self.shape is None else "[" + ",".join(map(str, self.shape)) + "]"
+        )
         dtype = "?" if self.dtype is DataType.DT_UNDEFINED else self.dtype.spec_name
         return f"{dtype}{shape}"
 
@@ -100,7 +102,9 @@ class Node:
     def get_attr(self, name: str) -> Any:
         return self.attrs[name][1]
 
-    def set_attr(self, name: str, value: Any, attr_type: AttrType | None = None) -> None:
+    def set_attr(
+        self, name: str, value: Any, attr_type: AttrType | None = None
+    ) -> None:
         from ge.graph.attrs import check_attr_value
         from ge.graph.named_attrs import infer_attr_type
 
@@ -158,7 +162,9 @@ class Graph:
     def get_attr(self, name: str) -> Any:
         return self.attrs[name][1]
 
-    def set_attr(self, name: str, value: Any, attr_type: AttrType | None = None) -> None:
+    def set_attr(
+        self, name: str, value: Any, attr_type: AttrType | None = None
+    ) -> None:
         from ge.graph.attrs import check_attr_value
         from ge.graph.named_attrs import infer_attr_type
 
@@ -199,7 +205,9 @@ class Graph:
         yield f"{pad}  return ({outs})"
         yield f"{pad}}}"
 
-    def dump_to_file(self, format: DumpFormat = DumpFormat.kReadable, suffix: str = "") -> str:
+    def dump_to_file(
+        self, format: DumpFormat = DumpFormat.kReadable, suffix: str = ""
+    ) -> str:
         """Write the text form to ``ge_readable_<name><suffix>.txt`` in the
         current directory (or ``$DUMP_GRAPH_PATH``); returns the path."""
         directory = os.environ.get("DUMP_GRAPH_PATH", ".")

@@ -37,7 +37,9 @@ def _check_shape(shape: Any) -> list[int]:
         if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)):
             raise TypeError(f"shape dims must be ints, got {type(dim).__name__}")
         if dim < 0:
-            raise ValueError(f"a tensor with data needs a concrete shape, got {list(shape)}")
+            raise ValueError(
+                f"a tensor with data needs a concrete shape, got {list(shape)}"
+            )
         dims.append(int(dim))
     return dims
 
@@ -63,13 +65,17 @@ class Tensor:
         placement: Placement = Placement.PLACEMENT_HOST,
     ) -> None:
         if not isinstance(data_type, DataType):
-            raise TypeError(f"data_type must be a DataType, got {type(data_type).__name__}")
+            raise TypeError(
+                f"data_type must be a DataType, got {type(data_type).__name__}"
+            )
         if data_type in (DataType.DT_MAX, DataType.DT_UNDEFINED):
             raise ValueError(f"{data_type.name} is not a tensor data type")
         if not isinstance(format, Format):
             raise TypeError(f"format must be a Format, got {type(format).__name__}")
         if not isinstance(placement, Placement):
-            raise TypeError(f"placement must be a Placement, got {type(placement).__name__}")
+            raise TypeError(
+                f"placement must be a Placement, got {type(placement).__name__}"
+            )
         if data is not None and file_path is not None:
             raise ValueError("give data or file_path, not both")
         self._data_type = data_type
@@ -77,7 +83,9 @@ class Tensor:
         self._placement = placement
         raw, inferred = self._raw_bytes(data, file_path, data_type)
         if shape is None:
-            dims = inferred if inferred is not None else ([] if raw is not None else [0])
+            dims = (
+                inferred if inferred is not None else ([] if raw is not None else [0])
+            )
         else:
             dims = _check_shape(shape)
         if raw is None:
@@ -109,7 +117,9 @@ class Tensor:
             return np.frombuffer(bytes(data), np.uint8), None
         array = np.asarray(data)
         if array.dtype == object:
-            raise ValueError("tensor data must be a regular (non-ragged) list of numbers")
+            raise ValueError(
+                "tensor data must be a regular (non-ragged) list of numbers"
+            )
         if not has_numpy_dtype(data_type):
             raise TypeError(
                 f"{data_type.name} tensors take raw bytes; numpy has no such type"
@@ -127,7 +137,14 @@ class Tensor:
         placement: Placement = Placement.PLACEMENT_HOST,
     ) -> Tensor:
         array = np.asarray(array)
-        return cls(array, None, from_numpy_dtype(array.dtype), format, list(array.shape), placement)
+        return cls(
+            array,
+            None,
+            from_numpy_dtype(array.dtype),
+            format,
+            list(array.shape),
+            placement,
+        )
 
     # -- description -----------------------------------------------------------
 

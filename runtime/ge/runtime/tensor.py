@@ -12,7 +12,13 @@ from collections.abc import Sequence
 
 from ge.graph.types import DataType, Format
 from ge.runtime._lease import Lease
-from ge.runtime.types import ExpandDimsType, Shape, StorageFormat, StorageShape, TensorPlacement
+from ge.runtime.types import (
+    ExpandDimsType,
+    Shape,
+    StorageFormat,
+    StorageShape,
+    TensorPlacement,
+)
 
 __all__ = ["Tensor"]
 
@@ -29,7 +35,9 @@ class Tensor:
     )
 
     def __init__(self, *_: object, **__: object) -> None:
-        raise TypeError("ge.runtime.Tensor views are provided by the runtime in callbacks")
+        raise TypeError(
+            "ge.runtime.Tensor views are provided by the runtime in callbacks"
+        )
 
     @classmethod
     def _view(

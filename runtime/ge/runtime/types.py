@@ -117,7 +117,11 @@ class StorageShape:
         storage = (
             origin
             if storage_shape is None
-            else storage_shape.dims if isinstance(storage_shape, Shape) else storage_shape
+            else (
+                storage_shape.dims
+                if isinstance(storage_shape, Shape)
+                else storage_shape
+            )
         )
         self._origin = Shape(origin, _lease=_lease)
         self._storage = Shape(storage, _lease=_lease)
@@ -141,7 +145,10 @@ class StorageShape:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, StorageShape):
             return NotImplemented
-        return self.origin_shape == other.origin_shape and self.storage_shape == other.storage_shape
+        return (
+            self.origin_shape == other.origin_shape
+            and self.storage_shape == other.storage_shape
+        )
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -162,7 +169,9 @@ class ExpandDimsType:
 
     def __init__(self, rule: str = "", *, _lease: Lease = OWNED) -> None:
         if not isinstance(rule, str) or any(c not in "01" for c in rule):
-            raise ValueError(f"an expand-dims rule is a string of 0 and 1, got {rule!r}")
+            raise ValueError(
+                f"an expand-dims rule is a string of 0 and 1, got {rule!r}"
+            )
         self._rule = rule
         self._lease = _lease
 
@@ -186,7 +195,11 @@ class ExpandDimsType:
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        return f"ExpandDimsType({self._rule!r})" if self._lease.valid else "ExpandDimsType(<expired>)"
+        return (
+            f"ExpandDimsType({self._rule!r})"
+            if self._lease.valid
+            else "ExpandDimsType(<expired>)"
+        )
 
 
 class StorageFormat:
@@ -203,10 +216,14 @@ class StorageFormat:
         _lease: Lease = OWNED,
     ) -> None:
         if not isinstance(origin_format, Format):
-            raise TypeError(f"origin_format must be a Format, got {type(origin_format).__name__}")
+            raise TypeError(
+                f"origin_format must be a Format, got {type(origin_format).__name__}"
+            )
         storage = origin_format if storage_format is None else storage_format
         if not isinstance(storage, Format):
-            raise TypeError(f"storage_format must be a Format, got {type(storage).__name__}")
+            raise TypeError(
+                f"storage_format must be a Format, got {type(storage).__name__}"
+            )
         self._origin = origin_format
         self._storage = storage
         rule = expand_dims_type.rule if expand_dims_type is not None else ""
@@ -263,7 +280,9 @@ class TensorDesc:
 
     __slots__ = ("_shape", "_data_type")
 
-    def __init__(self, shape: StorageShape | Sequence[int] | None, data_type: DataType) -> None:
+    def __init__(
+        self, shape: StorageShape | Sequence[int] | None, data_type: DataType
+    ) -> None:
         self.shape = shape  # type: ignore[assignment]
         self.data_type = data_type
 
@@ -276,7 +295,9 @@ class TensorDesc:
         if value is None:
             self._shape = StorageShape(())
         elif isinstance(value, StorageShape):
-            self._shape = StorageShape(value.origin_shape.dims, value.storage_shape.dims)
+            self._shape = StorageShape(
+                value.origin_shape.dims, value.storage_shape.dims
+            )
         elif isinstance(value, Shape):
             self._shape = StorageShape(value.dims)
         elif isinstance(value, (list, tuple)):
@@ -294,7 +315,9 @@ class TensorDesc:
     @data_type.setter
     def data_type(self, value: DataType) -> None:
         if not isinstance(value, DataType):
-            raise TypeError(f"TensorDesc data_type must be a DataType, got {type(value).__name__}")
+            raise TypeError(
+                f"TensorDesc data_type must be a DataType, got {type(value).__name__}"
+            )
         if value is DataType.DT_MAX:
             raise ValueError("TensorDesc data_type cannot be DataType.DT_MAX")
         self._data_type = value
@@ -307,6 +330,4 @@ class TensorDesc:
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        return (
-            f"TensorDesc({self._shape.origin_shape.dims}, DataType.{self._data_type.name})"
-        )
+        return f"TensorDesc({self._shape.origin_shape.dims}, DataType.{self._data_type.name})"

@@ -21,9 +21,7 @@ KERNEL_NAME = "add_custom"
 
 @_cop.register_op(
     op_type=OP_TYPE,
-    output_names=(
-        "z",
-    ),
+    output_names=("z",),
 )
 def add_custom_infer_meta(
     x: TensorDesc,

@@ -22,9 +22,7 @@ KERNEL_NAME = "add_custom"
 
 @_cop.register_op(
     op_type=OP_TYPE,
-    output_names=(
-        "output0",
-    ),
+    output_names=("output0",),
 )
 def annotated_add_custom_infer_meta(
     x1: TensorDesc,

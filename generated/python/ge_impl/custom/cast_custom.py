@@ -22,9 +22,7 @@ KERNEL_NAME = "cast_custom"
 
 @_cop.register_op(
     op_type=OP_TYPE,
-    output_names=(
-        "y",
-    ),
+    output_names=("y",),
 )
 def cast_custom_infer_meta(
     x: TensorDesc,

@@ -23,9 +23,7 @@ KERNEL_NAME = "fill_custom"
 
 @_cop.register_op(
     op_type=OP_TYPE,
-    output_names=(
-        "y",
-    ),
+    output_names=("y",),
 )
 def fill_custom_infer_meta(
     *,

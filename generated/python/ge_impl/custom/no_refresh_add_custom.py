@@ -21,9 +21,7 @@ KERNEL_NAME = "add_custom"
 
 @_cop.register_op(
     op_type=OP_TYPE,
-    output_names=(
-        "output0",
-    ),
+    output_names=("output0",),
 )
 def no_refresh_add_custom_infer_meta(
     x1: TensorDesc,

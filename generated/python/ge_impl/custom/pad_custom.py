@@ -24,9 +24,7 @@ _AUTHOR: dict[str, Any] = {}
 
 @_cop.register_op(
     op_type=OP_TYPE,
-    output_names=(
-        "y",
-    ),
+    output_names=("y",),
 )
 def pad_custom_infer_meta(
     x: TensorDesc,

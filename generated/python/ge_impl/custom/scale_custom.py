@@ -22,9 +22,7 @@ KERNEL_NAME = "scale_custom"
 
 @_cop.register_op(
     op_type=OP_TYPE,
-    output_names=(
-        "y",
-    ),
+    output_names=("y",),
 )
 def scale_custom_infer_meta(
     x: TensorDesc,

@@ -23,9 +23,7 @@ _AUTHOR: dict[str, Any] = {}
 
 @_cop.register_op(
     op_type=OP_TYPE,
-    output_names=(
-        "y",
-    ),
+    output_names=("y",),
 )
 def split_custom_infer_meta(
     x: TensorDesc,

@@ -22,9 +22,7 @@ KERNEL_NAME = "sum_n_custom"
 
 @_cop.register_op(
     op_type=OP_TYPE,
-    output_names=(
-        "y",
-    ),
+    output_names=("y",),
 )
 def sum_n_custom_infer_meta(
     x: list[TensorDesc],

@@ -16,12 +16,8 @@ _OP = _api.OpDef(
         _api.Input("branch_index", ("int32",)),
         _api.Input("input", "ALL", dynamic=True),
     ),
-    outputs=(
-        _api.Output("output", "ALL", dynamic=True),
-    ),
-    graphs=(
-        _api.Graph("branches", dynamic=True),
-    ),
+    outputs=(_api.Output("output", "ALL", dynamic=True),),
+    graphs=(_api.Graph("branches", dynamic=True),),
 )
 
 

@@ -16,9 +16,7 @@ _OP = _api.OpDef(
         _api.Input("cond", ("int32", "bool")),
         _api.Input("input", "ALL", dynamic=True),
     ),
-    outputs=(
-        _api.Output("output", "ALL", dynamic=True),
-    ),
+    outputs=(_api.Output("output", "ALL", dynamic=True),),
     graphs=(
         _api.Graph("then_branch"),
         _api.Graph("else_branch"),

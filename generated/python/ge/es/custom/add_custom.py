@@ -16,9 +16,7 @@ _OP = _api.OpDef(
         _api.Input("x", "T"),
         _api.Input("y", "T"),
     ),
-    outputs=(
-        _api.Output("z", "T"),
-    ),
+    outputs=(_api.Output("z", "T"),),
 )
 
 

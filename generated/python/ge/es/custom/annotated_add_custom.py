@@ -16,9 +16,7 @@ _OP = _api.OpDef(
         _api.Input("x1", "T"),
         _api.Input("x2", "T"),
     ),
-    outputs=(
-        _api.Output("output0", "T"),
-    ),
+    outputs=(_api.Output("output0", "T"),),
 )
 
 

@@ -15,12 +15,8 @@ _OP = _api.OpDef(
     type_vars={
         "T": "NumberType",
     },
-    inputs=(
-        _api.Input("x", "T"),
-    ),
-    outputs=(
-        _api.Output("y", "T"),
-    ),
+    inputs=(_api.Input("x", "T"),),
+    outputs=(_api.Output("y", "T"),),
     attrs=(
         _api.Attr("i", "int"),
         _api.Attr("f", "float"),

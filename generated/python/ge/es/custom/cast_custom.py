@@ -14,12 +14,8 @@ _OP = _api.OpDef(
         "SrcT": ("float32", "float16", "int32", "int64"),
         "DstT": ("float32", "float16", "int32", "int64"),
     },
-    inputs=(
-        _api.Input("x", "SrcT"),
-    ),
-    outputs=(
-        _api.Output("y", "DstT"),
-    ),
+    inputs=(_api.Input("x", "SrcT"),),
+    outputs=(_api.Output("y", "DstT"),),
     attrs=(
         _api.Attr("dst_type", "dtype", required=True),
         _api.Attr("src_type", "dtype", derive=_api.Derive.dtype("x")),

@@ -14,12 +14,8 @@ _OP = _api.OpDef(
     type_vars={
         "T": ("float32", "float16", "int32"),
     },
-    inputs=(
-        _api.Input("x", "T", dynamic=True),
-    ),
-    outputs=(
-        _api.Output("y", "T"),
-    ),
+    inputs=(_api.Input("x", "T", dynamic=True),),
+    outputs=(_api.Output("y", "T"),),
     attrs=(
         _api.Attr("N", "int", derive=_api.Derive.len("x")),
         _api.Attr("concat_dim", "int"),

@@ -11,9 +11,7 @@ from ge.graph import DataType
 
 _OP = _api.OpDef(
     "FillCustom",
-    outputs=(
-        _api.Output("y", ("float32", "float16", "int32", "int64")),
-    ),
+    outputs=(_api.Output("y", ("float32", "float16", "int32", "int64")),),
     attrs=(
         _api.Attr("shape", "list_int", required=True),
         _api.Attr("dtype", "dtype"),

@@ -62,7 +62,10 @@ def LayerNormCustom(
         name: Node name; a unique one is made when None.
 
     Returns:
-        LayerNormCustomOutput, a named tuple of y (The normalised tensor. Dtype T: float32.), mean (Mean of each normalised row. Dtype float32.), rstd (Reciprocal standard deviation of each row. Dtype float32.).
+        LayerNormCustomOutput, a named tuple of:
+            y: The normalised tensor. Dtype T: float32.
+            mean: Mean of each normalised row. Dtype float32.
+            rstd: Reciprocal standard deviation of each row. Dtype float32.
 
     Raises:
         TypeError: an argument has the wrong type.

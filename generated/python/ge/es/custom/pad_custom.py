@@ -14,12 +14,8 @@ _OP = _api.OpDef(
     type_vars={
         "T": ("float32", "float16", "int32"),
     },
-    inputs=(
-        _api.Input("x", "T"),
-    ),
-    outputs=(
-        _api.Output("y", "T"),
-    ),
+    inputs=(_api.Input("x", "T"),),
+    outputs=(_api.Output("y", "T"),),
     attrs=(
         _api.Attr("paddings", "list_list_int", required=True),
         _api.Attr("mode", "str"),

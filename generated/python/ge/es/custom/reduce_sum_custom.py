@@ -14,12 +14,8 @@ _OP = _api.OpDef(
     type_vars={
         "T": ("float32", "float16"),
     },
-    inputs=(
-        _api.Input("x", "T"),
-    ),
-    outputs=(
-        _api.Output("y", "T"),
-    ),
+    inputs=(_api.Input("x", "T"),),
+    outputs=(_api.Output("y", "T"),),
     attrs=(
         _api.Attr("axes", "list_int"),
         _api.Attr("keep_dims", "bool"),

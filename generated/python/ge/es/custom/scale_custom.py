@@ -16,12 +16,8 @@ _OP = _api.OpDef(
         _api.Input("x", "T"),
         _api.Input("bias", "T", optional=True),
     ),
-    outputs=(
-        _api.Output("y", "T"),
-    ),
-    attrs=(
-        _api.Attr("alpha", "float"),
-    ),
+    outputs=(_api.Output("y", "T"),),
+    attrs=(_api.Attr("alpha", "float"),),
 )
 
 

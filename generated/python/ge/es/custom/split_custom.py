@@ -12,12 +12,8 @@ _OP = _api.OpDef(
     type_vars={
         "T": ("float32", "float16", "int32"),
     },
-    inputs=(
-        _api.Input("x", "T"),
-    ),
-    outputs=(
-        _api.Output("y", "T", dynamic=True, count=_api.Count.attr("num_split")),
-    ),
+    inputs=(_api.Input("x", "T"),),
+    outputs=(_api.Output("y", "T", dynamic=True, count=_api.Count.attr("num_split")),),
     attrs=(
         _api.Attr("num_split", "int", required=True),
         _api.Attr("split_dim", "int"),

@@ -14,15 +14,9 @@ _OP = _api.OpDef(
     type_vars={
         "T": ("float32",),
     },
-    inputs=(
-        _api.Input("x", "T", dynamic=True),
-    ),
-    outputs=(
-        _api.Output("y", "T"),
-    ),
-    attrs=(
-        _api.Attr("N", "int", derive=_api.Derive.len("x")),
-    ),
+    inputs=(_api.Input("x", "T", dynamic=True),),
+    outputs=(_api.Output("y", "T"),),
+    attrs=(_api.Attr("N", "int", derive=_api.Derive.len("x")),),
 )
 
 
