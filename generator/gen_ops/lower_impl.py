@@ -120,8 +120,9 @@ def _attr_params(op: OpSpec, with_defaults: bool) -> tuple[Param, ...]:
 
 def _offsets(names: list[str], dynamic: list[bool]) -> list[str]:
     """Flattened instance index of each IR slot, as a Python expression."""
-    out = []
-    constant, terms = 0, []
+    out: list[str] = []
+    constant = 0
+    terms: list[str] = []
     for name, is_dynamic in zip(names, dynamic):
         parts = ([str(constant)] if constant or not terms else []) + terms
         out.append(" + ".join(parts))

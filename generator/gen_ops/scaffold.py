@@ -48,14 +48,14 @@ def starter_spec(op_type: str, module: str, spec_dir: Path) -> tuple[Path, str]:
     """(path, text) of a starter spec for ``gen-ops new``."""
     schema = schema_path()
     try:
-        schema_path = os.path.relpath(schema, spec_dir.resolve())
-    except ValueError:
-        schema_path = str(schema)
+        reference = os.path.relpath(schema, spec_dir.resolve())
+    except ValueError:  # another drive
+        reference = str(schema)
     text = render(
         "spec/new_op.yaml.j2",
         op_type=op_type,
         module=module,
         stem=snake_case(op_type),
-        schema_path=Path(schema_path).as_posix(),
+        schema_path=Path(reference).as_posix(),
     )
     return spec_dir / f"{snake_case(op_type)}.yaml", text

@@ -134,7 +134,10 @@ def _report(error: ValidationError, spec: LoadedSpec, sink: Sink) -> None:
     schema = error.schema if isinstance(error.schema, dict) else {}
     hint = schema.get("x-hint")
     keyword = error.validator
-    value = error.instance
+    # The stubs allow jsonschema's Unset placeholder here; errors that come
+    # out of iter_errors always carry the instance and the keyword's value.
+    value: Any = error.instance
+    rule_value: Any = error.validator_value
 
     if keyword == "additionalProperties":
         allowed = sorted(schema.get("properties", {}))
@@ -170,7 +173,7 @@ def _report(error: ValidationError, spec: LoadedSpec, sink: Sink) -> None:
             )
         return
     if keyword == "required":
-        for key in error.validator_value:
+        for key in rule_value:
             if key not in value:
                 sink.emit(
                     "E202",
@@ -181,7 +184,7 @@ def _report(error: ValidationError, spec: LoadedSpec, sink: Sink) -> None:
     if keyword == "propertyNames":
         # error.instance is the mapping; the bad name is in the sub-error.
         for sub in error.context or ():
-            bad = sub.instance
+            bad: Any = sub.instance
             sink.emit(
                 "E204",
                 source.key(where + (bad,)),
@@ -205,7 +208,8 @@ def _report(error: ValidationError, spec: LoadedSpec, sink: Sink) -> None:
             _report(sub, spec, sink)
         return
     if keyword == "type":
-        expected = error.validator_value
+        # check_schema holds "type" to a name or a list of names.
+        expected: str | list[str] = rule_value
         words = (
             " or ".join(_TYPE_WORDS.get(t, t) for t in expected)
             if isinstance(expected, list)
@@ -219,7 +223,7 @@ def _report(error: ValidationError, spec: LoadedSpec, sink: Sink) -> None:
         )
         return
     if keyword == "enum":
-        choices = [str(c) for c in error.validator_value]
+        choices = [str(c) for c in rule_value]
         sink.emit(
             "E204",
             source.at(where),

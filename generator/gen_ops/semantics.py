@@ -988,11 +988,11 @@ def check_across(
     for model in models:
         key = (model.module, model.file_stem)
         if key in stems and stems[key].op_type != model.op_type:
-            other = stems[key]
+            earlier = stems[key]
             sink.emit(
                 "E802",
                 model.span,
-                f"ops '{other.op_type}' and '{model.op_type}' both map to file "
+                f"ops '{earlier.op_type}' and '{model.op_type}' both map to file "
                 f"'{model.file_stem}' in module '{model.module}'",
                 "rename one op or move it to another module",
             )

@@ -29,7 +29,7 @@ MAX_VALUES = 200_000
 _BaseLoader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
+class _Loader(_BaseLoader):
     """Composes nodes only; tags follow the YAML 1.2 core schema."""
 
 
@@ -179,6 +179,8 @@ class _Builder:
                 ]
             if node.tag != _MAP:
                 raise _Unsupported(f"YAML tag {node.tag!r} is not supported", span)
+            # The composer makes only scalar, sequence and mapping nodes.
+            assert isinstance(node, yaml.MappingNode)
             return self._mapping(node, where)
         finally:
             self.active.discard(id(node))

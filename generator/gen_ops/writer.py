@@ -145,7 +145,7 @@ def _prune_empty_dirs(directory: Path, stop: Path) -> None:
 
 def drift(out: Path, the_plan: Plan) -> str:
     """A unified diff from what is on disk to what gen-ops would write."""
-    chunks = []
+    chunks: list[str] = []
     for file in the_plan.writes:
         before = _read(out / file.path)
         chunks.extend(

@@ -1,12 +1,49 @@
-"""Device memory: real, aligned host memory whose addresses kernels dereference."""
+"""Device memory: real, aligned host memory whose addresses kernels dereference.
+
+Every live allocation is registered, so a launch can check that a pointer
+argument lies inside device memory and that the span a kernel declares fits.
+"""
 
 from __future__ import annotations
+
+import bisect
+import threading
+import weakref
 
 import numpy as np
 
 # Every device allocation starts on a 64-byte boundary (a cache line; enough
 # for any vector load a kernel may use).
 ALIGNMENT = 64
+
+_lock = threading.Lock()
+_starts: list[int] = []  # sorted start addresses of live allocations
+_sizes: dict[int, int] = {}
+
+
+def _register(addr: int, size: int) -> None:
+    with _lock:
+        bisect.insort(_starts, addr)
+        _sizes[addr] = size
+
+
+def _unregister(addr: int) -> None:
+    with _lock:
+        index = bisect.bisect_left(_starts, addr)
+        if index < len(_starts) and _starts[index] == addr:
+            _starts.pop(index)
+            _sizes.pop(addr, None)
+
+
+def region_of(addr: int) -> tuple[int, int] | None:
+    """(start, size) of the live allocation that holds ``addr``, if any."""
+    with _lock:
+        index = bisect.bisect_right(_starts, addr) - 1
+        if index < 0:
+            return None
+        start = _starts[index]
+        size = _sizes[start]
+        return (start, size) if addr < start + max(size, 1) else None
 
 
 class DeviceBuffer:
@@ -16,7 +53,7 @@ class DeviceBuffer:
     address. The block lives as long as this object.
     """
 
-    __slots__ = ("_raw", "array", "addr", "size")
+    __slots__ = ("_raw", "array", "addr", "size", "__weakref__")
 
     def __init__(self, size: int) -> None:
         if not isinstance(size, int) or isinstance(size, bool) or size < 0:
@@ -29,6 +66,8 @@ class DeviceBuffer:
         self.array = raw[offset : offset + size]
         self.addr = int(raw.ctypes.data) + offset
         self.size = size
+        _register(self.addr, size)
+        weakref.finalize(self, _unregister, self.addr)
 
     def __repr__(self) -> str:
         return f"DeviceBuffer(addr=0x{self.addr:x}, size={self.size})"

@@ -127,6 +127,25 @@ class Tensor:
         typed = np.array(array, dtype=to_numpy_dtype(data_type), order="C")
         return typed.reshape(-1).view(np.uint8), list(typed.shape)
 
+    @classmethod
+    def _wrap(
+        cls,
+        buffer: DeviceBuffer,
+        shape: Sequence[int],
+        data_type: DataType,
+        format: Format = Format.FORMAT_ND,
+        placement: Placement = Placement.PLACEMENT_HOST,
+    ) -> Tensor:
+        """A tensor over existing device memory (no copy); the runtime's way
+        to hand graph outputs back."""
+        tensor = object.__new__(cls)
+        tensor._shape = tuple(int(d) for d in shape)
+        tensor._data_type = data_type
+        tensor._format = format
+        tensor._placement = placement
+        tensor._store = buffer
+        return tensor
+
     # -- construction from numpy ---------------------------------------------
 
     @classmethod

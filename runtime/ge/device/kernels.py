@@ -1,0 +1,156 @@
+"""Kernel binaries: loaded from memory, cached by content, with their
+declarations (ge_kernel.h's GE_KERNEL) read back for launch checks."""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from ge.device.elf import BadKernelBinary, check_kernel_binary
+from ge.device.toolchain import build_shared
+
+__all__ = [
+    "ArgDecl",
+    "Binary",
+    "Kernel",
+    "BadKernelBinary",
+    "build_kernel",
+    "load_binary",
+]
+
+ARG_IN, ARG_OUT, ARG_INOUT, ARG_WORKSPACE, ARG_SCALAR = 1, 2, 3, 4, 5
+POINTER_KINDS = (ARG_IN, ARG_OUT, ARG_INOUT, ARG_WORKSPACE)
+EXTENT_UNCHECKED, EXTENT_ELEMS, EXTENT_ARG, EXTENT_PER_BLOCK = 0, 1, 2, 3
+_KIND_NAMES = {1: "in", 2: "out", 3: "inout", 4: "workspace", 5: "scalar"}
+
+
+class _CDecl(ctypes.Structure):
+    _fields_ = [
+        ("kind", ctypes.c_uint32),
+        ("elem_bytes", ctypes.c_uint32),
+        ("extent", ctypes.c_uint32),
+        ("reserved", ctypes.c_uint32),
+        ("value", ctypes.c_uint64),
+    ]
+
+
+@dataclass(frozen=True)
+class ArgDecl:
+    """What a kernel says about one argument slot."""
+
+    kind: int
+    elem_bytes: int
+    extent: int
+    value: int
+
+    @property
+    def is_pointer(self) -> bool:
+        return self.kind in POINTER_KINDS
+
+    def describe(self) -> str:
+        return _KIND_NAMES.get(self.kind, f"kind {self.kind}")
+
+    def bytes_needed(self, block_dim: int, args: list[int]) -> int | None:
+        """Bytes this pointer spans in a launch; None when unchecked."""
+        if self.extent == EXTENT_ELEMS:
+            return self.value * self.elem_bytes
+        if self.extent == EXTENT_PER_BLOCK:
+            return block_dim * self.value * self.elem_bytes
+        if self.extent == EXTENT_ARG:
+            return args[self.value] * self.elem_bytes
+        return None
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """A kernel function of a loaded binary."""
+
+    name: str
+    address: int
+    decls: tuple[ArgDecl, ...]
+    binary: Binary
+
+
+class Binary:
+    """A loaded kernel binary. Made by ``load_binary``; kept for the process."""
+
+    def __init__(self, data: bytes, digest: str) -> None:
+        check_kernel_binary(data)
+        self.digest = digest
+        self.size = len(data)
+        # The memory file stays open while the binary is loaded: the loader
+        # knows a library by its path, and /proc/self/fd/<n> names would be
+        # reused if the descriptor were closed.
+        self._fd = os.memfd_create(f"ge-kernel-{digest[:12]}", os.MFD_CLOEXEC)
+        try:
+            os.write(self._fd, data)
+            self._lib = ctypes.CDLL(f"/proc/self/fd/{self._fd}", mode=os.RTLD_LOCAL)
+        except OSError as exc:
+            os.close(self._fd)
+            raise BadKernelBinary(f"the dynamic loader refused it: {exc}") from None
+        self._kernels: dict[str, Kernel] = {}
+        self._lock = threading.Lock()
+
+    def get_function(self, name: str) -> Kernel:
+        """The kernel ``name``; it must be declared with GE_KERNEL."""
+        with self._lock:
+            if name in self._kernels:
+                return self._kernels[name]
+            try:
+                function = getattr(self._lib, name)
+            except AttributeError:
+                raise LookupError(f"kernel binary has no function {name!r}") from None
+            try:
+                nargs = ctypes.c_uint32.in_dll(self._lib, f"{name}_ge_nargs").value
+                table = (_CDecl * nargs).in_dll(self._lib, f"{name}_ge_args")
+            except ValueError:
+                raise LookupError(
+                    f"kernel {name!r} has no GE_KERNEL declaration of its arguments "
+                    "(include ge_kernel.h and declare it with GE_KERNEL)"
+                ) from None
+            decls = tuple(
+                ArgDecl(d.kind, d.elem_bytes, d.extent, d.value) for d in table
+            )
+            for index, decl in enumerate(decls):
+                if decl.extent == EXTENT_ARG and (
+                    decl.value >= len(decls) or decls[decl.value].kind != ARG_SCALAR
+                ):
+                    raise LookupError(
+                        f"kernel {name!r} argument {index}: its size refers to argument "
+                        f"{decl.value}, which is not a scalar argument"
+                    )
+            address = ctypes.cast(function, ctypes.c_void_p).value or 0
+            kernel = Kernel(name, address, decls, self)
+            self._kernels[name] = kernel
+            return kernel
+
+
+_binaries: dict[str, Binary] = {}
+_binaries_lock = threading.Lock()
+
+
+def load_binary(data: bytes) -> Binary:
+    """Load a kernel binary from memory (once per content)."""
+    if not isinstance(data, (bytes, bytearray)):
+        raise TypeError(f"a kernel binary is bytes, got {type(data).__name__}")
+    digest = hashlib.sha256(data).hexdigest()
+    with _binaries_lock:
+        binary = _binaries.get(digest)
+        if binary is None:
+            binary = Binary(bytes(data), digest)
+            _binaries[digest] = binary
+        return binary
+
+
+def build_kernel(
+    source: str,
+    *,
+    defines: Mapping[str, str | int | None] | None = None,
+    name: str = "kernel",
+) -> bytes:
+    """Compile a C kernel source (which includes ge_kernel.h) to binary bytes."""
+    return build_shared(source, defines=defines, flags=("-Wall", "-Werror"), name=name)

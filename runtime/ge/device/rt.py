@@ -1,0 +1,190 @@
+"""The launch API execute callbacks use (the part ACL plays in GE's samples).
+
+    kernel = rt.binary_load(kernel_bin).get_function("add_custom")
+    rt.launch(kernel, block_dim, ctx.get_stream(), [x.addr, y.addr, z.addr, n])
+
+Before a kernel runs, the launch is checked against the kernel's GE_KERNEL
+declaration: the argument count; every pointer must lie in device memory (in
+a callback: in a tensor or workspace of the node being run); and the span the
+kernel declares for it must fit there. What a kernel does beyond its own
+declaration cannot be checked (docs/runtime.md, "What the device cannot
+protect against").
+"""
+
+from __future__ import annotations
+
+import ctypes
+import itertools
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+
+from ge.device.args import scalar_bits
+from ge.device.kernels import ARG_SCALAR, Binary, Kernel, load_binary
+from ge.device.memory import region_of
+from ge.device.native import library
+
+__all__ = [
+    "LaunchError",
+    "binary_load",
+    "create_stream",
+    "destroy_stream",
+    "launch",
+    "launch_kernel",
+    "synchronize_stream",
+]
+
+MAX_BLOCK_DIM = 65535
+DEFAULT_STREAM = 0
+
+
+class LaunchError(ValueError):
+    """A launch the device refused before running the kernel."""
+
+
+class RegionSet:
+    """The memory a callback may hand to kernels: its tensors and workspaces."""
+
+    def __init__(self) -> None:
+        self._regions: list[tuple[int, int]] = []
+
+    def add(self, addr: int, size: int) -> None:
+        self._regions.append((addr, size))
+
+    def find(self, addr: int) -> tuple[int, int] | None:
+        for start, size in self._regions:
+            if start <= addr < start + max(size, 1):
+                return start, size
+        return None
+
+
+_regions: ContextVar[RegionSet | None] = ContextVar("ge_launch_regions", default=None)
+
+
+@contextmanager
+def launch_regions(regions: RegionSet) -> Iterator[RegionSet]:
+    """Within this block, pointer arguments must lie in ``regions``."""
+    token = _regions.set(regions)
+    try:
+        yield regions
+    finally:
+        _regions.reset(token)
+
+
+_streams = itertools.count(1)
+_live_streams: set[int] = {DEFAULT_STREAM}
+_streams_lock = threading.Lock()
+
+
+def create_stream() -> int:
+    """A new stream handle. Launches run synchronously on the calling thread,
+    in the order they are made; a stream orders nothing further."""
+    with _streams_lock:
+        stream = next(_streams)
+        _live_streams.add(stream)
+        return stream
+
+
+def destroy_stream(stream: int) -> None:
+    with _streams_lock:
+        if stream != DEFAULT_STREAM:
+            _live_streams.discard(stream)
+
+
+def synchronize_stream(stream: int) -> None:
+    """Launches are synchronous, so there is nothing to wait for."""
+    _check_stream(stream)
+
+
+def _check_stream(stream: int) -> None:
+    if (
+        isinstance(stream, bool)
+        or not isinstance(stream, int)
+        or stream not in _live_streams
+    ):
+        raise LaunchError(f"{stream!r} is not a live stream")
+
+
+def binary_load(kernel_bin: bytes) -> Binary:
+    """Load a kernel binary from memory (cached by content)."""
+    return load_binary(kernel_bin)
+
+
+def check_launch(kernel: Kernel, block_dim: int, args: Sequence[object]) -> list[int]:
+    """The 64-bit slots of a launch, after checking it against the kernel's
+    declaration. Raises LaunchError."""
+    if (
+        isinstance(block_dim, bool)
+        or not isinstance(block_dim, int)
+        or not (1 <= block_dim <= MAX_BLOCK_DIM)
+    ):
+        raise LaunchError(
+            f"{kernel.name}: block_dim must be 1..{MAX_BLOCK_DIM}, got {block_dim!r}"
+        )
+    decls = kernel.decls
+    if len(args) != len(decls):
+        raise LaunchError(
+            f"{kernel.name} takes {len(decls)} argument(s), the launch passes {len(args)}"
+        )
+    slots: list[int] = []
+    for index, (decl, value) in enumerate(zip(decls, args)):
+        if decl.kind == ARG_SCALAR:
+            try:
+                slots.append(scalar_bits(value))
+            except (TypeError, ValueError) as exc:
+                raise LaunchError(f"{kernel.name} argument {index}: {exc}") from None
+            continue
+        if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+            raise LaunchError(
+                f"{kernel.name} argument {index} ({decl.describe()}) must be a device "
+                f"address, got {value!r}"
+            )
+        slots.append(value)
+    regions = _regions.get()
+    for index, (decl, addr) in enumerate(zip(decls, slots)):
+        if not decl.is_pointer:
+            continue
+        region = regions.find(addr) if regions is not None else region_of(addr)
+        where = (
+            "a tensor or workspace of this node"
+            if regions is not None
+            else "device memory"
+        )
+        if region is None:
+            raise LaunchError(
+                f"{kernel.name} argument {index} (0x{addr:x}) does not point into {where}"
+            )
+        needed = decl.bytes_needed(block_dim, slots)
+        available = region[0] + region[1] - addr
+        if needed is not None and needed > available:
+            raise LaunchError(
+                f"{kernel.name} argument {index} ({decl.describe()}): the kernel declares "
+                f"{needed} bytes there, but the buffer has {available}; refused before "
+                "it could write out of bounds"
+            )
+    return slots
+
+
+def launch(kernel: Kernel, block_dim: int, stream: int, args: Sequence[object]) -> None:
+    """Run ``kernel`` on ``block_dim`` blocks with ``args`` (addresses and
+    scalars, one per declared argument)."""
+    if not isinstance(kernel, Kernel):
+        raise TypeError(
+            f"launch takes a Kernel from Binary.get_function, got {type(kernel).__name__}"
+        )
+    _check_stream(stream)
+    slots = check_launch(kernel, block_dim, args)
+    buffer = (ctypes.c_uint64 * max(len(slots), 1))(*slots)
+    library().ge_launch(kernel.address, block_dim, buffer)
+
+
+def launch_kernel(
+    kernel_bin: bytes,
+    kernel_name: str,
+    block_dim: int,
+    stream: int,
+    args: Sequence[object],
+) -> None:
+    """Load (cached) and launch in one call."""
+    launch(binary_load(kernel_bin).get_function(kernel_name), block_dim, stream, args)

@@ -1,0 +1,370 @@
+"""A compiled graph and how it runs.
+
+Run-time addresses come from a small table of buffers: 0 is the arena (all
+intermediates), then one entry per graph input, one per graph output, one
+per constant. Annotated-args nodes are launches in a task table whose
+argument slots were written at compile time; a run writes the slots bound to
+graph inputs and outputs (only where the address changed) and replays the
+table in one native call. Execute nodes call their Python ``execute``.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ge.custom_op.contexts import (
+    _EXECUTE,
+    EagerOpExecutionContext,
+    IrSlot,
+    OutputAllocator,
+    RuntimeAttrs,
+)
+from ge.device import rt
+from ge.device.memory import DeviceBuffer
+from ge.device.native import Task, library
+from ge.engine.errors import ExecuteError
+from ge.graph.graph import Node, TensorMeta
+from ge.graph.tensor import Tensor as GraphTensor
+from ge.graph.types import DataType, Placement
+from ge.runtime._lease import Lease
+from ge.runtime.tensor import Tensor as RuntimeTensor
+from ge.runtime.types import StorageFormat, StorageShape, TensorPlacement
+
+ARENA = 0
+
+
+@dataclass
+class TensorInfo:
+    """One tensor of the graph: what it is and where it lives."""
+
+    meta: TensorMeta
+    nbytes: int
+    buffer: int  # index into the run's address table
+    offset: int  # bytes into that buffer
+    producer: str  # for messages
+
+
+@dataclass
+class ExecuteStep:
+    """An op node run by calling its Python ``execute``."""
+
+    node: Node
+    instance: Any
+    ir_inputs: list[IrSlot]
+    ir_outputs: list[IrSlot]
+    inputs: list[int | None]
+    outputs: list[int]
+    attrs: list[tuple[str, Any, Any]]
+    kwargs: dict[str, Any]
+    callbacks: list[int] = field(default_factory=lambda: [0])  # calls, for tests
+
+
+@dataclass
+class TaskSegment:
+    """A run of consecutive annotated-args launches: tasks [start, end)."""
+
+    start: int
+    end: int
+
+
+def runtime_view(info: TensorInfo, addr: int, lease: Lease) -> RuntimeTensor:
+    shape = info.meta.shape or ()
+    return RuntimeTensor._view(
+        addr=addr,
+        size=info.nbytes,
+        origin_dims=shape,
+        storage_dims=shape,
+        data_type=info.meta.dtype,
+        origin_format=info.meta.format,
+        storage_format=info.meta.format,
+        placement=TensorPlacement.kOnDeviceHbm,
+        lease=lease,
+    )
+
+
+def group(slots: Sequence[IrSlot], flat: Sequence[Any]) -> list[Any]:
+    """Flattened instances grouped by IR slot: dynamic ones as lists."""
+    out: list[Any] = []
+    at = 0
+    for slot in slots:
+        items = list(flat[at : at + slot.count])
+        at += slot.count
+        out.append(items if slot.kind == "dynamic" else items[0])
+    return out
+
+
+class CompiledGraph:
+    """Everything a run needs; built by ``compiler.compile_graph``."""
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        tensors: list[TensorInfo],
+        steps: list[ExecuteStep | TaskSegment],
+        input_ids: list[int],
+        output_ids: list[int],
+        output_copies: list[tuple[int, int]],
+        arena: DeviceBuffer,
+        consts: list[DeviceBuffer],
+        table: np.ndarray,
+        tasks: list[tuple[int, int, int]],
+        bound: list[tuple[int, int, int]],
+        keepalive: list[Any],
+    ) -> None:
+        self.name = name
+        self.tensors = tensors
+        self.steps = steps
+        self.input_ids = input_ids
+        self.output_ids = output_ids
+        self.output_copies = output_copies  # (output index, source tensor id)
+        self.arena = arena
+        self.consts = consts
+        self.table = table
+        self._keepalive = keepalive  # loaded kernels, workspaces
+        n_in, n_out = len(input_ids), len(output_ids)
+        self.addrs = np.zeros(1 + n_in + n_out + len(consts), dtype=np.uint64)
+        self.addrs[ARENA] = arena.addr
+        for i, const in enumerate(consts):
+            self.addrs[1 + n_in + n_out + i] = const.addr
+        self._tasks = (Task * max(len(tasks), 1))()
+        base = table.ctypes.data
+        for i, (fn, first_slot, block_dim) in enumerate(tasks):
+            self._tasks[i].fn = fn
+            self._tasks[i].args = base + 8 * first_slot
+            self._tasks[i].block_dim = block_dim
+        self.ntasks = len(tasks)
+        self._slots = np.array([b[0] for b in bound], dtype=np.uint32)
+        self._sources = np.array([b[1] for b in bound], dtype=np.uint32)
+        self._offsets = np.array([b[2] for b in bound], dtype=np.uint64)
+        self._native = library()
+        self.only_tasks = all(isinstance(s, TaskSegment) for s in steps)
+        self.input_bytes = [tensors[t].nbytes for t in input_ids]
+        self.output_metas = [tensors[t].meta for t in output_ids]
+
+    # -- binding -------------------------------------------------------------------
+
+    def _check_inputs(self, inputs: Sequence[GraphTensor]) -> None:
+        if len(inputs) != len(self.input_ids):
+            raise ValueError(
+                f"graph '{self.name}' takes {len(self.input_ids)} input(s), got {len(inputs)}"
+            )
+        for i, (tensor, tid) in enumerate(zip(inputs, self.input_ids)):
+            if not isinstance(tensor, GraphTensor):
+                raise TypeError(
+                    f"input {i} must be a ge.graph.Tensor, got {type(tensor).__name__}"
+                )
+            meta = self.tensors[tid].meta
+            if tensor.data_type is not meta.dtype or tuple(tensor.shape) != meta.shape:
+                raise ValueError(
+                    f"graph '{self.name}' input {i} must be {meta.describe()}, got "
+                    f"{tensor.data_type.spec_name}{list(tensor.shape)}"
+                )
+
+    def new_outputs(self) -> list[GraphTensor]:
+        return [
+            GraphTensor._wrap(
+                DeviceBuffer(self.tensors[t].nbytes),
+                meta.shape or (),
+                meta.dtype,
+                meta.format,
+                Placement.PLACEMENT_HOST,
+            )
+            for t, meta in zip(self.output_ids, self.output_metas)
+        ]
+
+    def _check_outputs(self, outputs: Sequence[GraphTensor]) -> None:
+        if len(outputs) != len(self.output_ids):
+            raise ValueError(
+                f"graph '{self.name}' has {len(self.output_ids)} output(s), got "
+                f"{len(outputs)} output tensors"
+            )
+        for j, (tensor, meta) in enumerate(zip(outputs, self.output_metas)):
+            if not isinstance(tensor, GraphTensor):
+                raise TypeError(
+                    f"output {j} must be a ge.graph.Tensor, got {type(tensor).__name__}"
+                )
+            if tensor.data_type is not meta.dtype or tuple(tensor.shape) != meta.shape:
+                raise ValueError(
+                    f"graph '{self.name}' output {j} must be {meta.describe()}, got "
+                    f"{tensor.data_type.spec_name}{list(tensor.shape)}"
+                )
+
+    # -- running ---------------------------------------------------------------------
+
+    def run(
+        self,
+        inputs: Sequence[GraphTensor],
+        outputs: Sequence[GraphTensor] | None = None,
+        stream: int = rt.DEFAULT_STREAM,
+    ) -> list[GraphTensor]:
+        """Run once with ``inputs`` (any placement; read in place) writing into
+        ``outputs`` (fresh tensors when None); returns the outputs."""
+        self._check_inputs(inputs)
+        if outputs is None:
+            outputs = self.new_outputs()
+        else:
+            self._check_outputs(outputs)
+        addrs = self.addrs
+        n_in = len(self.input_ids)
+        for i, tensor in enumerate(inputs):
+            addrs[1 + i] = tensor.addr
+        for j, tensor in enumerate(outputs):
+            addrs[1 + n_in + j] = tensor.addr
+        if self.only_tasks:
+            self._native.ge_run(
+                self.table.ctypes.data,
+                self._slots.ctypes.data,
+                self._sources.ctypes.data,
+                self._offsets.ctypes.data,
+                len(self._slots),
+                addrs.ctypes.data,
+                ctypes.addressof(self._tasks),
+                self.ntasks,
+            )
+        else:
+            self._run_steps(stream)
+        for j, source in self.output_copies:
+            info = self.tensors[source]
+            start = int(addrs[info.buffer]) + info.offset
+            ctypes.memmove(outputs[j].addr, start, info.nbytes)
+        return list(outputs)
+
+    def _run_steps(self, stream: int) -> None:
+        addrs = self.addrs
+        patched = False
+        for step in self.steps:
+            if isinstance(step, TaskSegment):
+                if not patched:
+                    self._native.ge_run(
+                        self.table.ctypes.data,
+                        self._slots.ctypes.data,
+                        self._sources.ctypes.data,
+                        self._offsets.ctypes.data,
+                        len(self._slots),
+                        addrs.ctypes.data,
+                        ctypes.addressof(self._tasks),
+                        0,
+                    )
+                    patched = True
+                self._native.ge_replay(
+                    ctypes.addressof(self._tasks) + ctypes.sizeof(Task) * step.start,
+                    step.end - step.start,
+                )
+            else:
+                _Execute(self, step, stream).run()
+
+    def address(self, tensor_id: int, overrides: dict[int, int] | None = None) -> int:
+        if overrides and tensor_id in overrides:
+            return overrides[tensor_id]
+        info = self.tensors[tensor_id]
+        return int(self.addrs[info.buffer]) + info.offset
+
+
+class _Execute(OutputAllocator):
+    """One call of an execute step: views, output allocation, workspaces."""
+
+    def __init__(self, graph: CompiledGraph, step: ExecuteStep, stream: int) -> None:
+        self.graph = graph
+        self.step = step
+        self.stream = stream
+        self.lease = Lease(f"the execute callback of node '{step.node.name}'")
+        self.regions = rt.RegionSet()
+        self.workspaces: list[DeviceBuffer] = []
+        self.views: list[RuntimeTensor | None] = []
+
+    def _view(self, tensor_id: int) -> RuntimeTensor:
+        info = self.graph.tensors[tensor_id]
+        addr = self.graph.address(tensor_id)
+        self.regions.add(addr, info.nbytes)
+        return runtime_view(info, addr, self.lease)
+
+    def allocate(
+        self, index: int, shape: StorageShape, fmt: StorageFormat, dtype: DataType
+    ) -> RuntimeTensor:
+        tensor_id = self.step.outputs[index]
+        info = self.graph.tensors[tensor_id]
+        dims = tuple(shape.storage_shape.dims)
+        if dtype is not info.meta.dtype or dims != (info.meta.shape or ()):
+            raise ValueError(
+                f"node '{self.step.node.name}' output {index}: infer_meta said "
+                f"{info.meta.describe()}, execute asked for {dtype.spec_name}{list(dims)}"
+            )
+        return self._view(tensor_id)
+
+    def alias(self, output: int, input_index: int) -> RuntimeTensor:
+        source = self.step.inputs[input_index]
+        target = self.step.outputs[output]
+        if source is None:
+            raise ValueError(
+                f"input {input_index} of node '{self.step.node.name}' is absent"
+            )
+        out_info = self.graph.tensors[target]
+        in_info = self.graph.tensors[source]
+        if out_info.nbytes > in_info.nbytes:
+            raise ValueError(
+                f"output {output} ({out_info.nbytes} bytes) cannot share input "
+                f"{input_index} ({in_info.nbytes} bytes)"
+            )
+        addr = self.graph.address(source)
+        # The output lives where the input does, for this run's readers.
+        self.graph.tensors[target] = TensorInfo(
+            out_info.meta,
+            out_info.nbytes,
+            in_info.buffer,
+            in_info.offset,
+            out_info.producer,
+        )
+        self.regions.add(addr, in_info.nbytes)
+        return runtime_view(out_info, addr, self.lease)
+
+    def workspace(self, size: int) -> int:
+        buffer = DeviceBuffer(size)
+        self.workspaces.append(buffer)
+        self.regions.add(buffer.addr, size)
+        return buffer.addr
+
+    def run(self) -> None:
+        step = self.step
+        views = [None if t is None else self._view(t) for t in step.inputs]
+        ctx = EagerOpExecutionContext(
+            node_name=step.node.name,
+            lease=self.lease,
+            inputs=views,
+            ir_inputs=step.ir_inputs,
+            ir_outputs=step.ir_outputs,
+            attrs=RuntimeAttrs(step.attrs, self.lease),
+            runtime=self,
+            stream=self.stream,
+        )
+        step.callbacks[0] += 1
+        try:
+            with rt.launch_regions(self.regions), _EXECUTE.bind(ctx):
+                result = step.instance.execute(
+                    *group(step.ir_inputs, views), **step.kwargs
+                )
+        except Exception as exc:
+            raise ExecuteError(
+                f"node '{step.node.name}' ({step.node.type}): execute failed: "
+                f"{type(exc).__name__}: {exc}"
+            ) from exc
+        finally:
+            self.lease.end()
+        if result is not None:
+            raise ExecuteError(
+                f"node '{step.node.name}' ({step.node.type}): execute must return None, "
+                f"got {type(result).__name__}"
+            )
+        missing = [
+            i for i in range(len(step.outputs)) if i not in ctx.allocated_outputs()
+        ]
+        if missing:
+            raise ExecuteError(
+                f"node '{step.node.name}' ({step.node.type}): execute did not allocate "
+                f"output(s) {missing} (malloc_output_tensor or make_output_ref_input)"
+            )

@@ -1,0 +1,555 @@
+"""Compiling a graph: order, infer, check, plan memory, prepare every node.
+
+Note [Compile once per key]: implementation instances are shared per op type
+within a session (GE builds an instance per holder; one per op type keeps
+compiled kernels in one place), and ``compile`` runs once per distinct key of
+input/output shapes, dtypes and attrs, under a lock, so it is thread-safe.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ge.custom_op.contexts import (
+    _COMPILE,
+    _DECLARE,
+    _PLATFORM,
+    AnnotatedArgsContext,
+    CompilePlatformInfo,
+    IrSlot,
+    OpCompileContext,
+)
+from ge.custom_op.registry import OpImplDescriptor, get_registered_op_impl
+from ge.device import rt
+from ge.device.kernels import ARG_SCALAR, BadKernelBinary, Kernel, load_binary
+from ge.device.memory import DeviceBuffer
+from ge.engine import infer
+from ge.engine.compiled import (
+    ARENA,
+    CompiledGraph,
+    ExecuteStep,
+    TaskSegment,
+    TensorInfo,
+    group,
+    runtime_view,
+)
+from ge.engine.errors import CompileError
+from ge.engine.graph_order import topological_order
+from ge.engine.plan import Interval, plan
+from ge.graph.graph import Graph, Node, TensorMeta
+from ge.graph.tensor import Tensor as GraphTensor
+from ge.graph.types import element_bits
+from ge.runtime._lease import Lease
+
+
+def nbytes(meta: TensorMeta) -> int:
+    bits = element_bits(meta.dtype)
+    if bits <= 0:
+        raise ValueError(f"{meta.dtype.name} has no fixed element size")
+    return (math.prod(meta.shape or ()) * bits + 7) // 8
+
+
+@dataclass
+class ImplCache:
+    """Per session: one instance per op type, and the compile keys done
+    (Note [Compile once per key])."""
+
+    instances: dict[str, Any] = field(default_factory=dict)
+    compiled: set[tuple[Any, ...]] = field(default_factory=set)
+    lock: threading.RLock = field(default_factory=threading.RLock)
+
+    def instance(self, node: Node, impl: OpImplDescriptor) -> Any:
+        with self.lock:
+            if node.type not in self.instances:
+                try:
+                    self.instances[node.type] = impl.cls()
+                except Exception as exc:
+                    raise CompileError(
+                        f"{infer.node_label(node)}: {impl.class_name}() failed: {exc}"
+                    ) from exc
+            return self.instances[node.type]
+
+
+def _concrete(meta: TensorMeta) -> bool:
+    return meta.shape is not None and all(d >= 0 for d in meta.shape)
+
+
+@dataclass
+class _Op:
+    node: Node
+    position: int
+    impl: OpImplDescriptor
+    inputs: list[int | None]
+    outputs: list[int]
+    proto_attrs: list[tuple[str, Any, Any]]
+
+
+class _Compiler:
+    def __init__(
+        self,
+        graph: Graph,
+        options: Mapping[str, str],
+        cache: ImplCache,
+        input_metas: Sequence[TensorMeta] | None,
+    ) -> None:
+        self.graph = graph
+        self.options = dict(options)
+        self.cache = cache
+        self.input_metas = input_metas
+        self.tensors: list[TensorInfo] = []
+        self.tensor_of: dict[tuple[int, int], int] = {}
+        self.consts: list[DeviceBuffer] = []
+        self.ops: list[_Op] = []
+        self.last_use: dict[int, int] = {}
+        self.input_ids: list[int] = []
+        self.aliases: dict[int, int] = {}  # ref outputs -> the tensor they share
+
+    # -- metadata ---------------------------------------------------------------
+
+    def _add_tensor(
+        self, node: Node, index: int, meta: TensorMeta, buffer: int = ARENA
+    ) -> int:
+        if not _concrete(meta):
+            raise CompileError(
+                f"{infer.node_label(node)} output {index} has no concrete shape "
+                f"({meta.describe()}); give the graph inputs concrete shapes, or run it "
+                "and let run_graph compile for the inputs' shapes"
+            )
+        try:
+            size = nbytes(meta)
+        except ValueError as exc:
+            raise CompileError(
+                f"{infer.node_label(node)} output {index}: {exc}"
+            ) from None
+        self.tensors.append(TensorInfo(meta, size, buffer, 0, node.name))
+        tensor_id = len(self.tensors) - 1
+        self.tensor_of[(id(node), index)] = tensor_id
+        return tensor_id
+
+    def collect(self) -> None:
+        order = topological_order(self.graph)
+        data = self.graph.input_nodes
+        n_inputs = len(data)
+        if self.input_metas is not None and len(self.input_metas) != n_inputs:
+            raise CompileError(
+                f"graph '{self.graph.name}' has {n_inputs} input(s), got {len(self.input_metas)}"
+            )
+        input_ids: dict[int, int] = {}
+        for position, node in enumerate(order):
+            if node.type in infer.DATA_TYPES:
+                index = node.get_attr("index")
+                meta = node.outputs[0].copy()
+                if self.input_metas is not None:
+                    given = self.input_metas[index]
+                    if meta.shape is not None and not _fits(
+                        meta.shape, given.shape or ()
+                    ):
+                        raise CompileError(
+                            f"graph input {index} ({node.name}) is declared "
+                            f"{meta.describe()}; it cannot take {given.describe()}"
+                        )
+                    meta = given.copy()
+                input_ids[index] = self._add_tensor(node, 0, meta, 1 + index)
+            elif node.type == "Const":
+                value: GraphTensor = node.get_attr("value")
+                buffer = DeviceBuffer(value.size)
+                buffer.array[:] = np.frombuffer(value.tobytes(), np.uint8)
+                self.consts.append(buffer)
+                meta = TensorMeta(tuple(value.shape), value.data_type, value.format)
+                self._add_tensor(node, 0, meta, -len(self.consts))  # fixed up below
+            else:
+                self._collect_op(node, position)
+        self.input_ids = [input_ids[i] for i in range(n_inputs)]
+
+    def _collect_op(self, node: Node, position: int) -> None:
+        proto = infer.prototype_of(node)
+        infer.check_layout(node, proto)
+        inputs: list[int | None] = []
+        for edge in node.inputs:
+            if edge is None:
+                inputs.append(None)
+                continue
+            key = (id(edge.node), edge.index)
+            if key not in self.tensor_of:
+                raise CompileError(
+                    f"{infer.node_label(node)} reads output {edge.index} of "
+                    f"'{edge.node.name}', which has no such output"
+                )
+            inputs.append(self.tensor_of[key])
+        in_metas = [None if t is None else self.tensors[t].meta for t in inputs]
+        out_metas = infer.infer_op(node, proto, in_metas)
+        infer.check_dtypes(node, in_metas, out_metas)
+        impl = get_registered_op_impl(node.type)
+        if impl is None:
+            raise CompileError(
+                f"{infer.node_label(node)}: no implementation is registered for "
+                f"{node.type} (register_op_impl)"
+            )
+        outputs = [self._add_tensor(node, i, m) for i, m in enumerate(out_metas)]
+        for t in inputs:
+            if t is not None:
+                self.last_use[t] = position
+        self.ops.append(
+            _Op(node, position, impl, inputs, outputs, infer.attr_values(node, proto))
+        )
+
+    # -- memory ---------------------------------------------------------------------
+
+    def place(self) -> tuple[list[int], list[tuple[int, int]], DeviceBuffer]:
+        """Bind graph outputs to output buffers, share memory for ref pairs,
+        plan the arena; (output ids, output copies, arena)."""
+        n_in = len(self.input_ids)
+        n_out = len(self.graph.outputs)
+        const_base = 1 + n_in + n_out
+        for info in self.tensors:
+            if info.buffer < 0:  # consts were numbered -1, -2, ...
+                info.buffer = const_base + (-info.buffer - 1)
+        output_ids: list[int] = []
+        copies: list[tuple[int, int]] = []
+        bound: set[int] = set()
+        producers = {t for op in self.ops for t in op.outputs}
+        for j, (node, index) in enumerate(self.graph.outputs):
+            tensor_id = self.tensor_of.get((id(node), index))
+            if tensor_id is None:
+                raise CompileError(
+                    f"graph output {j} names a node output that does not exist"
+                )
+            output_ids.append(tensor_id)
+            if (
+                tensor_id in producers
+                and tensor_id not in bound
+                and not self._is_alias(tensor_id)
+            ):
+                self.tensors[tensor_id].buffer = 1 + n_in + j
+                bound.add(tensor_id)
+            else:
+                copies.append((j, tensor_id))
+            self.last_use[tensor_id] = len(self.graph.nodes)
+        self._alias_refs()
+        arena_ids = [
+            t
+            for op in self.ops
+            for t in op.outputs
+            if self.tensors[t].buffer == ARENA and t not in self.aliases
+        ]
+        intervals = [
+            Interval(
+                self.tensors[t].nbytes,
+                self._producer_position(t),
+                max(self.last_use.get(t, 0), self._producer_position(t)),
+            )
+            for t in arena_ids
+        ]
+        offsets, total = plan(intervals)
+        for t, offset in zip(arena_ids, offsets):
+            self.tensors[t].offset = offset
+        for alias, root in self.aliases.items():
+            self.tensors[alias].buffer = self.tensors[root].buffer
+            self.tensors[alias].offset = self.tensors[root].offset
+        return output_ids, copies, DeviceBuffer(total)
+
+    def _is_alias(self, tensor_id: int) -> bool:
+        return any(
+            tensor_id == op.outputs[out]
+            for op in self.ops
+            for out in op.node.ref_outputs
+        )
+
+    def _alias_refs(self) -> None:
+        """GE's ref pairs: an output named like an input shares its memory."""
+        self.aliases = {}
+        for op in self.ops:
+            for out, slot in op.node.ref_outputs.items():
+                source = op.inputs[slot]
+                if source is None:
+                    continue
+                root = self.aliases.get(source, source)
+                self.aliases[op.outputs[out]] = root
+                self.last_use[root] = max(
+                    self.last_use.get(root, 0),
+                    self.last_use.get(op.outputs[out], op.position),
+                )
+
+    def _producer_position(self, tensor_id: int) -> int:
+        for op in self.ops:
+            if tensor_id in op.outputs:
+                return op.position
+        return 0
+
+    # -- preparing nodes -------------------------------------------------------------
+
+    def prepare(
+        self, arena: DeviceBuffer, output_ids: list[int], copies: list[tuple[int, int]]
+    ) -> CompiledGraph:
+        n_in, n_out = len(self.input_ids), len(output_ids)
+        addresses = np.zeros(1 + n_in + n_out + len(self.consts), dtype=np.uint64)
+        addresses[ARENA] = arena.addr
+        for i, const in enumerate(self.consts):
+            addresses[1 + n_in + n_out + i] = const.addr
+        steps: list[ExecuteStep | TaskSegment] = []
+        table: list[int] = []
+        tasks: list[tuple[int, int, int]] = []
+        bound: list[tuple[int, int, int]] = []
+        keepalive: list[Any] = []
+        for op in self.ops:
+            instance = self.cache.instance(op.node, op.impl)
+            ir_inputs = [IrSlot(ir.name, ir.kind, ir.count) for ir in op.node.ir_inputs]
+            ir_outputs = [
+                IrSlot(ir.name, "dynamic" if ir.dynamic else "required", ir.count)
+                for ir in op.node.ir_outputs
+            ]
+            kwargs = {
+                name: infer.python_attr(value) for name, _, value in op.proto_attrs
+            }
+            if op.impl.has("declare_launch_args"):
+                start = len(tasks)
+                self._declare(
+                    op,
+                    instance,
+                    ir_inputs,
+                    ir_outputs,
+                    kwargs,
+                    addresses,
+                    table,
+                    tasks,
+                    bound,
+                    keepalive,
+                )
+                if (
+                    steps
+                    and isinstance(steps[-1], TaskSegment)
+                    and steps[-1].end == start
+                ):
+                    steps[-1].end = len(tasks)
+                elif len(tasks) > start:
+                    steps.append(TaskSegment(start, len(tasks)))
+            else:
+                steps.append(
+                    ExecuteStep(
+                        op.node,
+                        instance,
+                        ir_inputs,
+                        ir_outputs,
+                        op.inputs,
+                        op.outputs,
+                        op.proto_attrs,
+                        kwargs,
+                    )
+                )
+        return CompiledGraph(
+            name=self.graph.name,
+            tensors=self.tensors,
+            steps=steps,
+            input_ids=self.input_ids,
+            output_ids=output_ids,
+            output_copies=copies,
+            arena=arena,
+            consts=self.consts,
+            table=np.array(table, dtype=np.uint64),
+            tasks=tasks,
+            bound=bound,
+            keepalive=keepalive,
+        )
+
+    def _views(
+        self, ids: Sequence[int | None], addresses: np.ndarray, lease: Lease
+    ) -> list[Any]:
+        views = []
+        for t in ids:
+            if t is None:
+                views.append(None)
+                continue
+            info = self.tensors[t]
+            addr = (
+                int(addresses[info.buffer]) + info.offset if info.buffer == ARENA else 0
+            )
+            views.append(runtime_view(info, addr, lease))
+        return views
+
+    def _declare(
+        self,
+        op: _Op,
+        instance: Any,
+        ir_inputs: list[IrSlot],
+        ir_outputs: list[IrSlot],
+        kwargs: dict[str, Any],
+        addresses: np.ndarray,
+        table: list[int],
+        tasks: list[tuple[int, int, int]],
+        bound: list[tuple[int, int, int]],
+        keepalive: list[Any],
+    ) -> None:
+        node = op.node
+        label = infer.node_label(node)
+        if op.impl.has("compile"):
+            key = (
+                node.type,
+                tuple(
+                    (
+                        (self.tensors[t].meta.shape, self.tensors[t].meta.dtype)
+                        if t is not None
+                        else None
+                    )
+                    for t in op.inputs + op.outputs
+                ),
+                repr(sorted(kwargs.items())),
+            )
+            with self.cache.lock:
+                if key not in self.cache.compiled:
+                    self._callback(
+                        op,
+                        instance,
+                        "compile",
+                        ir_inputs,
+                        ir_outputs,
+                        kwargs,
+                        addresses,
+                    )
+                    self.cache.compiled.add(key)
+        lease = Lease(f"the declare_launch_args callback of node '{node.name}'")
+        in_views = self._views(op.inputs, addresses, lease)
+        out_views = self._views(op.outputs, addresses, lease)
+        ctx = AnnotatedArgsContext(node.name, lease, in_views, out_views)
+        try:
+            with _DECLARE.bind(ctx):
+                result = instance.declare_launch_args(
+                    *group(ir_inputs, in_views), *group(ir_outputs, out_views), **kwargs
+                )
+        except Exception as exc:
+            raise CompileError(
+                f"{label}: declare_launch_args failed: {type(exc).__name__}: {exc}"
+            ) from exc
+        finally:
+            lease.end()
+        if result is not None:
+            raise CompileError(f"{label}: declare_launch_args must return None")
+        workspaces = [DeviceBuffer(size) for size in ctx.workspaces]
+        keepalive.extend(workspaces)
+        for launch in ctx.launches:
+            try:
+                kernel = load_binary(launch.info.kernel_bin).get_function(
+                    launch.info.kernel_name
+                )
+            except (BadKernelBinary, LookupError) as exc:
+                raise CompileError(
+                    f"{label}: kernel {launch.info.kernel_name!r}: {exc}"
+                ) from None
+            keepalive.append(kernel.binary)
+            first = len(table)
+            values = self._bind(
+                op,
+                kernel,
+                launch.slots,
+                launch.info.block_dim,
+                workspaces,
+                first,
+                bound,
+            )
+            table.extend(values)
+            tasks.append((kernel.address, first, launch.info.block_dim))
+
+    def _callback(
+        self,
+        op: _Op,
+        instance: Any,
+        method: str,
+        ir_inputs: list[IrSlot],
+        ir_outputs: list[IrSlot],
+        kwargs: dict[str, Any],
+        addresses: np.ndarray,
+    ) -> None:
+        node = op.node
+        lease = Lease(f"the {method} callback of node '{node.name}'")
+        in_views = self._views(op.inputs, addresses, lease)
+        out_views = self._views(op.outputs, addresses, lease)
+        try:
+            with (
+                _COMPILE.bind(OpCompileContext(self.options, lease)),
+                _PLATFORM.bind(CompilePlatformInfo(lease)),
+            ):
+                result = getattr(instance, method)(
+                    *group(ir_inputs, in_views), *group(ir_outputs, out_views), **kwargs
+                )
+        except Exception as exc:
+            raise CompileError(
+                f"{infer.node_label(node)}: {method} failed: {type(exc).__name__}: {exc}"
+            ) from exc
+        finally:
+            lease.end()
+        if result is not None:
+            raise CompileError(f"{infer.node_label(node)}: {method} must return None")
+
+    def _bind(
+        self,
+        op: _Op,
+        kernel: Kernel,
+        slots: Sequence[Any],
+        block_dim: int,
+        workspaces: list[DeviceBuffer],
+        first: int,
+        bound: list[tuple[int, int, int]],
+    ) -> list[int]:
+        """The launch's argument values at compile time, checked against the
+        kernel's declaration; slots bound to graph inputs/outputs are recorded
+        for address refresh."""
+        label = f"{infer.node_label(op.node)}: kernel {kernel.name}"
+        if len(slots) != len(kernel.decls):
+            raise CompileError(
+                f"{label} takes {len(kernel.decls)} argument(s), declare_launch_args "
+                f"appended {len(slots)}"
+            )
+        scalars = [s.value if s.kind == "scalar" else 0 for s in slots]
+        values: list[int] = []
+        for index, (slot, decl) in enumerate(zip(slots, kernel.decls)):
+            if (slot.kind == "scalar") != (decl.kind == ARG_SCALAR):
+                raise CompileError(
+                    f"{label} argument {index} is declared {decl.describe()}, but "
+                    f"declare_launch_args appended a {slot.kind}"
+                )
+            if slot.kind == "scalar":
+                values.append(slot.value)
+                continue
+            if slot.kind == "workspace":
+                buffer = workspaces[slot.index]
+                size, value = buffer.size, buffer.addr  # fixed for the graph's life
+            else:
+                ids = op.inputs if slot.kind == "input" else op.outputs
+                tensor_id = ids[slot.index]
+                assert tensor_id is not None
+                info = self.tensors[tensor_id]
+                size, value = info.nbytes, 0
+                # Written by each run from the buffer table (only when it changed).
+                bound.append((first + index, info.buffer, info.offset))
+            needed = decl.bytes_needed(block_dim, scalars)
+            if needed is not None and needed > size:
+                raise CompileError(
+                    f"{label} argument {index} ({decl.describe()}): the kernel declares "
+                    f"{needed} bytes there, but the {slot.kind} has {size}"
+                )
+            values.append(value)
+        return values
+
+
+def _fits(declared: tuple[int, ...], actual: tuple[int, ...]) -> bool:
+    return len(declared) == len(actual) and all(
+        d in (-1, a) for d, a in zip(declared, actual)
+    )
+
+
+def compile_graph(
+    graph: Graph,
+    options: Mapping[str, str] | None = None,
+    cache: ImplCache | None = None,
+    input_metas: Sequence[TensorMeta] | None = None,
+) -> CompiledGraph:
+    """Compile ``graph`` for the CPU device (CompileError names the node)."""
+    compiler = _Compiler(graph, options or {}, cache or ImplCache(), input_metas)
+    compiler.collect()
+    output_ids, copies, arena = compiler.place()
+    return compiler.prepare(arena, output_ids, copies)

@@ -1,0 +1,291 @@
+"""The gen-ops command line: commands, exit statuses, the writer's promises
+(only changed files, stale files removed, nothing outside the manifest
+touched), scaffolding once, and no traceback for any input."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gen_ops.cli import main
+from gen_ops.writer import MANIFEST
+from helpers import ROOT
+
+ADD = """\
+op: AddOne
+doc: Adds one.
+inputs:
+  - {name: x, dtype: float32}
+outputs:
+  - {name: y, dtype: float32}
+infer_meta:
+  y:
+    shape: same_as(x)
+    dtype: x
+impl:
+  capabilities: [execute]
+"""
+MUL = ADD.replace("AddOne", "MulTwo").replace("Adds one.", "Doubles.")
+
+
+def gen(*args: str) -> int:
+    return main(list(args))
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "specs").mkdir()
+    (tmp_path / "specs/add_one.yaml").write_text(ADD)
+    (tmp_path / "specs/mul_two.yaml").write_text(MUL)
+    return tmp_path
+
+
+def files(out: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(out).as_posix(): p.read_bytes()
+        for p in out.rglob("*")
+        if p.is_file() and p.name != ".gen-ops-state.json"
+    }
+
+
+@pytest.mark.parametrize("command", [[], ["validate"], ["new"], ["schema"]])
+def test_help_for_every_command(
+    command: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert gen(*command, "--help") == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: gen-ops")
+    assert "--specs" in out or command in (["new"], ["schema"])
+
+
+def test_render_then_check_then_drift(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert gen() == 0
+    out = project / "generated"
+    assert (out / "python/ge/es/custom/add_one.py").is_file()
+    assert (out / "include/custom/mul_two.h").is_file()
+    assert gen("--check") == 0
+    (out / "include/custom/add_one.h").write_text("// edited\n")
+    capsys.readouterr()
+    assert gen("--check") == 1
+    diff = capsys.readouterr().out
+    assert "--- a/include/custom/add_one.h" in diff and "-// edited" in diff
+    assert (out / "include/custom/add_one.h").read_text() == "// edited\n"  # untouched
+
+
+def test_only_changed_files_are_rewritten(project: Path) -> None:
+    assert gen("--no-scaffold") == 0
+    out = project / "generated"
+    before = {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()}
+    (project / "specs/mul_two.yaml").write_text(MUL.replace("Doubles.", "Times two."))
+    os.utime(project / "specs/add_one.yaml")
+    assert gen("--no-scaffold") == 0
+    changed = {
+        p.relative_to(out).as_posix()
+        for p in out.rglob("*")
+        if p.is_file() and p in before and p.stat().st_mtime_ns != before[p]
+    }
+    assert "python/ge/es/custom/add_one.py" not in changed
+    assert "python/ge/es/custom/mul_two.py" in changed
+
+
+def test_files_of_a_removed_op_are_deleted_and_nothing_else(project: Path) -> None:
+    assert gen("--no-scaffold") == 0
+    out = project / "generated"
+    mine = out / "python/ge/es/custom/notes.txt"
+    mine.write_text("not gen-ops'")
+    (project / "specs/mul_two.yaml").unlink()
+    assert gen("--no-scaffold") == 0
+    assert not (out / "python/ge/es/custom/mul_two.py").exists()
+    assert not (out / "include/custom/mul_two.h").exists()
+    assert not (out / "docs/ops/MulTwo.md").exists()
+    assert mine.read_text() == "not gen-ops'"
+    manifest = json.loads((out / MANIFEST).read_text())
+    assert not any("mul_two" in path for path in manifest["files"])
+
+
+def test_only_selects_targets_without_dropping_the_others(project: Path) -> None:
+    assert gen("--no-scaffold") == 0
+    out = project / "generated"
+    (project / "specs/mul_two.yaml").unlink()
+    assert gen("--no-scaffold", "--only", "cpp") == 0
+    assert not (out / "include/custom/mul_two.h").exists()
+    assert (out / "python/ge/es/custom/mul_two.py").exists()  # not selected
+    assert gen("--only", "python,cobol") == 2
+
+
+def test_exclude_ops(project: Path) -> None:
+    assert gen("--no-scaffold", "--exclude-ops", " MulTwo , ") == 0
+    out = project / "generated"
+    assert (out / "python/ge/es/custom/add_one.py").exists()
+    assert not (out / "python/ge/es/custom/mul_two.py").exists()
+
+
+def test_author_modules_are_scaffolded_once(project: Path) -> None:
+    assert gen() == 0
+    author = project / "ops/custom/add_one.py"
+    assert "class AddOne(AddOneBase)" in author.read_text()
+    author.write_text("# mine\n")
+    (project / "specs/add_one.yaml").write_text(ADD.replace("Adds one.", "Adds 1."))
+    assert gen() == 0
+    assert author.read_text() == "# mine\n"
+    assert gen("--scaffold-dir", "elsewhere") == 0
+    assert (project / "elsewhere/custom/add_one.py").exists()
+
+
+def test_no_change_run_is_skipped_and_detects_edits(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert gen("--no-scaffold") == 0
+    capsys.readouterr()
+    assert gen("--no-scaffold") == 0
+    assert "up to date" in capsys.readouterr().out
+    header = project / "generated/include/custom/add_one.h"
+    header.write_text("// edited by hand\n")
+    assert gen("--no-scaffold") == 0
+    assert header.read_text() != "// edited by hand\n"
+
+
+def test_validate_and_schema(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert gen("validate") == 0
+    assert "2 op(s)" in capsys.readouterr().out
+    assert gen("schema") == 0
+    schema = json.loads(capsys.readouterr().out)
+    assert schema["title"].startswith("GE custom operator spec")
+    assert not (project / "generated").exists()
+
+
+def test_new_writes_a_valid_starter_spec_once(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert gen("new", "ScaleCustom", "--module", "nn") == 0
+    path = project / "specs/scale_custom.yaml"
+    text = path.read_text()
+    assert text.startswith("# yaml-language-server: $schema=")
+    schema_ref = text.split("$schema=", 1)[1].splitlines()[0]
+    assert (path.parent / schema_ref).resolve().is_file()
+    assert gen("validate", "--specs", str(path)) == 0
+    assert gen("new", "ScaleCustom") == 2  # never overwrites
+    assert gen("new", "lower") == 2
+    assert gen("new", "Fine", "--module", "not-a-name") == 2
+
+
+def test_invalid_specs_generate_nothing_and_exit_2(project: Path) -> None:
+    (project / "specs/bad.yaml").write_text("op: Bad\ninputs: 3\n")
+    assert gen() == 2
+    assert not (project / "generated").exists()
+
+
+def test_unwritable_output_is_exit_3(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (project / "generated").write_text("a file, not a directory")
+    assert gen("--no-scaffold") == 3
+    assert "cannot write" in capsys.readouterr().err
+
+
+def test_usage_errors_are_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert gen("--no-such-flag") == 2
+    assert gen("--specs") == 2
+
+
+def test_an_out_tree_imports_from_pythonpath(project: Path) -> None:
+    assert gen("--no-scaffold", "--out", "elsewhere") == 0
+    env = dict(os.environ, PYTHONPATH=str(project / "elsewhere/python"))
+    code = (
+        "import inspect; from ge.es.custom import AddOne, MulTwo; "
+        "import ge_impl.custom.add_one as m; print(inspect.signature(AddOne), m.OP_TYPE)"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        env=env,
+        cwd=project,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == (
+        "(x: 'TensorHolder | TensorLike', *, name: 'str | None' = None) "
+        "-> 'TensorHolder' AddOne"
+    )
+
+
+GARBAGE = [
+    b"",
+    b"\x00\x01\x02\xff\xfe",
+    b"\xef\xbb\xbfop: A\n",
+    "op: Ünï\n".encode("utf-16"),
+    b"[" * 5000 + b"]" * 5000,
+    b"a: &a [*a]\n",
+    b"op: !!python/object:os.system {}\n",
+    b"- - - -\n" * 100,
+    b"op: A\n" + b"x: " + b"y" * 200000 + b"\n",
+    b"op: A\ndoc: |\n  " + "\u2028 \ud7ff".encode("utf-8") + b"\n",
+    b"{op: A, inputs: [{name: x, dtype: {a: b}}]}",
+    b"op: A\noutputs:\n  - {name: y, dtype: float32, count: len(}\n",
+    b"%YAML 1.1\n---\nop: A\n...\n---\nop: B\n",
+]
+
+
+@pytest.mark.parametrize("data", GARBAGE, ids=range(len(GARBAGE)))
+def test_no_traceback_for_any_file(data: bytes, tmp_path: Path) -> None:
+    spec = tmp_path / "spec.yaml"
+    spec.write_bytes(data)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "gen_ops",
+            "--specs",
+            str(spec),
+            "--out",
+            str(tmp_path / "o"),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=tmp_path,
+        timeout=60,
+    )
+    assert "Traceback" not in result.stderr
+    assert "internal error" not in result.stderr
+    assert result.returncode in (0, 2)
+
+
+def test_random_mutations_never_crash(tmp_path: Path) -> None:
+    """A seeded mutation loop over the real specs, in process (fast)."""
+    from gen_ops import pipeline
+    from gen_ops.diagnostics import Sink
+
+    rng = random.Random(20261202)
+    sources = [p.read_bytes() for p in sorted((ROOT / "specs").glob("*.yaml"))]
+    for i in range(300):
+        data = bytearray(rng.choice(sources))
+        for _ in range(rng.randint(1, 8)):
+            op = rng.randrange(4)
+            at = rng.randrange(len(data) or 1)
+            if op == 0 and data:
+                data[at % len(data)] = rng.randrange(256)
+            elif op == 1:
+                data[at:at] = bytes(rng.choice(b"{}[]:,-'\"\n\t &*!|>%@`#"))
+            elif op == 2 and data:
+                del data[at : at + rng.randint(1, 20)]
+            else:
+                data[at:at] = data[rng.randrange(len(data) or 1) :][:30]
+        spec = tmp_path / f"m{i}.yaml"
+        spec.write_bytes(bytes(data))
+        sink = Sink()
+        files = pipeline.discover([spec], sink)
+        ops = pipeline.load_and_check(files, sink)
+        if not sink.has_errors:
+            pipeline.render(ops, frozenset(pipeline.Target))
+        spec.unlink()
