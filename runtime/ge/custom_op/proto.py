@@ -132,13 +132,14 @@ class _Registry:
         with self.lock:
             existing = self.by_type.get(proto.op_type)
             if existing is not None:
-                if (
+                same_function = (
                     existing.descriptor_key == proto.descriptor_key
-                    and existing.content() == proto.content()
-                ):
-                    # Identical re-registration (a re-import): idempotent.
-                    self.by_type[proto.op_type] = proto
-                    return proto
+                    or existing.source == proto.source
+                )
+                if same_function and existing.content() == proto.content():
+                    # Identical re-registration: the module imported again, maybe
+                    # under another name (the plugin loader's). Idempotent.
+                    return existing
                 raise ValueError(
                     f"register_op op_type '{proto.op_type}' failed: already "
                     f"registered by {existing.descriptor_key} ({existing.source}); "

@@ -62,14 +62,28 @@ class _Registry:
         with self.lock:
             existing = self.by_type.get(descriptor.op_type)
             if existing is not None:
-                if existing.cls is descriptor.cls:
-                    return  # the same class registered again: idempotent
+                if existing.cls is descriptor.cls or _same_definition(
+                    existing.cls, descriptor.cls
+                ):
+                    return  # the same class registered again (maybe re-imported): idempotent
                 raise ValueError(
                     f"register_op_impl op_type '{descriptor.op_type}' failed: already "
                     f"implemented by {existing.descriptor_key}; conflicting "
                     f"implementation {descriptor.descriptor_key}"
                 )
             self.by_type[descriptor.op_type] = descriptor
+
+
+def _same_definition(first: type, second: type) -> bool:
+    """Two class objects from one class statement (a module imported twice)."""
+    try:
+        return (
+            first.__qualname__ == second.__qualname__
+            and inspect.getsourcefile(first) == inspect.getsourcefile(second)
+            and inspect.getsourcelines(first)[1] == inspect.getsourcelines(second)[1]
+        )
+    except (OSError, TypeError):
+        return False
 
 
 REGISTRY = _Registry()

@@ -128,7 +128,9 @@ class CompiledGraph:
         self.table = table
         self._keepalive = keepalive  # loaded kernels, workspaces
         n_in, n_out = len(input_ids), len(output_ids)
-        self.addrs = np.zeros(1 + n_in + n_out + len(consts), dtype=np.uint64)
+        # The run's buffer addresses: a ctypes array, cheap to write from Python
+        # and read in place by the native runner.
+        self.addrs = (ctypes.c_uint64 * (1 + n_in + n_out + len(consts)))()
         self.addrs[ARENA] = arena.addr
         for i, const in enumerate(consts):
             self.addrs[1 + n_in + n_out + i] = const.addr
@@ -142,10 +144,24 @@ class CompiledGraph:
         self._slots = np.array([b[0] for b in bound], dtype=np.uint32)
         self._sources = np.array([b[1] for b in bound], dtype=np.uint32)
         self._offsets = np.array([b[2] for b in bound], dtype=np.uint64)
-        self._native = library()
+        # Everything the native runner takes, resolved once.
+        self._native_args = (
+            table.ctypes.data,
+            self._slots.ctypes.data,
+            self._sources.ctypes.data,
+            self._offsets.ctypes.data,
+            len(self._slots),
+            ctypes.addressof(self.addrs),
+            ctypes.addressof(self._tasks),
+        )
+        self._ge_run = library().ge_run
+        self._ge_replay = library().ge_replay
         self.only_tasks = all(isinstance(s, TaskSegment) for s in steps)
-        self.input_bytes = [tensors[t].nbytes for t in input_ids]
         self.output_metas = [tensors[t].meta for t in output_ids]
+        self._input_sig = [
+            (tensors[t].meta.dtype, tensors[t].meta.shape or ()) for t in input_ids
+        ]
+        self._output_sig = [(m.dtype, m.shape or ()) for m in self.output_metas]
 
     # -- binding -------------------------------------------------------------------
 
@@ -205,56 +221,53 @@ class CompiledGraph:
     ) -> list[GraphTensor]:
         """Run once with ``inputs`` (any placement; read in place) writing into
         ``outputs`` (fresh tensors when None); returns the outputs."""
-        self._check_inputs(inputs)
+        addrs = self.addrs
+        signature = self._input_sig
+        if len(inputs) != len(signature):
+            self._check_inputs(inputs)
+        for i, tensor in enumerate(inputs):
+            if (
+                type(tensor) is not GraphTensor
+                or tensor._data_type is not signature[i][0]
+                or tensor._shape != signature[i][1]
+            ):
+                self._check_inputs(inputs)  # raises, naming what is wrong
+            addrs[1 + i] = tensor._addr
         if outputs is None:
             outputs = self.new_outputs()
         else:
-            self._check_outputs(outputs)
-        addrs = self.addrs
-        n_in = len(self.input_ids)
-        for i, tensor in enumerate(inputs):
-            addrs[1 + i] = tensor.addr
+            if len(outputs) != len(self._output_sig):
+                self._check_outputs(outputs)
+            for j, tensor in enumerate(outputs):
+                if (
+                    type(tensor) is not GraphTensor
+                    or tensor._data_type is not self._output_sig[j][0]
+                    or tensor._shape != self._output_sig[j][1]
+                ):
+                    self._check_outputs(outputs)
+        base = 1 + len(signature)
         for j, tensor in enumerate(outputs):
-            addrs[1 + n_in + j] = tensor.addr
+            addrs[base + j] = tensor._addr
         if self.only_tasks:
-            self._native.ge_run(
-                self.table.ctypes.data,
-                self._slots.ctypes.data,
-                self._sources.ctypes.data,
-                self._offsets.ctypes.data,
-                len(self._slots),
-                addrs.ctypes.data,
-                ctypes.addressof(self._tasks),
-                self.ntasks,
-            )
+            self._ge_run(*self._native_args, self.ntasks)
         else:
             self._run_steps(stream)
         for j, source in self.output_copies:
             info = self.tensors[source]
-            start = int(addrs[info.buffer]) + info.offset
-            ctypes.memmove(outputs[j].addr, start, info.nbytes)
+            ctypes.memmove(
+                outputs[j]._addr, addrs[info.buffer] + info.offset, info.nbytes
+            )
         return list(outputs)
 
     def _run_steps(self, stream: int) -> None:
-        addrs = self.addrs
-        patched = False
+        """A graph with execute nodes: refresh the task slots once, then run
+        task segments natively and execute nodes in Python, in order."""
+        self._ge_run(*self._native_args, 0)
+        tasks = self._native_args[-1]
         for step in self.steps:
             if isinstance(step, TaskSegment):
-                if not patched:
-                    self._native.ge_run(
-                        self.table.ctypes.data,
-                        self._slots.ctypes.data,
-                        self._sources.ctypes.data,
-                        self._offsets.ctypes.data,
-                        len(self._slots),
-                        addrs.ctypes.data,
-                        ctypes.addressof(self._tasks),
-                        0,
-                    )
-                    patched = True
-                self._native.ge_replay(
-                    ctypes.addressof(self._tasks) + ctypes.sizeof(Task) * step.start,
-                    step.end - step.start,
+                self._ge_replay(
+                    tasks + ctypes.sizeof(Task) * step.start, step.end - step.start
                 )
             else:
                 _Execute(self, step, stream).run()
@@ -263,7 +276,7 @@ class CompiledGraph:
         if overrides and tensor_id in overrides:
             return overrides[tensor_id]
         info = self.tensors[tensor_id]
-        return int(self.addrs[info.buffer]) + info.offset
+        return self.addrs[info.buffer] + info.offset
 
 
 class _Execute(OutputAllocator):

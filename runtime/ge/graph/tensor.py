@@ -53,7 +53,7 @@ class Tensor:
     device memory and ``addr`` is where kernels find them.
     """
 
-    __slots__ = ("_shape", "_data_type", "_format", "_placement", "_store")
+    __slots__ = ("_shape", "_data_type", "_format", "_placement", "_store", "_addr")
 
     def __init__(
         self,
@@ -103,6 +103,7 @@ class Tensor:
             self._store: np.ndarray | DeviceBuffer = buffer
         else:
             self._store = np.array(raw, dtype=np.uint8, copy=True)
+        self._addr = self._find_addr()
 
     @staticmethod
     def _raw_bytes(
@@ -144,6 +145,7 @@ class Tensor:
         tensor._format = format
         tensor._placement = placement
         tensor._store = buffer
+        tensor._addr = tensor._find_addr()
         return tensor
 
     # -- construction from numpy ---------------------------------------------
@@ -188,10 +190,15 @@ class Tensor:
         """Bytes of data."""
         return int(self._bytes().size)
 
+    def _find_addr(self) -> int:
+        data = self._bytes()
+        return int(data.ctypes.data) if data.size else 0
+
     @property
     def addr(self) -> int:
-        """Address of the data (device memory for device tensors)."""
-        return int(self._bytes().ctypes.data) if self.size else 0
+        """Address of the data (device memory for device tensors); fixed for
+        the tensor's life."""
+        return self._addr
 
     # -- data ------------------------------------------------------------------
 

@@ -23,6 +23,13 @@ class _Entry:
     graph: Graph
     options: dict[str, str]
     compiled: dict[tuple[object, ...], CompiledGraph] = field(default_factory=dict)
+    static: CompiledGraph | None = None  # the one compiled form of a static graph
+
+    def __post_init__(self) -> None:
+        self.dynamic = any(
+            n.outputs[0].shape is None or any(d < 0 for d in n.outputs[0].shape)
+            for n in self.graph.input_nodes
+        )
 
 
 class Session:
@@ -76,10 +83,9 @@ class Session:
     def _compile(self, entry: _Entry, inputs: Sequence[Tensor] | None) -> CompiledGraph:
         """The compiled graph for these inputs: one per graph when its inputs
         have concrete shapes, else one per input shape/dtype key."""
-        dynamic = any(
-            n.outputs[0].shape is None or any(d < 0 for d in n.outputs[0].shape)
-            for n in entry.graph.input_nodes
-        )
+        if entry.static is not None:
+            return entry.static
+        dynamic = entry.dynamic
         if dynamic and inputs is None:
             raise CompileError(
                 f"graph '{entry.graph.name}' has inputs of unknown shape; it is "
@@ -107,6 +113,8 @@ class Session:
                 )
                 compiled = compile_graph(entry.graph, entry.options, self._cache, metas)
                 entry.compiled[key] = compiled
+                if not dynamic:
+                    entry.static = compiled
             return compiled
 
     def compile_graph(self, graph_id: int) -> None:

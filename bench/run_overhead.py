@@ -1,0 +1,416 @@
+"""Per-run overhead of address refresh against the execute path, its floors
+and its peers, in one run on one machine.
+
+For chains of K AnnotatedAddCustom (or NoRefreshAddCustom) nodes over N
+float32 elements (y <- a; K times y <- y + b), each graph run uses the
+caller's device buffers (two input sets, alternating; one output buffer) through
+Session.run_graph_with_stream_async. In the same process it times:
+
+- annotated: the address-refresh path (one native call per run);
+- execute: the Python execute path (NoRefreshAddCustom, same C kernel);
+- numpy: a Python loop of np.add(y, b, out=c);
+- ctypes: the C kernel launched K times from Python through ctypes;
+- replay: one native call replaying a prebuilt table of the same K launches
+  (the floor: kernel time plus ~10 ns of launching per node);
+- ort: ONNX Runtime running the same chain of Add nodes with io_binding, and
+- torch: a torch.library custom op called K times (both when installed).
+
+Prints median and p95 per graph run and the per-node overhead (median minus
+the replay floor, over K) and writes JSON (bench/results/run_overhead.json).
+
+    python bench/run_overhead.py [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples/annotated_args_refresh"
+os.environ.setdefault("ASCEND_CUSTOM_OPP_PATH", str(EXAMPLE / "add_ops.py"))
+
+from ge.device import rt  # noqa: E402
+from ge.device.kernels import build_kernel  # noqa: E402
+from ge.device.native import Task, library  # noqa: E402
+from ge.es import GraphBuilder  # noqa: E402
+from ge.es.custom import AnnotatedAddCustom, NoRefreshAddCustom  # noqa: E402
+from ge.ge_global import GeApi  # noqa: E402
+from ge.graph import DataType, Placement, Tensor  # noqa: E402
+from ge.session import Session  # noqa: E402
+
+BLOCK = 1024
+
+
+def timed(
+    run: Callable[[int], object], budget_s: float, min_runs: int, max_runs: int
+) -> list[float]:
+    """Per-run seconds: a few warm-up runs, then runs until the budget is spent."""
+    for i in range(3):
+        run(i)
+    times: list[float] = []
+    start = time.perf_counter()
+    i = 0
+    while (len(times) < min_runs or time.perf_counter() - start < budget_s) and len(
+        times
+    ) < max_runs:
+        t0 = time.perf_counter()
+        run(i)
+        times.append(time.perf_counter() - t0)
+        i += 1
+    return times
+
+
+def summary(times: list[float]) -> dict[str, float]:
+    ordered = sorted(times)
+    p95 = ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))]
+    return {
+        "median_us": statistics.median(ordered) * 1e6,
+        "p95_us": p95 * 1e6,
+        "runs": len(ordered),
+    }
+
+
+def chain_graph(op: Callable[..., object], k: int, n: int, name: str):  # type: ignore[no-untyped-def]
+    builder = GraphBuilder(name)
+    a = builder.create_input(0, name="a", data_type=DataType.DT_FLOAT, shape=[n])
+    b = builder.create_input(1, name="b", data_type=DataType.DT_FLOAT, shape=[n])
+    y = a
+    for _ in range(k):
+        y = op(y, b)
+    builder.set_graph_output(y, 0)
+    return builder.build_and_reset()
+
+
+def device(values: np.ndarray) -> Tensor:
+    return Tensor(
+        values,
+        data_type=DataType.DT_FLOAT,
+        shape=list(values.shape),
+        placement=Placement.PLACEMENT_DEVICE,
+    )
+
+
+class Case:
+    """One (K, N): inputs, the expected output, and each way to run it."""
+
+    def __init__(self, session: Session, k: int, n: int, graph_ids: list[int]) -> None:
+        rng = np.random.default_rng(k * 7919 + n)
+        self.k, self.n = k, n
+        self.sets = [
+            (
+                rng.standard_normal(n).astype(np.float32),
+                rng.standard_normal(n).astype(np.float32),
+            )
+            for _ in range(2)
+        ]
+        self.device_sets = [[device(a), device(b)] for a, b in self.sets]
+        self.out = device(np.zeros(n, np.float32))
+        self.expected = []
+        for a, b in self.sets:
+            y = a.copy()
+            for _ in range(k):
+                y = y + b
+            self.expected.append(y)
+        self.session = session
+        self.annotated_id, self.execute_id = graph_ids
+        session.add_graph(
+            self.annotated_id, chain_graph(AnnotatedAddCustom, k, n, f"ann_{k}_{n}")
+        )
+        session.add_graph(
+            self.execute_id, chain_graph(NoRefreshAddCustom, k, n, f"exe_{k}_{n}")
+        )
+        self.stream = rt.create_stream()
+
+    def check(
+        self, label: str, run: Callable[[int], object], read: Callable[[], np.ndarray]
+    ) -> None:
+        for i in range(2):
+            run(i)
+            if not np.allclose(read(), self.expected[i], rtol=1e-5, atol=1e-4):
+                raise SystemExit(f"{label} K={self.k} N={self.n}: wrong result")
+
+    def graph_runner(self, graph_id: int) -> Callable[[int], object]:
+        session, stream, sets, outs = (
+            self.session,
+            self.stream,
+            self.device_sets,
+            [self.out],
+        )
+        run = session.run_graph_with_stream_async
+        return lambda i: run(graph_id, stream, sets[i & 1], outs)
+
+    def numpy_runner(self) -> Callable[[int], object]:
+        c = np.zeros(self.n, np.float32)
+        sets = self.sets
+
+        def run(i: int) -> None:
+            a, b = sets[i & 1]
+            np.add(a, b, out=c)
+            for _ in range(self.k - 1):
+                np.add(c, b, out=c)
+
+        self._numpy_out = c
+        return run
+
+    def _kernel(self):  # type: ignore[no-untyped-def]
+        """The sample's kernel, built as add_ops builds it (cache hit)."""
+        source = (EXAMPLE / "add_kernel.c").read_text()
+        return rt.binary_load(build_kernel(source, name="add_kernel")).get_function(
+            "add_custom"
+        )
+
+    def ctypes_runner(self) -> Callable[[int], object]:
+        kernel = self._kernel()
+        launch = library().ge_launch
+        blocks = self.n // BLOCK
+        c = self.out
+        args = []
+        for a, b in self.device_sets:
+            first = (ctypes.c_uint64 * 3)(a.addr, b.addr, c.addr)
+            rest = (ctypes.c_uint64 * 3)(c.addr, b.addr, c.addr)
+            args.append((first, rest))
+        fn = kernel.address
+        k = self.k
+
+        def run(i: int) -> None:
+            first, rest = args[i & 1]
+            launch(fn, blocks, first)
+            for _ in range(k - 1):
+                launch(fn, blocks, rest)
+
+        return run
+
+    def replay_runner(self) -> Callable[[int], object]:
+        kernel = self._kernel()
+        replay = library().ge_replay
+        blocks = self.n // BLOCK
+        c = self.out
+        tables = []
+        for a, b in self.device_sets:
+            slots = (ctypes.c_uint64 * (3 * self.k))()
+            tasks = (Task * self.k)()
+            for t in range(self.k):
+                slots[3 * t : 3 * t + 3] = [
+                    a.addr if t == 0 else c.addr,
+                    b.addr,
+                    c.addr,
+                ]
+                tasks[t].fn = kernel.address
+                tasks[t].args = ctypes.addressof(slots) + 24 * t
+                tasks[t].block_dim = blocks
+            tables.append((slots, tasks))
+        k = self.k
+
+        def run(i: int) -> None:
+            replay(ctypes.addressof(tables[i & 1][1]), k)
+
+        return run
+
+    def ort_runner(self) -> Callable[[int], object] | None:
+        try:
+            import onnx
+            import onnxruntime as ort
+            from onnx import TensorProto, helper
+        except ImportError:
+            return None
+        nodes = []
+        prev = "a"
+        for t in range(self.k):
+            out = "y" if t == self.k - 1 else f"t{t}"
+            nodes.append(helper.make_node("Add", [prev, "b"], [out]))
+            prev = out
+        vi = lambda name: helper.make_tensor_value_info(
+            name, TensorProto.FLOAT, [self.n]
+        )  # noqa: E731
+        model = helper.make_model(
+            helper.make_graph(nodes, "chain", [vi("a"), vi("b")], [vi("y")]),
+            opset_imports=[helper.make_opsetid("", 17)],
+        )
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = 1
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+        session = ort.InferenceSession(
+            (
+                onnx._serialize(model)
+                if hasattr(onnx, "_serialize")
+                else model.SerializeToString()
+            ),
+            options,
+            providers=["CPUExecutionProvider"],
+        )
+        y = np.zeros(self.n, np.float32)
+        bindings = []
+        for a, b in self.sets:
+            binding = session.io_binding()
+            binding.bind_cpu_input("a", a)
+            binding.bind_cpu_input("b", b)
+            binding.bind_output("y", "cpu", 0, np.float32, [self.n], y.ctypes.data)
+            bindings.append(binding)
+        self._ort_out = y
+        return lambda i: session.run_with_iobinding(bindings[i & 1])
+
+    def torch_runner(self) -> Callable[[int], object] | None:
+        try:
+            import torch
+        except ImportError:
+            return None
+        name = f"gebench::add_{self.k}_{self.n}"
+        if not hasattr(Case, "_torch_op"):
+
+            @torch.library.custom_op("gebench::add", mutates_args=())
+            def add(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+                return torch.add(x, y)
+
+            Case._torch_op = add  # type: ignore[attr-defined]
+        op = Case._torch_op  # type: ignore[attr-defined]
+        sets = [(torch.from_numpy(a), torch.from_numpy(b)) for a, b in self.sets]
+        k = self.k
+        del name
+
+        def run(i: int) -> torch.Tensor:
+            a, b = sets[i & 1]
+            y = a
+            for _ in range(k):
+                y = op(y, b)
+            self._torch_out = y
+            return y
+
+        return run
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--quick", action="store_true", help="shorter timing budgets (smoke test)"
+    )
+    parser.add_argument(
+        "--json", type=Path, default=ROOT / "bench/results/run_overhead.json"
+    )
+    parser.add_argument("--ks", default="1,16,128")
+    parser.add_argument("--ns", default="1024,8192,1048576")
+    args = parser.parse_args()
+    ks = [int(k) for k in args.ks.split(",")]
+    ns = [int(n) for n in args.ns.split(",")]
+    GeApi().ge_initialize({"ge.exec.deviceId": "0"})
+    session = Session()
+    rows = []
+    graph_id = 0
+    header = (
+        f"{'K':>4} {'N':>8}  {'path':<10} {'median us':>11} {'p95 us':>11} "
+        f"{'per-node us':>12} {'overhead/node us':>17}"
+    )
+    print(header)
+    print("-" * len(header))
+    for n in ns:
+        for k in ks:
+            case = Case(session, k, n, [graph_id, graph_id + 1])
+            graph_id += 2
+            big = n * k >= 16 * 1048576
+            budget = (0.15 if args.quick else 0.6) * (3 if big else 1)
+            min_runs, max_runs = (5, 40) if big else (30, 20000)
+            runners: list[
+                tuple[str, Callable[[int], object] | None, Callable[[], np.ndarray]]
+            ] = [
+                ("replay", case.replay_runner(), lambda: case.out.numpy()),
+                (
+                    "annotated",
+                    case.graph_runner(case.annotated_id),
+                    lambda: case.out.numpy(),
+                ),
+                (
+                    "execute",
+                    case.graph_runner(case.execute_id),
+                    lambda: case.out.numpy(),
+                ),
+                ("numpy", case.numpy_runner(), lambda: case._numpy_out),
+                ("ctypes", case.ctypes_runner(), lambda: case.out.numpy()),
+                ("ort", case.ort_runner(), lambda: case._ort_out),
+                ("torch", case.torch_runner(), lambda: case._torch_out.numpy()),
+            ]
+            floor = None
+            for label, runner, read in runners:
+                if runner is None:
+                    continue
+                case.check(label, runner, read)
+                stats = summary(timed(runner, budget, min_runs, max_runs))
+                if label == "replay":
+                    floor = stats["median_us"]
+                overhead = (
+                    (stats["median_us"] - floor) / k if floor is not None else 0.0
+                )
+                row = {
+                    "K": k,
+                    "N": n,
+                    "path": label,
+                    **stats,
+                    "per_node_us": stats["median_us"] / k,
+                    "overhead_per_node_us": overhead,
+                }
+                rows.append(row)
+                print(
+                    f"{k:>4} {n:>8}  {label:<10} {stats['median_us']:>11.1f} "
+                    f"{stats['p95_us']:>11.1f} {row['per_node_us']:>12.3f} {overhead:>17.3f}",
+                    flush=True,
+                )
+            session.remove_graph(case.annotated_id)
+            session.remove_graph(case.execute_id)
+    GeApi().ge_finalize()
+
+    def median(path: str, k: int, n: int) -> float | None:
+        for row in rows:
+            if row["path"] == path and row["K"] == k and row["N"] == n:
+                return row["median_us"]
+        return None
+
+    checks = {}
+    if 128 in ks and 1024 in ns:
+        ann, rep = median("annotated", 128, 1024), median("replay", 128, 1024)
+        checks["annotated_vs_replay_K128_N1024"] = ann / rep
+        for peer in ("numpy", "ort"):
+            value = median(peer, 128, 1024)
+            if value is not None:
+                checks[f"annotated_faster_than_{peer}_K128_N1024"] = value / ann
+    if 16 in ks and 1024 in ns:
+        checks["execute_vs_annotated_K16_N1024"] = median("execute", 16, 1024) / median(
+            "annotated", 16, 1024
+        )
+    print()
+    for name, value in checks.items():
+        print(f"{name}: {value:.2f}x")
+    result = {
+        "benchmark": "run_overhead",
+        "command": "python bench/run_overhead.py " + " ".join(sys.argv[1:]),
+        "machine": {
+            "cpus": os.cpu_count(),
+            "processor": platform.processor(),
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+        },
+        "rows": rows,
+        "ratios": checks,
+        "targets": {
+            "annotated_vs_replay_K128_N1024": "<= 2.0",
+            "annotated_faster_than_numpy_K128_N1024": "> 1",
+            "annotated_faster_than_ort_K128_N1024": "> 1",
+            "execute_vs_annotated_K16_N1024": ">= 10",
+        },
+    }
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps(result, indent=2) + "\n")
+    print(f"wrote {args.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
