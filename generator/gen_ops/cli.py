@@ -41,7 +41,7 @@ def _spec_options(parser: argparse.ArgumentParser) -> None:
         metavar="PATH",
         action="append",
         type=Path,
-        help="a spec file or a directory searched for *.yaml (repeatable; "
+        help="a spec file or a directory searched for *.yaml and *.yml (repeatable; "
         "default: specs)",
     )
     parser.add_argument(
@@ -282,8 +282,19 @@ def cmd_new(argv: Sequence[str]) -> int:
             file=sys.stderr,
         )
         return EXIT_INVALID
-    if not re.match(r"^[A-Za-z][A-Za-z0-9_]*$", args.module):
-        print(f"gen-ops new: {args.module!r} is not a module name", file=sys.stderr)
+    import keyword
+
+    from ge._es_reserved import RESERVED_MODULE_NAMES
+
+    if (
+        not re.match(r"^[A-Za-z][A-Za-z0-9_]*$", args.module)
+        or keyword.iskeyword(args.module)
+        or args.module in RESERVED_MODULE_NAMES
+    ):
+        print(f"gen-ops new: {args.module!r} cannot be a module name", file=sys.stderr)
+        return EXIT_INVALID
+    if keyword.iskeyword(args.op):
+        print(f"gen-ops new: {args.op!r} is a Python keyword", file=sys.stderr)
         return EXIT_INVALID
     from gen_ops import scaffold, writer
 

@@ -39,7 +39,7 @@ def discover(roots: Sequence[Path], sink: Sink) -> list[SpecFile]:
                 sink.emit(
                     "E105",
                     Span(_display(root), 1, 1),
-                    "no .yaml spec files in this directory",
+                    "no .yaml or .yml spec files in this directory",
                 )
             for file in files:
                 label = f"{root.resolve().name}/{file.relative_to(root).as_posix()}"

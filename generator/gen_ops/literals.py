@@ -106,7 +106,7 @@ def py_float(value: float, text: str | None = None) -> str:
             if spelled.startswith(".")
             else ("-0" + spelled[1:] if spelled.startswith("-.") else spelled)
         )
-    return repr(value)
+    return repr(value).replace("e+", "e")
 
 
 def _split_texts(default: Default, count: int) -> list[str | None]:
@@ -285,6 +285,8 @@ def json_default(attr_type: AttrType, default: Default) -> str:
 
 
 def _json_value(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return repr(value)  # "inf", "-inf", "nan": JSON has no such numbers
     if isinstance(value, DataType):
         return value.name
     if isinstance(value, tuple):

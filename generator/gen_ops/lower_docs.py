@@ -217,6 +217,9 @@ def history(ops: Sequence[OpSpec]) -> dict[str, Any]:
                     for g in op.graphs
                 ],
             }
+            # Added fields (GE's rule for this schema: only add fields).
+            | ({"since": op.since} if op.since else {})
+            | ({"deprecated": op.deprecated} if op.deprecated else {})
         )
     return {"operators": operators}
 

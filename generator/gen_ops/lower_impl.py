@@ -127,7 +127,7 @@ def _offsets(names: list[str], dynamic: list[bool]) -> list[str]:
         parts = ([str(constant)] if constant or not terms else []) + terms
         out.append(" + ".join(parts))
         if is_dynamic:
-            terms.append(f"len({name})")
+            terms.append(f"_b.len({name})")
         else:
             constant += 1
     return out
@@ -142,7 +142,7 @@ def _shape_expr(rule: InferOutput, names: dict[str, str]) -> str:
     if shape.kind is ShapeKind.LITERAL:
         return "[" + ", ".join(map(str, shape.dims)) + "]"
     if shape.kind is ShapeKind.ATTR:
-        return f"list({shape.refs[0]})"
+        return f"_b.list({shape.refs[0]})"
     args = ", ".join(names[r] for r in shape.refs)
     return f"_infer.{shape.kind.value}({args})"
 
@@ -170,10 +170,10 @@ def _proto_body(op: OpSpec, names: dict[str, str]) -> tuple[str, ...]:
             if output.count is None:
                 count = f"_infer.output_count({ir_index})"
             elif output.count.kind is CountKind.LEN:
-                count = f"len({names[output.count.ref]})"
+                count = f"_b.len({names[output.count.ref]})"
             else:
                 count = output.count.ref
-            desc = f"[{desc} for _ in range({count})]"
+            desc = f"[{desc} for _ in _b.range({count})]"
         exprs.append(desc)
     if len(exprs) == 1:
         return (f"return {exprs[0]}",)
@@ -221,7 +221,7 @@ def _launch_body(
             name, base = in_names[item.name], in_offsets[item.name]
             if item.kind is InputKind.DYNAMIC:
                 lines += [
-                    f"for _i, _t in enumerate({name}):",
+                    f"for _i, _t in _b.enumerate({name}):",
                     f"    _args.append_input({_plus(base, '_i')}, _t)",
                 ]
             elif item.kind is InputKind.OPTIONAL:
@@ -238,7 +238,7 @@ def _launch_body(
             name, base = out_names[output.name], out_offsets[output.name]
             if output.dynamic:
                 lines += [
-                    f"for _i, _t in enumerate({name}):",
+                    f"for _i, _t in _b.enumerate({name}):",
                     f"    _args.append_output({_plus(base, '_i')}, _t)",
                 ]
             else:
@@ -407,9 +407,13 @@ def _imports(op: OpSpec, text: str, methods: list[Method]) -> tuple[str, ...]:
     def uses(name: str) -> bool:
         return re.search(rf"\b{name}\b", text) is not None
 
+    bodies = _all_bodies(op, methods)
     lines = []
     if methods:
         lines.append("import abc")
+    # Bodies reach builtins through _b, so no parameter can shadow them.
+    if any("_b." in line for line in bodies):
+        lines.append("import builtins as _b")
     if uses("Sequence"):
         lines.append("from collections.abc import Sequence")
     if op.impl and op.infer_meta is None:
@@ -419,7 +423,7 @@ def _imports(op: OpSpec, text: str, methods: list[Method]) -> tuple[str, ...]:
     lines.append("import ge.custom_op as _cop")
     if op.infer_meta is not None:
         lines.append("import ge.custom_op.infer as _infer")
-    if any("_types." in line for line in _all_bodies(op, methods)):
+    if any("_types." in line for line in bodies):
         lines.append("import ge.graph.types as _types")
     lines.append("import ge.runtime as _rt")
     if uses("LaunchConfig"):

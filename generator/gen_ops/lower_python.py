@@ -295,7 +295,7 @@ def lower(op: OpSpec) -> PyBuilder:
     return PyBuilder(
         op_type=op.op_type,
         source=op.source,
-        doc=op.doc or f"Adds a {op.op_type} node to the graph.",
+        doc=op.doc or f"Adds {_article(op.op_type)} {op.op_type} node to the graph.",
         params=tuple(params),
         star_index=star_index,
         returns=returns,
@@ -342,6 +342,10 @@ def lower(op: OpSpec) -> PyBuilder:
             sorted([op.op_type] + ([result_class] if result_class else []))
         ),
     )
+
+
+def _article(word: str) -> str:
+    return "an" if word[:1] in "AEIOU" else "a"
 
 
 def _mentions(text: str, name: str) -> bool:

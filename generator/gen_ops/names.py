@@ -99,7 +99,7 @@ def python_names(op: OpSpec) -> PythonNames:
     for output in op.outputs:
         field, why = _field_name(output)
         fields[output.name] = field
-        if why:
+        if why and len(op.outputs) > 1:  # fields exist only in a result tuple
             renames.append(Rename("output", output.name, field, why))
 
     def claim(role: str, ir_name: str, base: str, prefix: str) -> None:

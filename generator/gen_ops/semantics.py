@@ -161,7 +161,15 @@ class _OpChecker:
                 f"module '{module}' is taken by the runtime (ge.es.{module})",
                 "choose another module name",
             )
-        if self.op in PYTHON_MODULE_NAMES or self.op in GE_TYPE_NAMES:
+        if self.op in PYTHON_KEYWORDS:
+            self.error(
+                "E304",
+                ("op",),
+                f"op type '{self.op}' is a Python keyword; the builder function "
+                "could not be defined",
+                "choose another op type",
+            )
+        elif self.op in PYTHON_MODULE_NAMES or self.op in GE_TYPE_NAMES:
             self.error(
                 "E304",
                 ("op",),
@@ -943,6 +951,13 @@ class _OpChecker:
                 ("impl", "launch_args"),
                 "launch_args are given but capabilities lack declare_launch_args",
                 "add declare_launch_args to capabilities",
+            )
+        if caps == {Capability.COMPILE}:
+            self.error(
+                "E703",
+                ("impl", "capabilities"),
+                "compile alone cannot run the op",
+                "add execute or declare_launch_args to capabilities",
             )
         if data.get("launch_args") and "kernel" not in data:
             self.error(

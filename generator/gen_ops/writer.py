@@ -3,9 +3,10 @@
 The manifest (``.gen-ops-manifest.json`` in the output directory) lists every
 file gen-ops wrote, with its target and hash. A run rewrites a file only when
 its bytes change, and removes the files of the selected targets that it no
-longer renders (an op that disappeared); it never touches a file it does not
-own. ``--check`` computes the same plan without writing and shows it as a
-unified diff.
+longer renders (an op that disappeared); it never deletes or rewrites a file
+outside the set it renders (whatever stood at a rendered path is replaced).
+``--check`` computes the same plan without writing and shows it as a unified
+diff.
 """
 
 from __future__ import annotations
@@ -104,6 +105,13 @@ def plan(out: Path, rendered: Sequence[OutputFile], targets: Iterable[Target]) -
     return Plan(tuple(writes), tuple(deletes), Manifest(files), unchanged)
 
 
+def _file_mode() -> int:
+    """What a plain ``open(path, "w")`` would give: 0o666 less the umask."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
 def write_atomic(path: Path, text: str) -> None:
     """Replace ``path`` with ``text`` so readers never see half a file."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -113,6 +121,7 @@ def write_atomic(path: Path, text: str) -> None:
     try:
         with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
             stream.write(text)
+        os.chmod(temp, _file_mode())  # mkstemp makes 0600 files
         os.replace(temp, path)
     except BaseException:
         with contextlib.suppress(OSError):

@@ -749,6 +749,7 @@ CASES: list[Case] = [
         op: A
         outputs:
           - {name: return, dtype: float32}
+          - {name: y, dtype: float32}
     """),
     case("W901", "3:12", "graph", """
         op: A
@@ -805,6 +806,7 @@ CASES: list[Case] = [
           - {name: x, dtype: float32}
         outputs:
           - {name: x, dtype: float32}
+          - {name: y, dtype: float32}
     """),
 ]
 # fmt: on
@@ -974,7 +976,8 @@ WORDINGS: list[Wording] = [
         op: A
         outputs:
           - {name: count, dtype: float32}
-    """, lacks="is a Python keyword"),
+          - {name: y, dtype: float32}
+    """, holds="output 'count' is called 'out_count'", lacks="is a Python keyword"),
     Wording("W904", "names the count parameter", """
         op: A
         inputs:

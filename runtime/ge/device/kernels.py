@@ -23,6 +23,7 @@ __all__ = [
 ]
 
 ARG_IN, ARG_OUT, ARG_INOUT, ARG_WORKSPACE, ARG_SCALAR = 1, 2, 3, 4, 5
+ARG_NULLABLE, ARG_LIST = 0x100, 0x200
 POINTER_KINDS = (ARG_IN, ARG_OUT, ARG_INOUT, ARG_WORKSPACE)
 EXTENT_UNCHECKED, EXTENT_ELEMS, EXTENT_ARG, EXTENT_PER_BLOCK = 0, 1, 2, 3
 _KIND_NAMES = {1: "in", 2: "out", 3: "inout", 4: "workspace", 5: "scalar"}
@@ -33,7 +34,7 @@ class _CDecl(ctypes.Structure):
         ("kind", ctypes.c_uint32),
         ("elem_bytes", ctypes.c_uint32),
         ("extent", ctypes.c_uint32),
-        ("reserved", ctypes.c_uint32),
+        ("count_arg", ctypes.c_uint32),
         ("value", ctypes.c_uint64),
     ]
 
@@ -42,10 +43,13 @@ class _CDecl(ctypes.Structure):
 class ArgDecl:
     """What a kernel says about one argument slot."""
 
-    kind: int
+    kind: int  # the base kind (ARG_IN ...), flags split out below
     elem_bytes: int
     extent: int
     value: int
+    nullable: bool = False
+    is_list: bool = False
+    count_arg: int = 0
 
     @property
     def is_pointer(self) -> bool:
@@ -73,6 +77,22 @@ class Kernel:
     address: int
     decls: tuple[ArgDecl, ...]
     binary: Binary
+
+    def expand(self, count: int) -> tuple[ArgDecl, ...] | None:
+        """The declaration of each of ``count`` arguments (a trailing list
+        repeats); None if ``count`` arguments cannot match."""
+        decls = self.decls
+        if decls and decls[-1].is_list:
+            fixed = len(decls) - 1
+            if count < fixed:
+                return None
+            return decls[:fixed] + (decls[-1],) * (count - fixed)
+        return decls if count == len(decls) else None
+
+    def arity(self) -> str:
+        if self.decls and self.decls[-1].is_list:
+            return f"{len(self.decls) - 1} or more argument(s)"
+        return f"{len(self.decls)} argument(s)"
 
 
 class Binary:
@@ -113,9 +133,27 @@ class Binary:
                     "(include ge_kernel.h and declare it with GE_KERNEL)"
                 ) from None
             decls = tuple(
-                ArgDecl(d.kind, d.elem_bytes, d.extent, d.value) for d in table
+                ArgDecl(
+                    d.kind & 0xFF,
+                    d.elem_bytes,
+                    d.extent,
+                    d.value,
+                    bool(d.kind & ARG_NULLABLE),
+                    bool(d.kind & ARG_LIST),
+                    d.count_arg,
+                )
+                for d in table
             )
             for index, decl in enumerate(decls):
+                if decl.is_list and (
+                    index != len(decls) - 1
+                    or decl.count_arg >= index
+                    or decls[decl.count_arg].kind != ARG_SCALAR
+                ):
+                    raise LookupError(
+                        f"kernel {name!r} argument {index}: a list must be the last "
+                        "argument and name an earlier scalar argument as its count"
+                    )
                 if decl.extent == EXTENT_ARG and (
                     decl.value >= len(decls) or decls[decl.value].kind != ARG_SCALAR
                 ):

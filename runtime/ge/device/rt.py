@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 
 from ge.device.args import scalar_bits
-from ge.device.kernels import ARG_SCALAR, Binary, Kernel, load_binary
+from ge.device.kernels import ARG_SCALAR, ArgDecl, Binary, Kernel, load_binary
 from ge.device.memory import region_of
 from ge.device.native import library
 
@@ -122,10 +122,10 @@ def check_launch(kernel: Kernel, block_dim: int, args: Sequence[object]) -> list
         raise LaunchError(
             f"{kernel.name}: block_dim must be 1..{MAX_BLOCK_DIM}, got {block_dim!r}"
         )
-    decls = kernel.decls
-    if len(args) != len(decls):
+    decls = kernel.expand(len(args))
+    if decls is None:
         raise LaunchError(
-            f"{kernel.name} takes {len(decls)} argument(s), the launch passes {len(args)}"
+            f"{kernel.name} takes {kernel.arity()}, the launch passes {len(args)}"
         )
     slots: list[int] = []
     for index, (decl, value) in enumerate(zip(decls, args)):
@@ -135,15 +135,24 @@ def check_launch(kernel: Kernel, block_dim: int, args: Sequence[object]) -> list
             except (TypeError, ValueError) as exc:
                 raise LaunchError(f"{kernel.name} argument {index}: {exc}") from None
             continue
+        if (
+            decl.nullable
+            and isinstance(value, int)
+            and not isinstance(value, bool)
+            and value == 0
+        ):
+            slots.append(0)  # an absent optional input
+            continue
         if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
             raise LaunchError(
                 f"{kernel.name} argument {index} ({decl.describe()}) must be a device "
                 f"address, got {value!r}"
             )
         slots.append(value)
+    check_list_count(kernel, decls, slots)
     regions = _regions.get()
     for index, (decl, addr) in enumerate(zip(decls, slots)):
-        if not decl.is_pointer:
+        if not decl.is_pointer or (decl.nullable and addr == 0):
             continue
         region = regions.find(addr) if regions is not None else region_of(addr)
         where = (
@@ -164,6 +173,20 @@ def check_launch(kernel: Kernel, block_dim: int, args: Sequence[object]) -> list
                 "it could write out of bounds"
             )
     return slots
+
+
+def check_list_count(
+    kernel: Kernel, decls: Sequence[ArgDecl], slots: Sequence[int]
+) -> None:
+    """A trailing list must have as many arguments as its count argument says."""
+    if kernel.decls and kernel.decls[-1].is_list:
+        listed = len(decls) - (len(kernel.decls) - 1)
+        declared = kernel.decls[-1].count_arg
+        if slots[declared] != listed:
+            raise LaunchError(
+                f"{kernel.name}: argument {declared} says {slots[declared]} list "
+                f"argument(s) follow, the launch passes {listed}"
+            )
 
 
 def launch(kernel: Kernel, block_dim: int, stream: int, args: Sequence[object]) -> None:

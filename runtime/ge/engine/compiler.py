@@ -27,7 +27,16 @@ from ge.custom_op.contexts import (
 )
 from ge.custom_op.registry import OpImplDescriptor, get_registered_op_impl
 from ge.device import rt
-from ge.device.kernels import ARG_SCALAR, BadKernelBinary, Kernel, load_binary
+from ge.device.kernels import (
+    ARG_IN,
+    ARG_INOUT,
+    ARG_OUT,
+    ARG_SCALAR,
+    ARG_WORKSPACE,
+    BadKernelBinary,
+    Kernel,
+    load_binary,
+)
 from ge.device.memory import DeviceBuffer
 from ge.engine import infer
 from ge.engine.compiled import (
@@ -499,14 +508,21 @@ class _Compiler:
         kernel's declaration; slots bound to graph inputs/outputs are recorded
         for address refresh."""
         label = f"{infer.node_label(op.node)}: kernel {kernel.name}"
-        if len(slots) != len(kernel.decls):
+        decls = kernel.expand(len(slots))
+        if decls is None:
             raise CompileError(
-                f"{label} takes {len(kernel.decls)} argument(s), declare_launch_args "
-                f"appended {len(slots)}"
+                f"{label} takes {kernel.arity()}, declare_launch_args appended {len(slots)}"
             )
         scalars = [s.value if s.kind == "scalar" else 0 for s in slots]
+        try:
+            rt.check_list_count(kernel, decls, scalars)
+        except rt.LaunchError as exc:
+            raise CompileError(f"{infer.node_label(op.node)}: {exc}") from None
         values: list[int] = []
-        for index, (slot, decl) in enumerate(zip(slots, kernel.decls)):
+        for index, (slot, decl) in enumerate(zip(slots, decls)):
+            if decl.nullable and slot.kind == "scalar" and slot.value == 0:
+                values.append(0)  # an absent optional input: a null address
+                continue
             if (slot.kind == "scalar") != (decl.kind == ARG_SCALAR):
                 raise CompileError(
                     f"{label} argument {index} is declared {decl.describe()}, but "
@@ -515,6 +531,16 @@ class _Compiler:
             if slot.kind == "scalar":
                 values.append(slot.value)
                 continue
+            if slot.kind not in _MAY_BIND[decl.kind]:
+                raise CompileError(
+                    f"{label} argument {index} is declared {decl.describe()}, but "
+                    f"declare_launch_args bound an {slot.kind} there"
+                    + (
+                        " (kernels never write graph inputs)"
+                        if slot.kind == "input"
+                        else ""
+                    )
+                )
             if slot.kind == "workspace":
                 buffer = workspaces[slot.index]
                 size, value = buffer.size, buffer.addr  # fixed for the graph's life
@@ -534,6 +560,16 @@ class _Compiler:
                 )
             values.append(value)
         return values
+
+
+# What each kind of pointer argument may be bound to: a kernel never writes
+# an input, and scratch memory is only a workspace.
+_MAY_BIND = {
+    ARG_IN: ("input", "output", "workspace"),
+    ARG_OUT: ("output", "workspace"),
+    ARG_INOUT: ("output", "workspace"),
+    ARG_WORKSPACE: ("workspace",),
+}
 
 
 def _fits(declared: tuple[int, ...], actual: tuple[int, ...]) -> bool:

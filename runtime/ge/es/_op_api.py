@@ -18,7 +18,7 @@ import numpy as np
 from ge.es.graph_builder import GraphBuilder
 from ge.es.tensor_holder import TensorHolder
 from ge.es.tensor_like import is_tensor_like, literal_array
-from ge.graph._numpy import has_numpy_dtype
+from ge.graph._numpy import has_numpy_dtype, to_numpy_dtype
 from ge.graph.attrs import AttrType, check_attr_value
 from ge.graph.graph import Graph as IrGraph
 from ge.graph.graph import IrInput, IrOutput, TensorMeta
@@ -204,19 +204,30 @@ class OpDef:
         name: str | None = None,
         result: type | None = None,
     ) -> Any:
-        """Add one node of this op to the graph of its inputs' builder."""
+        """Add one node of this op to the graph of its inputs' builder.
+
+        Every argument is checked before anything is added to the graph, so a
+        call that raises leaves the graph as it was.
+        """
         attrs = attrs or {}
         for item in self.inputs:  # argument types first, then where they belong
             self._instances(item, inputs.get(item.name))
         builder = self._resolve_builder(inputs, owner_builder)
-        holders, ir_inputs, bound = self._bind_inputs(builder, inputs)
-        attr_values = self._attr_values(attrs, inputs, holders, bound)
+        if name is not None:
+            if not isinstance(name, str) or not name:
+                raise self._type_error(
+                    "parameter 'name'", f"expected a non-empty str, got {name!r}"
+                )
+            if name in builder._names:
+                raise self._value_error(
+                    "parameter 'name'", f"graph already has a node named {name!r}"
+                )
+        holders, ir_inputs, bound, literals = self._bind_inputs(builder, inputs)
+        attr_values = self._attr_values(attrs, inputs, holders, literals)
         ir_outputs, metas = self._outputs(counts or {}, inputs, attr_values, bound)
         subgraphs = self._subgraphs(graphs or {})
-        if name is not None and not isinstance(name, str):
-            raise self._type_error(
-                "parameter 'name'", f"expected str, got {type(name).__name__}"
-            )
+        for slot, array, dtype in literals:  # all checked: now build constants
+            holders[slot] = builder.create_const(Tensor(array, data_type=dtype))
         node = builder._add_node(
             self.op_type,
             name,
@@ -230,17 +241,29 @@ class OpDef:
         for graph_tuple in subgraphs.values():
             for graph in graph_tuple:
                 graph._owner = node
-        input_slots = {ir.name: i for i, ir in enumerate(self._slot_starts(ir_inputs))}
-        start = 0
-        for ir in ir_outputs:
-            if ir.name in input_slots and ir.count == 1:
-                node.ref_outputs[start] = input_slots[ir.name]
-            start += ir.count
+        node.ref_outputs.update(self._ref_pairs(ir_inputs, ir_outputs))
         return self._result(builder, node, ir_outputs, result)
 
     @staticmethod
-    def _slot_starts(ir_inputs: Sequence[IrInput]) -> list[IrInput]:
-        return list(ir_inputs)
+    def _ref_pairs(
+        ir_inputs: Sequence[IrInput], ir_outputs: Sequence[IrOutput]
+    ) -> dict[int, int]:
+        """GE's ref pairs: output instance -> input slot, for every output named
+        like an input (instance by instance for a dynamic pair)."""
+        starts: dict[str, tuple[int, int]] = {}
+        slot = 0
+        for ir in ir_inputs:
+            starts[ir.name] = (slot, ir.count)
+            slot += ir.count
+        pairs: dict[int, int] = {}
+        out = 0
+        for ir in ir_outputs:
+            if ir.name in starts:
+                first, count = starts[ir.name]
+                for i in range(min(count, ir.count)):
+                    pairs[out + i] = first + i
+            out += ir.count
+        return pairs
 
     def _resolve_builder(
         self, inputs: Mapping[str, Any], owner_builder: GraphBuilder | None
@@ -284,9 +307,14 @@ class OpDef:
     def _takes_owner_builder(self) -> bool:
         return not self.inputs or all(i.optional for i in self.inputs)
 
-    def _bind_inputs(
-        self, builder: GraphBuilder, inputs: Mapping[str, Any]
-    ) -> tuple[list[TensorHolder | None], list[IrInput], dict[str, DataType]]:
+    def _bind_inputs(self, builder: GraphBuilder, inputs: Mapping[str, Any]) -> tuple[
+        list[TensorHolder | None],
+        list[IrInput],
+        dict[str, DataType],
+        list[tuple[int, np.ndarray, DataType]],
+    ]:
+        """Input slots (literals as None for now), the IR layout, the type
+        variables bound, and the constants to make: (slot, values, dtype)."""
         bound: dict[str, tuple[DataType, str]] = {}
         # First the tensors whose dtype is known: they bind type variables.
         for item in self.inputs:
@@ -304,6 +332,7 @@ class OpDef:
                     self._check_dtype(where, dtype, constraint, bound)
         holders: list[TensorHolder | None] = []
         ir_inputs: list[IrInput] = []
+        literals: list[tuple[int, np.ndarray, DataType]] = []
         for item in self.inputs:
             values = self._instances(item, inputs.get(item.name))
             constraint = self.input_constraints[item.name]
@@ -319,10 +348,12 @@ class OpDef:
                         )
                     holders.append(each)
                     continue
-                holders.append(self._literal(builder, where, each, constraint, bound))
+                array, dtype = self._literal(where, each, constraint, bound)
+                literals.append((len(holders), array, dtype))
+                holders.append(None)
             count = len(values) if item.dynamic else 1
             ir_inputs.append(IrInput(item.name, item.kind, count))
-        return holders, ir_inputs, {k: v[0] for k, v in bound.items()}
+        return holders, ir_inputs, {k: v[0] for k, v in bound.items()}, literals
 
     def _instances(self, item: Input, value: Any) -> list[Any]:
         where = self._param("input", item)
@@ -377,12 +408,12 @@ class OpDef:
 
     def _literal(
         self,
-        builder: GraphBuilder,
         where: str,
         value: Any,
         constraint: _Constraint,
         bound: dict[str, tuple[DataType, str]],
-    ) -> TensorHolder:
+    ) -> tuple[np.ndarray, DataType]:
+        """The values and dtype of the constant a literal input becomes."""
         try:
             array = literal_array(value)
         except ValueError as exc:
@@ -404,27 +435,44 @@ class OpDef:
             raise self._value_error(
                 where, f"cannot make a {dtype.spec_name} constant from Python numbers"
             )
-        if array.dtype.kind == "f" and dtype.spec_name.startswith(("int", "uint")):
+        target = to_numpy_dtype(dtype)
+        if array.dtype.kind == "f" and target.kind in "iu":
             if not np.all(np.isfinite(array)) or not np.all(array == np.round(array)):
                 raise self._value_error(
                     where,
                     f"{value!r} is not a whole number, but the input is {dtype.spec_name}",
                 )
-        return builder.create_const(Tensor(array, data_type=dtype))
+        if target.kind in "iu" and array.size:
+            info = np.iinfo(target)
+            if array.min() < info.min or array.max() > info.max:
+                raise self._value_error(
+                    where, f"{value!r} does not fit in {dtype.spec_name}"
+                )
+        if target.kind == "f" and array.size and array.dtype.kind in "iuf":
+            with np.errstate(over="ignore"):
+                cast = array.astype(target)
+            if np.any(np.isinf(cast) & np.isfinite(array)):
+                raise self._value_error(
+                    where, f"{value!r} does not fit in {dtype.spec_name}"
+                )
+        return array, dtype
 
     def _attr_values(
         self,
         attrs: Mapping[str, Any],
         inputs: Mapping[str, Any],
         holders: list[TensorHolder | None],
-        bound: dict[str, DataType],
+        literals: list[tuple[int, np.ndarray, DataType]],
     ) -> dict[str, tuple[AttrType, Any]]:
         values: dict[str, tuple[AttrType, Any]] = {}
         for item in self.attrs:
             kind = self._attr_types[item.name]
             where = self._param("attr", item)
             if item.derive is not None:
-                values[item.name] = (kind, self._derive(item, inputs))
+                values[item.name] = (
+                    kind,
+                    self._derive(item, inputs, holders, literals),
+                )
                 continue
             value = attrs.get(item.name)
             if value is None and kind in (AttrType.TENSOR, AttrType.NAMED_ATTRS):
@@ -439,33 +487,54 @@ class OpDef:
                 raise self._value_error(where, str(exc)) from None
         return values
 
-    def _derive(self, item: Attr, inputs: Mapping[str, Any]) -> Any:
+    def _slot_dtypes(
+        self,
+        name: str,
+        inputs: Mapping[str, Any],
+        holders: list[TensorHolder | None],
+        literals: list[tuple[int, np.ndarray, DataType]],
+    ) -> list[DataType]:
+        """The dtype of every instance of input ``name`` (constants by the
+        dtype they will have)."""
+        planned = {slot: dtype for slot, _, dtype in literals}
+        position = 0
+        for item in self.inputs:
+            width = len(inputs[item.name]) if item.dynamic else 1
+            if item.name == name:
+                slots = range(position, position + width)
+                return [
+                    planned[slot] if holders[slot] is None else holders[slot].data_type
+                    for slot in slots
+                    if holders[slot] is not None or slot in planned
+                ]
+            position += width
+        return []
+
+    def _derive(
+        self,
+        item: Attr,
+        inputs: Mapping[str, Any],
+        holders: list[TensorHolder | None],
+        literals: list[tuple[int, np.ndarray, DataType]],
+    ) -> Any:
         rule = item.derive
         assert rule is not None
         value = inputs.get(rule.ref)
         if rule.kind == "len":
             return len(value)
-        instances = value if isinstance(value, (list, tuple)) else [value]
-        dtypes = {v.data_type for v in instances if isinstance(v, TensorHolder)}
+        dtypes = set(self._slot_dtypes(rule.ref, inputs, holders, literals))
         if len(dtypes) > 1:
             raise self._value_error(
                 f"attr '{item.name}'",
                 f"is derived as {rule}, but the instances of '{rule.ref}' differ in dtype",
             )
-        dtype = (
-            dtypes.pop()
-            if dtypes
-            and len(instances)
-            == len([v for v in instances if isinstance(v, TensorHolder)])
-            else DataType.DT_UNDEFINED
-        )
-        if dtype is DataType.DT_UNDEFINED:
+        if not dtypes or DataType.DT_UNDEFINED in dtypes:
             raise self._value_error(
                 f"attr '{item.name}'",
                 f"is derived as {rule}, but the dtype of input '{rule.ref}' is not "
                 "known yet; call set_data_type on it",
             )
-        return dtype
+        return dtypes.pop()
 
     def _outputs(
         self,
@@ -519,6 +588,7 @@ class OpDef:
 
     def _subgraphs(self, graphs: Mapping[str, Any]) -> dict[str, tuple[IrGraph, ...]]:
         result: dict[str, tuple[IrGraph, ...]] = {}
+        taken: dict[int, str] = {}  # a graph is the subgraph of one parameter
         for item in self.graphs:
             where = self._param("subgraph", item)
             value = graphs.get(item.name)
@@ -541,8 +611,12 @@ class OpDef:
                         f"graph {graph.name!r} is already a subgraph of node "
                         f"{graph._owner.name!r}",
                     )
-            if len({id(g) for g in values}) != len(values):
-                raise self._value_error(where, "the same graph is passed twice")
+                if id(graph) in taken:
+                    raise self._value_error(
+                        label,
+                        f"graph {graph.name!r} is also passed as {taken[id(graph)]}",
+                    )
+                taken[id(graph)] = label
             result[item.name] = tuple(values)
         return result
 

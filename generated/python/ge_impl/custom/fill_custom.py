@@ -9,6 +9,7 @@ Write the implementation as a subclass of FillCustomBase in your own module
 from __future__ import annotations
 
 import abc
+import builtins as _b
 from collections.abc import Sequence
 
 import ge.custom_op as _cop
@@ -32,7 +33,7 @@ def fill_custom_infer_meta(
     value: float = 0.0,
 ) -> TensorDesc:
     """The prototype of FillCustom; infers its output metadata."""
-    return _rt.TensorDesc(list(shape), dtype)
+    return _rt.TensorDesc(_b.list(shape), dtype)
 
 
 class FillCustomBase(abc.ABC):

@@ -9,6 +9,7 @@ Write the implementation as a subclass of SumNCustomBase in your own module
 from __future__ import annotations
 
 import abc
+import builtins as _b
 
 import ge.custom_op as _cop
 import ge.custom_op.infer as _infer
@@ -71,7 +72,7 @@ class SumNCustomBase(abc.ABC):
         _args = _ctx.create_kernel_args()
         _args.append_scalar(N)
         _args.append_output(0, y)
-        for _i, _t in enumerate(x):
+        for _i, _t in _b.enumerate(x):
             _args.append_input(_i, _t)
         _ctx.add_launch(
             _cop.AnnotatedKernelLaunchInfo(

@@ -30,13 +30,15 @@
 
 #define GE_EXPORT __attribute__((visibility("default")))
 
-/* What an argument slot is. */
+/* What an argument slot is (the low byte), and flags. */
 enum {
   GE_ARG_IN = 1,        /* a pointer the kernel reads */
   GE_ARG_OUT = 2,       /* a pointer the kernel writes */
   GE_ARG_INOUT = 3,     /* a pointer the kernel reads and writes */
   GE_ARG_WORKSPACE = 4, /* scratch memory */
-  GE_ARG_SCALAR = 5     /* a value */
+  GE_ARG_SCALAR = 5,    /* a value */
+  GE_ARG_NULLABLE = 0x100, /* may be 0: an absent optional input */
+  GE_ARG_LIST = 0x200      /* last argument only: repeated 0..n times */
 };
 
 /* How many elements a pointer argument spans. */
@@ -51,7 +53,7 @@ typedef struct ge_arg_decl {
   uint32_t kind;
   uint32_t elem_bytes;
   uint32_t extent;
-  uint32_t reserved;
+  uint32_t count_arg; /* GE_ARG_LIST: the scalar argument holding the count */
   uint64_t value;
 } ge_arg_decl;
 
@@ -65,6 +67,13 @@ typedef struct ge_arg_decl {
 #define GE_INOUT(T, extent) {GE_ARG_INOUT, (uint32_t)sizeof(T), extent}
 #define GE_WORKSPACE(bytes) {GE_ARG_WORKSPACE, 1u, GE_ELEMS(bytes)}
 #define GE_SCALAR() {GE_ARG_SCALAR, 8u, GE_UNCHECKED}
+/* An input that may be absent (its slot then holds 0). */
+#define GE_OPTIONAL_IN(T, extent) {GE_ARG_IN | GE_ARG_NULLABLE, (uint32_t)sizeof(T), extent}
+/* The instances of a dynamic input, as the last arguments; their number must
+ * equal scalar argument `count_arg`. */
+#define GE_IN_LIST(T, extent_kind, extent_value, count_arg)                   \
+  {GE_ARG_IN | GE_ARG_LIST, (uint32_t)sizeof(T), extent_kind,                 \
+   (uint32_t)(count_arg), (uint64_t)(extent_value)}
 
 #define GE_KERNEL(name, ...)                                                  \
   GE_EXPORT const ge_arg_decl name##_ge_args[] = {__VA_ARGS__};               \

@@ -23,7 +23,7 @@ def AllOptionalOp(
     *,
     name: str | None = None,
 ) -> TensorHolder:
-    """Adds a AllOptionalOp node to the graph.
+    """Adds an AllOptionalOp node to the graph.
 
     Args:
         a: Dtype float32, int64. Optional.

@@ -30,7 +30,7 @@ def OptionalInputsOp(
     *,
     name: str | None = None,
 ) -> TensorHolder:
-    """Adds a OptionalInputsOp node to the graph.
+    """Adds an OptionalInputsOp node to the graph.
 
     Args:
         a: Optional but followed by a required input. Dtype T: RealNumberType. Optional.

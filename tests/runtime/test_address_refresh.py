@@ -1,0 +1,347 @@
+"""Address refresh (annotated args): compile and declare once, then runs that
+write only addresses and never call back into Python."""
+
+from __future__ import annotations
+
+import os
+import sys
+import textwrap
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ge.custom_op import bootstrap
+from ge.es import GraphBuilder
+from ge.ge_global import GeApi
+from ge.graph import DataType, Placement, Tensor
+from ge.session import CompileError, Session
+
+ROOT = Path(__file__).resolve().parents[2]
+MODULES = [
+    ROOT / "examples/annotated_args_refresh/add_ops.py",
+    ROOT / "ops/custom/scale_custom.py",
+    ROOT / "ops/custom/sum_n_custom.py",
+    ROOT / "examples/add_custom/add_custom_op.py",
+]
+
+
+@pytest.fixture(scope="module")
+def ops() -> Iterator[None]:
+    bootstrap.load_custom_op_plugins(os.pathsep.join(str(m) for m in MODULES))
+    yield
+
+
+@pytest.fixture
+def session(ops: None) -> Iterator[Session]:
+    api = GeApi()
+    api.ge_initialize({"ge.exec.deviceId": "0"})
+    yield Session({"my.option": "on"})
+
+
+def device(array: np.ndarray) -> Tensor:
+    return Tensor(
+        array,
+        data_type=DataType.DT_FLOAT,
+        shape=list(array.shape),
+        placement=Placement.PLACEMENT_DEVICE,
+    )
+
+
+def chain(op, k: int, n: int):  # type: ignore[no-untyped-def]
+    builder = GraphBuilder(f"chain_{k}")
+    a = builder.create_input(0, shape=[n])
+    b = builder.create_input(1, shape=[n])
+    y = a
+    for _ in range(k):
+        y = op(y, b)
+    builder.set_graph_output(y, 0)
+    return builder.build_and_reset()
+
+
+def test_chain_refreshes_caller_buffers_on_alternating_inputs(session: Session) -> None:
+    from ge.es.custom import AnnotatedAddCustom
+
+    n, k = 4096, 7
+    session.add_graph(1, chain(AnnotatedAddCustom, k, n))
+    rng = np.random.default_rng(1)
+    sets = [
+        (
+            rng.standard_normal(n).astype(np.float32),
+            rng.standard_normal(n).astype(np.float32),
+        )
+        for _ in range(2)
+    ]
+    out = device(np.zeros(n, np.float32))
+    address = out.addr
+    for i in range(6):
+        a, b = sets[i % 2]
+        (result,) = session.run_graph_with_stream_async(
+            1, 0, [device(a), device(b)], [out]
+        )
+        assert result is out and out.addr == address  # written in place
+        expected = a.copy()
+        for _ in range(k):
+            expected = expected + b
+        np.testing.assert_allclose(out.numpy(), expected, rtol=1e-6, atol=1e-5)
+    assert session.compiled(1).only_tasks
+
+
+def _author_calls(run) -> int:  # type: ignore[no-untyped-def]
+    """Python calls made into op modules (author and generated) while ``run``
+    runs."""
+    watched = {str(m) for m in MODULES} | {
+        str(p) for p in (ROOT / "generated/python/ge_impl").rglob("*.py")
+    }
+    calls = [0]
+
+    def profile(frame, event, arg):  # type: ignore[no-untyped-def]
+        if event == "call" and frame.f_code.co_filename in watched:
+            calls[0] += 1
+
+    sys.setprofile(profile)
+    try:
+        run()
+    finally:
+        sys.setprofile(None)
+    return calls[0]
+
+
+def test_no_python_callback_runs_for_annotated_nodes(session: Session) -> None:
+    from ge.es.custom import AnnotatedAddCustom, NoRefreshAddCustom
+
+    n = 2048
+    session.add_graph(2, chain(AnnotatedAddCustom, 16, n))
+    session.add_graph(3, chain(NoRefreshAddCustom, 16, n))
+    inputs = [device(np.ones(n, np.float32)), device(np.ones(n, np.float32))]
+    for graph_id in (2, 3):
+        session.run_graph(graph_id, inputs)  # compiles: callbacks happen here
+    annotated = _author_calls(lambda: [session.run_graph(2, inputs) for _ in range(20)])
+    execute = _author_calls(lambda: [session.run_graph(3, inputs) for _ in range(20)])
+    assert annotated == 0
+    assert execute >= 20 * 16  # every execute node calls back on every run
+
+
+def test_compile_runs_once_per_key_and_is_thread_safe(session: Session) -> None:
+    from ge.custom_op import get_registered_op_impl
+    from ge.es.custom import ScaleCustom
+
+    def graph(scale: float):  # type: ignore[no-untyped-def]
+        builder = GraphBuilder()
+        x = builder.create_input(0, shape=[8, 64])
+        builder.set_graph_output(
+            ScaleCustom(ScaleCustom(x, alpha=scale), alpha=scale), 0
+        )
+        return builder.build_and_reset()
+
+    for graph_id in range(10, 18):
+        session.add_graph(graph_id, graph(1.0 + graph_id))
+    threads = [
+        threading.Thread(target=session.compile_graph, args=(g,)) for g in range(10, 18)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    instance = session._cache.instances["ScaleCustom"]
+    assert isinstance(instance, get_registered_op_impl("ScaleCustom").cls)
+    # One shape; alpha differs per graph, so keys differ by attrs, not by
+    # shape: the kernel itself is built once per shape.
+    assert instance.compile_calls == 1
+    for graph_id in range(10, 18):
+        x = np.arange(8 * 64, dtype=np.float32).reshape(8, 64)
+        (y,) = session.run_graph(graph_id, [Tensor.from_numpy(x)])
+        np.testing.assert_allclose(y.numpy(), x * (1.0 + graph_id) ** 2, rtol=1e-6)
+
+
+def test_graph_mixing_annotated_and_execute_nodes(session: Session) -> None:
+    from ge.es.custom import AddCustom, ScaleCustom, SumNCustom
+
+    builder = GraphBuilder("mixed")
+    x = builder.create_input(0, shape=[4, 256])
+    w = builder.create_input(1, shape=[4, 256])
+    y = ScaleCustom(x, w, alpha=2.5)  # annotated, optional bias present
+    z = AddCustom(y, x)  # execute
+    v = ScaleCustom(z, alpha=-1.0)  # annotated, bias absent
+    t = SumNCustom([z, y, x, v])  # annotated, dynamic input of 4
+    builder.set_graph_output(t, 0)
+    builder.set_graph_output(y, 1)
+    session.add_graph(20, builder.build_and_reset())
+    for seed in range(3):
+        rng = np.random.default_rng(seed)
+        xa = rng.standard_normal((4, 256)).astype(np.float32)
+        wa = rng.standard_normal((4, 256)).astype(np.float32)
+        t_out, y_out = session.run_graph(
+            20, [Tensor.from_numpy(xa), Tensor.from_numpy(wa)]
+        )
+        ey = xa * 2.5 + wa
+        ez = ey + xa
+        np.testing.assert_allclose(y_out.numpy(), ey, rtol=1e-6)
+        np.testing.assert_allclose(
+            t_out.numpy(), ez + ey + xa - ez, rtol=1e-5, atol=1e-5
+        )
+    kinds = [type(step).__name__ for step in session.compiled(20).steps]
+    assert kinds == ["TaskSegment", "ExecuteStep", "TaskSegment"]
+
+
+OP_MODULE = '''
+from __future__ import annotations
+
+from ge.custom_op import (AnnotatedKernelLaunchInfo, get_compile_ctx,
+    get_compile_platform_info, get_declare_launch_args_ctx, register_op, register_op_impl)
+from ge.device.kernels import build_kernel
+from ge.runtime import Tensor, TensorDesc
+
+SOURCE = r"""
+#include "ge_kernel.h"
+GE_KERNEL(weighted, GE_IN(float, GE_PER_BLOCK(64)), GE_OUT(float, GE_PER_BLOCK(64)),
+          GE_SCALAR(), GE_IN_LIST(float, GE_EXTENT_PER_BLOCK, 64, 2)) {
+  const float *a = GE_PTR(const float, 0) + block_idx * 64;
+  float *y = GE_PTR(float, 1) + block_idx * 64;
+  (void)block_dim;
+  for (int i = 0; i < 64; ++i) y[i] = a[i];
+  for (uint64_t k = 0; k < args[2]; ++k) {
+    const float *x = GE_PTR(const float, 3 + k) + block_idx * 64;
+    for (int i = 0; i < 64; ++i) y[i] += (float)(k + 2) * x[i];
+  }
+}
+"""
+SEEN = {}
+
+
+@register_op(op_type="Weighted")
+def weighted(a: TensorDesc, xs: list[TensorDesc], b: TensorDesc, *, mode: str = "x") -> TensorDesc:
+    return TensorDesc(a.shape, a.data_type)
+
+
+@register_op_impl(op_type="Weighted")
+class Weighted:
+    def compile(self, a: Tensor, xs: list[Tensor], b: Tensor, y: Tensor, *, mode: str) -> None:
+        SEEN["option"] = get_compile_ctx().get_option("my.option")
+        SEEN["soc"] = get_compile_platform_info().get_soc_version()
+        SEEN["cores"] = get_compile_platform_info().get_core_num()
+
+    def declare_launch_args(self, a: Tensor, xs: list[Tensor], b: Tensor, y: Tensor, *,
+                            mode: str) -> None:
+        ctx = get_declare_launch_args_ctx()
+        binary = build_kernel(SOURCE, name="weighted")
+        blocks = y.shape_size // 64
+        # Launch 1: y = a + 2*xs[0] + 3*xs[1] ... ; flattened indices: a is 0,
+        # xs are 1..len(xs), b is len(xs)+1.
+        args = ctx.create_kernel_args()
+        args.append_input(0, a)
+        args.append_output(0, y)
+        args.append_scalar(len(xs))
+        for i, x in enumerate(xs):
+            args.append_input(1 + i, x)
+        ctx.add_launch(AnnotatedKernelLaunchInfo(kernel_name="weighted", kernel_bin=binary,
+                                                 block_dim=blocks, stream_id=ctx.get_stream_id()),
+                       args)
+        # Launch 2 (several launches per node): y = y + 2*b.
+        second = ctx.create_kernel_args()
+        if mode == "reuse":
+            args.append_input(0, a)
+        if mode == "range":
+            second.append_input(len(xs) + 2, b)
+        if mode == "write-input":  # b bound where the kernel writes
+            second.append_input(0, a)
+            second.append_input(len(xs) + 1, b)
+            second.append_scalar(0)
+        else:
+            second.append_output(0, y)
+            second.append_output(0, y)
+            second.append_scalar(1)
+            second.append_input(len(xs) + 1, b)
+        ctx.add_launch(AnnotatedKernelLaunchInfo(kernel_name="weighted", kernel_bin=binary,
+                                                 block_dim=blocks, stream_id=ctx.get_stream_id()),
+                       second)
+'''
+
+
+@pytest.fixture(scope="module")
+def weighted(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    path = tmp_path_factory.mktemp("weighted") / "weighted_op.py"
+    path.write_text(textwrap.dedent(OP_MODULE))
+    bootstrap.load_custom_op_plugins(str(path))
+    yield sys.modules[
+        next(n for n in sys.modules if n.startswith("_ge_py_custom_op_weighted_op"))
+    ]
+
+
+def _weighted_graph(mode: str, count: int = 3):  # type: ignore[no-untyped-def]
+    from ge.es._op_api import Input, OpDef, Output, Attr
+
+    op = OpDef(
+        "Weighted",
+        inputs=(
+            Input("a", ("float32",)),
+            Input("xs", ("float32",), dynamic=True),
+            Input("b", ("float32",)),
+        ),
+        outputs=(Output("y", ("float32",)),),
+        attrs=(Attr("mode", "str"),),
+    )
+    builder = GraphBuilder(f"weighted_{mode}")
+    inputs = [builder.create_input(i, shape=[2, 64]) for i in range(count + 2)]
+    y = op.build(
+        inputs={"a": inputs[0], "xs": inputs[1:-1], "b": inputs[-1]},
+        attrs={"mode": mode},
+    )
+    builder.set_graph_output(y, 0)
+    return builder.build_and_reset()
+
+
+def test_flattened_indices_several_launches_and_compile_context(
+    session: Session, weighted: object
+) -> None:
+    session.add_graph(30, _weighted_graph("x"))
+    rng = np.random.default_rng(3)
+    values = [rng.standard_normal((2, 64)).astype(np.float32) for _ in range(5)]
+    (y,) = session.run_graph(30, [Tensor.from_numpy(v) for v in values])
+    a, x0, x1, x2, b = values
+    np.testing.assert_allclose(
+        y.numpy(), a + 2 * x0 + 3 * x1 + 4 * x2 + 2 * b, rtol=1e-5
+    )
+    seen = weighted.SEEN  # type: ignore[attr-defined]
+    assert (
+        seen["option"] == "on" and seen["soc"].startswith("CPU") and seen["cores"] >= 1
+    )
+
+
+@pytest.mark.parametrize(
+    ("mode", "message"),
+    [
+        (
+            "range",
+            r"input index 5 out of range: node Weighted_0 has 5 flattened inputs",
+        ),
+        ("reuse", r"consumed by add_launch"),
+        (
+            "write-input",
+            r"kernel weighted argument 1 is declared out, but "
+            r"declare_launch_args bound an input there",
+        ),
+    ],
+)
+def test_declare_errors_name_the_node(
+    session: Session, weighted: object, mode: str, message: str
+) -> None:
+    session.add_graph(40, _weighted_graph(mode))
+    with pytest.raises(CompileError, match=r"node 'Weighted_0' \(Weighted\)") as info:
+        session.compile_graph(40)
+    assert info.match(message)
+
+
+def test_kernel_declarations_are_checked_at_compile_time(session: Session) -> None:
+    from ge.es.custom import ScaleCustom
+
+    builder = GraphBuilder()
+    x = builder.create_input(0, shape=[100])  # not a multiple of the chunk
+    builder.set_graph_output(ScaleCustom(x), 0)
+    session.add_graph(50, builder.build_and_reset())
+    with pytest.raises(
+        CompileError, match="ScaleCustom_0.*compile failed.*multiple of 64"
+    ):
+        session.compile_graph(50)
