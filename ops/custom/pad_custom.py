@@ -1,37 +1,113 @@
-"""PadCustom: the implementation.
+"""PadCustom: pads x with a constant.
 
-gen-ops wrote this file once, from the op's spec, and will not touch it again.
-The prototype and PadCustomBase (the schema-bound signatures) are generated in
-ge_impl.custom.pad_custom; regenerate them with gen-ops after editing the spec.
+``paddings`` holds one [before, after] pair of non-negative ints per dim of
+x (rank up to 8; a scalar takes []); ``mode`` must be "constant". The pad
+value is ``pad_value`` converted to x's dtype: float16 rounds to nearest,
+and for int32 it must be a whole number in range. infer_meta raises
+ValueError for anything else. kernels/pad_custom.c writes y row by row.
 """
 
 from __future__ import annotations
 
-from ge.custom_op import register_op_impl
+import functools
+import math
+from pathlib import Path
+
+import numpy as np
+
+from ge.custom_op import get_execute_ctx, register_op_impl
+from ge.device import rt
+from ge.device.kernels import Kernel, build_kernel
+from ge.graph import DataType
+from ge.graph._numpy import to_numpy_dtype
 from ge.runtime import Tensor, TensorDesc
 from ge_impl.custom.pad_custom import PadCustomBase
+
+SOURCE = (Path(__file__).resolve().parent / "kernels/pad_custom.c").read_text()
+PER_BLOCK = 4096  # elements per block (whole rows)
+MAX_RANK = 8  # the kernel's dims slots
+# The kernel copies bits: an unsigned type of each dtype's width.
+C_TYPES = {
+    DataType.DT_FLOAT: "uint32_t",
+    DataType.DT_FLOAT16: "uint16_t",
+    DataType.DT_INT32: "uint32_t",
+}
+
+
+@functools.cache
+def kernel(c_type: str) -> Kernel:
+    """The kernel for elements of ``c_type`` (built once, then cached)."""
+    binary = build_kernel(SOURCE, defines={"T": c_type}, name="pad_custom")
+    return rt.binary_load(binary).get_function("pad_custom")
+
+
+def value_bits(value: float, data_type: DataType) -> int:
+    """``value`` as the bits of one element of ``data_type`` (ValueError for
+    an integer dtype when it is not a whole number in range)."""
+    dtype = to_numpy_dtype(data_type)
+    if dtype.kind == "i":
+        info = np.iinfo(dtype)
+        if not float(value).is_integer() or not info.min <= value <= info.max:
+            raise ValueError(
+                f"pad_value {value} is not a whole number in {data_type.spec_name}'s range"
+            )
+    with np.errstate(over="ignore"):
+        element = np.array([value], dtype=dtype)
+    return int(element.view(f"u{dtype.itemsize}")[0])
+
+
+def padded_shape(dims: list[int], paddings: list[list[int]], mode: str) -> list[int]:
+    """y's shape (ValueError for a bad mode or bad paddings)."""
+    if mode != "constant":
+        raise ValueError(f'mode {mode!r} is not supported; only "constant" is')
+    if len(dims) > MAX_RANK:
+        raise ValueError(f"x has rank {len(dims)}; PadCustom supports up to {MAX_RANK}")
+    if len(paddings) != len(dims) or any(
+        len(pair) != 2 or min(pair) < 0 for pair in paddings
+    ):
+        raise ValueError(
+            f"paddings {paddings} must be {len(dims)} [before, after] pairs of "
+            f"ints >= 0, one per dim of x {dims}"
+        )
+    return [d + before + after for d, (before, after) in zip(dims, paddings)]
 
 
 @register_op_impl(op_type=PadCustomBase.OP_TYPE)
 class PadCustom(PadCustomBase):
-    """Implements PadCustom."""
+    """y = x with constant padding around each dim."""
 
     @staticmethod
     def infer_meta(
-        x: TensorDesc,
-        *,
-        paddings: list[list[int]],
-        mode: str,
-        pad_value: float,
+        x: TensorDesc, *, paddings: list[list[int]], mode: str, pad_value: float
     ) -> TensorDesc:
-        raise NotImplementedError("PadCustom.infer_meta")
+        out = padded_shape(x.shape.origin_shape.dims, paddings, mode)
+        value_bits(pad_value, x.data_type)
+        return TensorDesc(out, x.data_type)
 
     def execute(
-        self,
-        x: Tensor,
-        *,
-        paddings: list[list[int]],
-        mode: str,
-        pad_value: float,
+        self, x: Tensor, *, paddings: list[list[int]], mode: str, pad_value: float
     ) -> None:
-        raise NotImplementedError("PadCustom.execute")
+        ctx = get_execute_ctx()
+        dims = x.storage_shape.dims
+        out = padded_shape(dims, paddings, mode)
+        y = ctx.malloc_output_tensor(0, out, x.format, x.data_type)
+        if math.prod(out) == 0:
+            return
+        befores = [before for before, _ in paddings]
+        if not dims:  # a scalar: one dim of 1, no padding
+            dims, befores, out = [1], [0], [1]
+        unused = [0] * (MAX_RANK - len(dims))
+        rows = math.prod(out[:-1])
+        blocks = max(
+            1, min(rows, rt.MAX_BLOCK_DIM, math.ceil(math.prod(out) / PER_BLOCK))
+        )
+        rt.launch(
+            kernel(C_TYPES[x.data_type]),
+            blocks,
+            ctx.get_stream(),
+            [x.addr, y.addr, x.shape_size, math.prod(out)]
+            + [value_bits(pad_value, x.data_type), len(dims)]
+            + (dims + unused)
+            + (befores + unused)
+            + (out + unused),
+        )

@@ -55,10 +55,20 @@ def register_proto(proto: _proto.OpProto) -> None:
                     )
             _current.protos.append(proto)
             return
+        previous = _proto.REGISTRY.by_type.get(proto.op_type)
         _proto.REGISTRY.add(proto)
         impl = _registry.get_registered_op_impl(proto.op_type)
         if impl is not None:
-            validate_impl(impl.cls, proto, impl.interfaces)
+            try:
+                validate_impl(impl.cls, proto, impl.interfaces)
+            except BaseException:
+                # The registration failed: leave the registry as it was.
+                with _proto.REGISTRY.lock:
+                    if previous is None:
+                        _proto.REGISTRY.by_type.pop(proto.op_type, None)
+                    else:
+                        _proto.REGISTRY.by_type[proto.op_type] = previous
+                raise
 
 
 def register_impl(descriptor: _registry.OpImplDescriptor) -> None:
@@ -111,12 +121,22 @@ def _import(name: str, file: Path, directory: Path | None) -> ModuleType:
         return module
     sys.path.insert(0, str(directory))
     try:
-        return importlib.import_module(name)
+        module = importlib.import_module(name)
     finally:
         try:
             sys.path.remove(str(directory))
         except ValueError:
             pass
+    # A module of that name imported earlier (json, utils, another op
+    # directory's module) would be returned instead, and the op module would
+    # silently never run.
+    found = getattr(module, "__file__", None)
+    if found is None or Path(found).resolve() != file:
+        raise ImportError(
+            f"{file} cannot be imported as module {name!r}: that name is already "
+            f"taken by {found or 'a built-in module'}; rename the op module"
+        )
+    return module
 
 
 def load_custom_op_plugins(value: str | None = None) -> list[str]:
@@ -153,21 +173,44 @@ def load_custom_op_plugins(value: str | None = None) -> list[str]:
                     raise
         except BaseException:
             _current = None
-            _forget_modules(before)
+            _forget_modules(before, plan)
             raise
         _current = None
         try:
             _commit(load)
         except BaseException:
-            _forget_modules(before)
+            _forget_modules(before, plan)
             raise
         _imported.update(str(entry[1]) for entry in plan)
         return [str(entry[1]) for entry in plan]
 
 
-def _forget_modules(before: set[str]) -> None:
+def _forget_modules(
+    before: set[str], plan: list[tuple[str, Path, Path | None]]
+) -> None:
+    """Forget the op modules a failed load imported (and their submodules
+    and sibling helpers), so a corrected path loads again. Other modules
+    they happened to import first (numpy.fft, ge.es, ...) stay: dropping
+    them would duplicate their state, and an extension module cannot be
+    imported twice in one process."""
+    names = {name for name, _, _ in plan}
+    files = {file for _, file, _ in plan}
     for name in set(sys.modules) - before:
-        sys.modules.pop(name, None)
+        if name in names or name.split(".")[0] in names:
+            sys.modules.pop(name, None)
+            continue
+        module_file = getattr(sys.modules.get(name), "__file__", None)
+        if not module_file:
+            continue
+        try:
+            path = Path(module_file).resolve()
+        except (OSError, ValueError):
+            continue
+        if path in files or any(
+            directory is not None and path.is_relative_to(directory)
+            for _, _, directory in plan
+        ):
+            sys.modules.pop(name, None)
 
 
 def _commit(load: _Load) -> None:
@@ -209,6 +252,31 @@ def get_registered_op_impls() -> list[dict[str, object]]:
 
 def get_registered_op_protos() -> list[dict[str, object]]:
     return _proto.get_registered_op_proto_dicts()
+
+
+def forget_modules(registrants: list[tuple[str, str]]) -> None:
+    """Forget the modules that registered what a ``clear_registered_*`` call
+    dropped, so importing them (or loading their path) again registers again.
+
+    ``registrants`` are (module name, qualified name) pairs. Registrations
+    made inside a function (``<locals>`` in the qualified name) are skipped:
+    importing their module again would not repeat them. A module's parent
+    packages go too (``from pkg import Op`` re-runs the package's
+    ``__init__``), but never a top-level package.
+    """
+    with _lock:
+        for module_name, qualname in registrants:
+            if "<locals>" in qualname or module_name in ("__main__", "builtins"):
+                continue
+            parts = module_name.split(".")
+            for depth in range(len(parts), 0, -1):
+                name = ".".join(parts[:depth])
+                if depth == 1 and len(parts) > 1:
+                    break
+                module = sys.modules.pop(name, None)
+                file = getattr(module, "__file__", None)
+                if file:
+                    _imported.discard(str(Path(file).resolve()))
 
 
 def reset_loaded_paths() -> None:

@@ -11,12 +11,12 @@ from __future__ import annotations
 import contextlib
 import os
 import platform
-import struct
 from collections.abc import Callable, Iterator, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
+from ge.device.args import scalar_bits as _device_scalar_bits
 from ge.graph.attrs import AttrType
 from ge.graph.types import DataType, Format
 from ge.runtime._lease import Lease
@@ -124,14 +124,22 @@ class RuntimeAttrs:
 
     def get_name(self, index: int) -> str:
         self._lease.check(self)
+        self._index(index)
         return self._items[index][0]
 
-    def _get(self, index: int, *kinds: AttrType) -> Any:
-        self._lease.check(self)
-        if not isinstance(index, int) or not 0 <= index < len(self._items):
+    def _index(self, index: int) -> None:
+        if (
+            isinstance(index, bool)
+            or not isinstance(index, int)
+            or not 0 <= index < len(self._items)
+        ):
             raise IndexError(
                 f"attr index {index} out of range ({len(self._items)} attrs)"
             )
+
+    def _get(self, index: int, *kinds: AttrType) -> Any:
+        self._lease.check(self)
+        self._index(index)
         name, kind, value = self._items[index]
         if kind not in kinds:
             raise TypeError(
@@ -287,11 +295,14 @@ class EagerOpExecutionContext:
 
     def get_dynamic_input_num(self, ir_index: int) -> int:
         self._check()
-        (
-            _flat_index(self._ir_inputs, ir_index, 0)
-            if self._ir_inputs[ir_index].count
-            else None
-        )
+        if (
+            isinstance(ir_index, bool)
+            or not isinstance(ir_index, int)
+            or not 0 <= ir_index < len(self._ir_inputs)
+        ):
+            raise IndexError(
+                f"IR index {ir_index} out of range ({len(self._ir_inputs)} IR inputs)"
+            )
         return self._ir_inputs[ir_index].count
 
     def get_required_input_tensor(self, ir_index: int) -> Tensor:
@@ -545,31 +556,9 @@ class WorkspaceAddr:
         return self._size
 
 
-def scalar_bits(value: Any) -> int:
-    """A scalar argument as its 64-bit slot: ints two's complement, floats as
-    IEEE-754 double bits, bools 0/1, DataTypes by value."""
-    if isinstance(value, bool):
-        return int(value)
-    if isinstance(value, DataType):
-        return int(value)
-    if isinstance(value, int):
-        if not -(1 << 63) <= value < (1 << 64):
-            raise ValueError(f"scalar {value} does not fit in 64 bits")
-        return value & 0xFFFFFFFFFFFFFFFF
-    if isinstance(value, float):
-        return struct.unpack("<Q", struct.pack("<d", value))[0]
-    try:
-        import numpy as np
-
-        if isinstance(value, np.integer):
-            return scalar_bits(int(value))
-        if isinstance(value, np.floating):
-            return scalar_bits(float(value))
-    except ImportError:  # pragma: no cover
-        pass
-    raise TypeError(
-        f"a scalar argument is an int, float, bool or DataType, got {type(value).__name__}"
-    )
+# One rule for scalar slots, whether a launch is made from execute (rt.launch)
+# or declared here; numpy scalars (numpy.bool_ included) are accepted by both.
+scalar_bits = _device_scalar_bits
 
 
 class AnnotatedKernelArgs:

@@ -311,6 +311,13 @@ def _output_names(
                 "mutates_args mixes the sequential and explicit forms",
                 ValueError,
             )
+        if all(explicit) and any(len(m) != 2 for m in mutates_args):
+            bad = next(m for m in mutates_args if len(m) != 2)
+            raise _fail(
+                op_type,
+                f"mutates_args item {bad!r} is not an (input name, output index) pair",
+                ValueError,
+            )
         pairs = (
             [(m[0], m[1]) for m in mutates_args]
             if all(explicit)
@@ -395,8 +402,10 @@ def build_proto(
     for param in signature.parameters.values():
         annotation = hints.get(param.name, inspect.Parameter.empty)
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            stars = "*" if param.kind is param.VAR_POSITIONAL else "**"
             raise _fail(
-                op_type, f"*{param.name} is not allowed; list each input and attr"
+                op_type,
+                f"{stars}{param.name} is not allowed; list each input and attr",
             )
         if param.kind is param.KEYWORD_ONLY:
             attrs.append(_attr(op_type, param, annotation))
@@ -472,5 +481,19 @@ def get_registered_op_proto_by_op_type(op_type: str) -> OpProto | None:
 
 
 def clear_registered_op_protos() -> None:
+    """Drop every prototype and forget the modules that registered them at
+    import time, so importing them again registers again."""
+    from ge.custom_op import bootstrap
+
     with REGISTRY.lock:
+        dropped = list(REGISTRY.by_type.values())
         REGISTRY.by_type.clear()
+    bootstrap.forget_modules(
+        [
+            (
+                getattr(p.infer_meta, "__module__", "") or "",
+                getattr(p.infer_meta, "__qualname__", ""),
+            )
+            for p in dropped
+        ]
+    )

@@ -39,6 +39,7 @@ class OpImplDescriptor:
     class_name: str
     interfaces: tuple[str, ...]  # method names, in GE's order
     cls: type
+    source: str = ""  # file:line of the class statement, taken at registration
 
     def has(self, method: str) -> bool:
         return method in self.interfaces
@@ -62,8 +63,10 @@ class _Registry:
         with self.lock:
             existing = self.by_type.get(descriptor.op_type)
             if existing is not None:
-                if existing.cls is descriptor.cls or _same_definition(
-                    existing.cls, descriptor.cls
+                if existing.cls is descriptor.cls or (
+                    existing.class_name == descriptor.class_name
+                    and existing.source == descriptor.source
+                    and existing.source != ""
                 ):
                     return  # the same class registered again (maybe re-imported): idempotent
                 raise ValueError(
@@ -74,16 +77,14 @@ class _Registry:
             self.by_type[descriptor.op_type] = descriptor
 
 
-def _same_definition(first: type, second: type) -> bool:
-    """Two class objects from one class statement (a module imported twice)."""
+def _source(cls: type) -> str:
+    """Where the class statement is (while its module is importable)."""
     try:
-        return (
-            first.__qualname__ == second.__qualname__
-            and inspect.getsourcefile(first) == inspect.getsourcefile(second)
-            and inspect.getsourcelines(first)[1] == inspect.getsourcelines(second)[1]
-        )
+        file = inspect.getsourcefile(cls)
+        line = inspect.getsourcelines(cls)[1]
     except (OSError, TypeError):
-        return False
+        return ""
+    return f"{file}:{line}" if file else ""
 
 
 REGISTRY = _Registry()
@@ -131,6 +132,7 @@ def describe(cls: Any, op_type: str) -> OpImplDescriptor:
         class_name=cls.__qualname__,
         interfaces=tuple(interfaces),
         cls=cls,
+        source=_source(cls),
     )
 
 
@@ -167,5 +169,11 @@ def get_registered_op_impl(op_type: str) -> OpImplDescriptor | None:
 
 
 def clear_registered_op_impls() -> None:
+    """Drop every implementation and forget the modules that registered them
+    at import time, so importing them again registers again."""
+    from ge.custom_op import bootstrap
+
     with REGISTRY.lock:
+        dropped = list(REGISTRY.by_type.values())
         REGISTRY.by_type.clear()
+    bootstrap.forget_modules([(d.module_name, d.class_name) for d in dropped])

@@ -14,6 +14,7 @@ attrs. Checked once, when an implementation meets its prototype.
 from __future__ import annotations
 
 import inspect
+import types
 import typing
 from typing import Any
 
@@ -84,7 +85,7 @@ def validate_method(cls: type, method: str, proto: OpProto) -> None:
             f"its annotations ({exc})"
         ) from None
     params = list(signature.parameters.values())
-    actual = "(" + ", ".join(_param_text(p, hints) for p in params) + ")"
+    actual = "(" + ", ".join(_params_text(params, hints)) + ")"
     if "return" in hints or signature.return_annotation is not inspect.Signature.empty:
         actual += f" -> {_type_text(hints.get('return', signature.return_annotation))}"
 
@@ -137,13 +138,48 @@ def validate_method(cls: type, method: str, proto: OpProto) -> None:
 
 
 def _type_text(annotation: Any) -> str:
+    """An annotation as its author wrote it, with short class names
+    (``List[Tensor]``, not ``List[ge.runtime.tensor.Tensor]``)."""
     if annotation is inspect.Parameter.empty:
         return "?"
     if annotation is None or annotation is type(None):
         return "None"
+    if annotation is Ellipsis:
+        return "..."
+    origin = typing.get_origin(annotation)
+    args = typing.get_args(annotation)
+    if origin is types.UnionType:
+        return " | ".join(_type_text(a) for a in args)
+    if origin is typing.Union:
+        if len(args) == 2 and type(None) in args:
+            inner = next(a for a in args if a is not type(None))
+            return f"Optional[{_type_text(inner)}]"
+        return f"Union[{', '.join(_type_text(a) for a in args)}]"
+    if origin is not None and args:
+        if isinstance(annotation, types.GenericAlias):
+            name = getattr(origin, "__name__", str(origin))  # list[...]
+        else:
+            name = getattr(annotation, "_name", None) or str(origin)  # List[...]
+        return f"{name}[{', '.join(_type_text(a) for a in args)}]"
     if isinstance(annotation, type):
         return annotation.__name__
     return str(annotation).replace("typing.", "")
+
+
+def _params_text(params: list[inspect.Parameter], hints: dict[str, Any]) -> list[str]:
+    """Each parameter as written, with the bare ``*`` before keyword-only
+    parameters that follow no ``*args`` (so the message shows which
+    parameters are keyword-only)."""
+    texts = []
+    starred = False  # a * or *args has been written
+    for param in params:
+        if param.kind is param.VAR_POSITIONAL:
+            starred = True
+        elif param.kind is param.KEYWORD_ONLY and not starred:
+            texts.append("*")
+            starred = True
+        texts.append(_param_text(param, hints))
+    return texts
 
 
 def _param_text(param: inspect.Parameter, hints: dict[str, Any]) -> str:

@@ -101,6 +101,7 @@ class Binary:
     def __init__(self, data: bytes, digest: str) -> None:
         check_kernel_binary(data)
         self.digest = digest
+        self.data = data  # kept: model files store binaries
         self.size = len(data)
         # The memory file stays open while the binary is loaded: the loader
         # knows a library by its path, and /proc/self/fd/<n> names would be

@@ -25,6 +25,7 @@ from ge.custom_op.contexts import (
     RuntimeAttrs,
 )
 from ge.device import rt
+from ge.device.kernels import Kernel
 from ge.device.memory import DeviceBuffer
 from ge.device.native import Task, library
 from ge.engine.errors import ExecuteError
@@ -98,6 +99,44 @@ def group(slots: Sequence[IrSlot], flat: Sequence[Any]) -> list[Any]:
     return out
 
 
+@dataclass
+class TaskSpec:
+    """One launch of the task table: its kernel, slots and blocks."""
+
+    kernel: Kernel
+    first: int  # its first slot in the table
+    nslots: int
+    block_dim: int
+
+
+class TaskTable:
+    """What the compiler builds for annotated-args nodes: launches, their
+    argument slots (scalars written; pointers bound to buffers), and the
+    workspaces they use."""
+
+    def __init__(self, workspace_base: int) -> None:
+        self.workspace_base = workspace_base  # buffer index of the first workspace
+        self.table: list[int] = []
+        self.specs: list[TaskSpec] = []
+        self.bound: list[tuple[int, int, int]] = []  # (slot, buffer index, offset)
+        self.workspaces: list[DeviceBuffer] = []
+
+    def add_workspaces(self, sizes: Sequence[int]) -> list[tuple[int, int]]:
+        """Allocate a node's workspaces; (buffer index, size) of each."""
+        out = []
+        for size in sizes:
+            self.workspaces.append(DeviceBuffer(size))
+            out.append((self.workspace_base + len(self.workspaces) - 1, size))
+        return out
+
+    def bind(self, slot: int, buffer: int, offset: int) -> None:
+        self.bound.append((slot, buffer, offset))
+
+    def add(self, kernel: Kernel, values: Sequence[int], block_dim: int) -> None:
+        self.specs.append(TaskSpec(kernel, len(self.table), len(values), block_dim))
+        self.table.extend(values)
+
+
 class CompiledGraph:
     """Everything a run needs; built by ``compiler.compile_graph``."""
 
@@ -111,11 +150,9 @@ class CompiledGraph:
         output_ids: list[int],
         output_copies: list[tuple[int, int]],
         arena: DeviceBuffer,
-        consts: list[DeviceBuffer],
-        table: np.ndarray,
-        tasks: list[tuple[int, int, int]],
-        bound: list[tuple[int, int, int]],
-        keepalive: list[Any],
+        fixed: list[DeviceBuffer],
+        const_count: int,
+        tasks: TaskTable,
     ) -> None:
         self.name = name
         self.tensors = tensors
@@ -124,29 +161,31 @@ class CompiledGraph:
         self.output_ids = output_ids
         self.output_copies = output_copies  # (output index, source tensor id)
         self.arena = arena
-        self.consts = consts
-        self.table = table
-        self._keepalive = keepalive  # loaded kernels, workspaces
+        self.fixed = fixed  # constants, then workspaces: after the run's I/O
+        self.const_count = const_count
+        self.task_specs = tasks.specs
+        self.table = np.array(tasks.table, dtype=np.uint64)
+        self.bound = tasks.bound
         n_in, n_out = len(input_ids), len(output_ids)
         # The run's buffer addresses: a ctypes array, cheap to write from Python
         # and read in place by the native runner.
-        self.addrs = (ctypes.c_uint64 * (1 + n_in + n_out + len(consts)))()
+        self.addrs = (ctypes.c_uint64 * (1 + n_in + n_out + len(fixed)))()
         self.addrs[ARENA] = arena.addr
-        for i, const in enumerate(consts):
-            self.addrs[1 + n_in + n_out + i] = const.addr
-        self._tasks = (Task * max(len(tasks), 1))()
-        base = table.ctypes.data
-        for i, (fn, first_slot, block_dim) in enumerate(tasks):
-            self._tasks[i].fn = fn
-            self._tasks[i].args = base + 8 * first_slot
-            self._tasks[i].block_dim = block_dim
-        self.ntasks = len(tasks)
-        self._slots = np.array([b[0] for b in bound], dtype=np.uint32)
-        self._sources = np.array([b[1] for b in bound], dtype=np.uint32)
-        self._offsets = np.array([b[2] for b in bound], dtype=np.uint64)
+        for i, buffer in enumerate(fixed):
+            self.addrs[1 + n_in + n_out + i] = buffer.addr
+        self._tasks = (Task * max(len(self.task_specs), 1))()
+        base = self.table.ctypes.data
+        for i, spec in enumerate(self.task_specs):
+            self._tasks[i].fn = spec.kernel.address
+            self._tasks[i].args = base + 8 * spec.first
+            self._tasks[i].block_dim = spec.block_dim
+        self.ntasks = len(self.task_specs)
+        self._slots = np.array([b[0] for b in self.bound], dtype=np.uint32)
+        self._sources = np.array([b[1] for b in self.bound], dtype=np.uint32)
+        self._offsets = np.array([b[2] for b in self.bound], dtype=np.uint64)
         # Everything the native runner takes, resolved once.
         self._native_args = (
-            table.ctypes.data,
+            self.table.ctypes.data,
             self._slots.ctypes.data,
             self._sources.ctypes.data,
             self._offsets.ctypes.data,

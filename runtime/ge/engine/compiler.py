@@ -44,6 +44,7 @@ from ge.engine.compiled import (
     CompiledGraph,
     ExecuteStep,
     TaskSegment,
+    TaskTable,
     TensorInfo,
     group,
     runtime_view,
@@ -297,15 +298,8 @@ class _Compiler:
         self, arena: DeviceBuffer, output_ids: list[int], copies: list[tuple[int, int]]
     ) -> CompiledGraph:
         n_in, n_out = len(self.input_ids), len(output_ids)
-        addresses = np.zeros(1 + n_in + n_out + len(self.consts), dtype=np.uint64)
-        addresses[ARENA] = arena.addr
-        for i, const in enumerate(self.consts):
-            addresses[1 + n_in + n_out + i] = const.addr
+        tasks = TaskTable(workspace_base=1 + n_in + n_out + len(self.consts))
         steps: list[ExecuteStep | TaskSegment] = []
-        table: list[int] = []
-        tasks: list[tuple[int, int, int]] = []
-        bound: list[tuple[int, int, int]] = []
-        keepalive: list[Any] = []
         for op in self.ops:
             instance = self.cache.instance(op.node, op.impl)
             ir_inputs = [IrSlot(ir.name, ir.kind, ir.count) for ir in op.node.ir_inputs]
@@ -317,27 +311,17 @@ class _Compiler:
                 name: infer.python_attr(value) for name, _, value in op.proto_attrs
             }
             if op.impl.has("declare_launch_args"):
-                start = len(tasks)
-                self._declare(
-                    op,
-                    instance,
-                    ir_inputs,
-                    ir_outputs,
-                    kwargs,
-                    addresses,
-                    table,
-                    tasks,
-                    bound,
-                    keepalive,
-                )
+                start = len(tasks.specs)
+                self._declare(op, instance, ir_inputs, ir_outputs, kwargs, arena, tasks)
+                end = len(tasks.specs)
                 if (
                     steps
                     and isinstance(steps[-1], TaskSegment)
                     and steps[-1].end == start
                 ):
-                    steps[-1].end = len(tasks)
-                elif len(tasks) > start:
-                    steps.append(TaskSegment(start, len(tasks)))
+                    steps[-1].end = end
+                elif end > start:
+                    steps.append(TaskSegment(start, end))
             else:
                 steps.append(
                     ExecuteStep(
@@ -359,25 +343,23 @@ class _Compiler:
             output_ids=output_ids,
             output_copies=copies,
             arena=arena,
-            consts=self.consts,
-            table=np.array(table, dtype=np.uint64),
+            fixed=self.consts + tasks.workspaces,
+            const_count=len(self.consts),
             tasks=tasks,
-            bound=bound,
-            keepalive=keepalive,
         )
 
     def _views(
-        self, ids: Sequence[int | None], addresses: np.ndarray, lease: Lease
+        self, ids: Sequence[int | None], arena: DeviceBuffer, lease: Lease
     ) -> list[Any]:
+        """Views for a compile-time callback: arena tensors at their planned
+        address; tensors bound to run-time buffers at address 0."""
         views = []
         for t in ids:
             if t is None:
                 views.append(None)
                 continue
             info = self.tensors[t]
-            addr = (
-                int(addresses[info.buffer]) + info.offset if info.buffer == ARENA else 0
-            )
+            addr = arena.addr + info.offset if info.buffer == ARENA else 0
             views.append(runtime_view(info, addr, lease))
         return views
 
@@ -388,11 +370,8 @@ class _Compiler:
         ir_inputs: list[IrSlot],
         ir_outputs: list[IrSlot],
         kwargs: dict[str, Any],
-        addresses: np.ndarray,
-        table: list[int],
-        tasks: list[tuple[int, int, int]],
-        bound: list[tuple[int, int, int]],
-        keepalive: list[Any],
+        arena: DeviceBuffer,
+        tasks: TaskTable,
     ) -> None:
         node = op.node
         label = infer.node_label(node)
@@ -412,18 +391,12 @@ class _Compiler:
             with self.cache.lock:
                 if key not in self.cache.compiled:
                     self._callback(
-                        op,
-                        instance,
-                        "compile",
-                        ir_inputs,
-                        ir_outputs,
-                        kwargs,
-                        addresses,
+                        op, instance, "compile", ir_inputs, ir_outputs, kwargs, arena
                     )
                     self.cache.compiled.add(key)
         lease = Lease(f"the declare_launch_args callback of node '{node.name}'")
-        in_views = self._views(op.inputs, addresses, lease)
-        out_views = self._views(op.outputs, addresses, lease)
+        in_views = self._views(op.inputs, arena, lease)
+        out_views = self._views(op.outputs, arena, lease)
         ctx = AnnotatedArgsContext(node.name, lease, in_views, out_views)
         try:
             with _DECLARE.bind(ctx):
@@ -438,8 +411,7 @@ class _Compiler:
             lease.end()
         if result is not None:
             raise CompileError(f"{label}: declare_launch_args must return None")
-        workspaces = [DeviceBuffer(size) for size in ctx.workspaces]
-        keepalive.extend(workspaces)
+        workspaces = tasks.add_workspaces(ctx.workspaces)
         for launch in ctx.launches:
             try:
                 kernel = load_binary(launch.info.kernel_bin).get_function(
@@ -449,8 +421,7 @@ class _Compiler:
                 raise CompileError(
                     f"{label}: kernel {launch.info.kernel_name!r}: {exc}"
                 ) from None
-            keepalive.append(kernel.binary)
-            first = len(table)
+            first = len(tasks.table)
             values = self._bind(
                 op,
                 kernel,
@@ -458,10 +429,9 @@ class _Compiler:
                 launch.info.block_dim,
                 workspaces,
                 first,
-                bound,
+                tasks,
             )
-            table.extend(values)
-            tasks.append((kernel.address, first, launch.info.block_dim))
+            tasks.add(kernel, values, launch.info.block_dim)
 
     def _callback(
         self,
@@ -471,12 +441,12 @@ class _Compiler:
         ir_inputs: list[IrSlot],
         ir_outputs: list[IrSlot],
         kwargs: dict[str, Any],
-        addresses: np.ndarray,
+        arena: DeviceBuffer,
     ) -> None:
         node = op.node
         lease = Lease(f"the {method} callback of node '{node.name}'")
-        in_views = self._views(op.inputs, addresses, lease)
-        out_views = self._views(op.outputs, addresses, lease)
+        in_views = self._views(op.inputs, arena, lease)
+        out_views = self._views(op.outputs, arena, lease)
         try:
             with (
                 _COMPILE.bind(OpCompileContext(self.options, lease)),
@@ -500,9 +470,9 @@ class _Compiler:
         kernel: Kernel,
         slots: Sequence[Any],
         block_dim: int,
-        workspaces: list[DeviceBuffer],
+        workspaces: list[tuple[int, int]],
         first: int,
-        bound: list[tuple[int, int, int]],
+        tasks: TaskTable,
     ) -> list[int]:
         """The launch's argument values at compile time, checked against the
         kernel's declaration; slots bound to graph inputs/outputs are recorded
@@ -542,23 +512,23 @@ class _Compiler:
                     )
                 )
             if slot.kind == "workspace":
-                buffer = workspaces[slot.index]
-                size, value = buffer.size, buffer.addr  # fixed for the graph's life
+                buffer_index, size = workspaces[slot.index]
+                tasks.bind(first + index, buffer_index, 0)
             else:
                 ids = op.inputs if slot.kind == "input" else op.outputs
                 tensor_id = ids[slot.index]
                 assert tensor_id is not None
                 info = self.tensors[tensor_id]
-                size, value = info.nbytes, 0
+                size = info.nbytes
                 # Written by each run from the buffer table (only when it changed).
-                bound.append((first + index, info.buffer, info.offset))
+                tasks.bind(first + index, info.buffer, info.offset)
             needed = decl.bytes_needed(block_dim, scalars)
             if needed is not None and needed > size:
                 raise CompileError(
                     f"{label} argument {index} ({decl.describe()}): the kernel declares "
                     f"{needed} bytes there, but the {slot.kind} has {size}"
                 )
-            values.append(value)
+            values.append(0)
         return values
 
 

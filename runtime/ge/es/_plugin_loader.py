@@ -12,6 +12,8 @@ import sys
 import types
 from importlib import metadata
 
+from ge._es_reserved import RESERVED_MODULE_NAMES
+
 GROUP = "ge.es.plugins"
 _loaded: dict[str, types.ModuleType] = {}
 
@@ -31,6 +33,16 @@ def load_plugins(package: str) -> list[str]:
     parent = sys.modules[package]
     names = []
     for entry in sorted(metadata.entry_points(group=GROUP), key=lambda e: e.name):
+        if entry.name in RESERVED_MODULE_NAMES or (
+            hasattr(parent, entry.name) and entry.name not in _loaded
+        ):
+            # ge.es.GraphBuilder & co. must stay the runtime's.
+            print(
+                f"[ERROR] [ge.es._plugin_loader] plugin {entry.name!r}: the name is "
+                "reserved by ge.es; skipped",
+                file=sys.stderr,
+            )
+            continue
         try:
             module = _resolve(entry.load())
         except Exception as exc:  # a broken plugin must not break ge.es

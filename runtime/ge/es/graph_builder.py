@@ -14,6 +14,7 @@ from ge.es.tensor_holder import TensorHolder
 from ge.es.tensor_like import literal_array
 from ge.graph.attrs import AttrType, check_attr_value
 from ge.graph.graph import Edge, Graph, IrInput, IrOutput, Node, TensorMeta
+from ge.graph.named_attrs import infer_attr_type
 from ge.graph.tensor import Tensor
 from ge.graph.types import DataType, Format
 
@@ -120,6 +121,13 @@ class GraphBuilder:
         subgraphs: Mapping[str, tuple[Graph, ...]] | None = None,
     ) -> Node:
         graph = self._check_usable()
+        # Scoped attrs are checked before the name is taken, so a bad scope
+        # value leaves the builder as it was.
+        scoped = {
+            key: (kind, check_attr_value(kind, value))
+            for key, value in _scoped_attrs().items()
+            for kind in (infer_attr_type(value),)
+        }
         node = Node(
             name=self._unique_name(name, op_type),
             type=op_type,
@@ -130,8 +138,7 @@ class GraphBuilder:
             attrs=dict(attrs or {}),
             subgraphs=dict(subgraphs or {}),
         )
-        for key, value in _scoped_attrs().items():
-            node.set_attr(key, value)
+        node.attrs.update(scoped)
         graph.nodes.append(node)
         return node
 
@@ -330,18 +337,21 @@ class GraphBuilder:
     def set_tensor_attr_int64(
         self, tensor: TensorHolder, name: str, value: int
     ) -> None:
+        self._check_usable()
         holder = self._own(tensor, "tensor")
         self._set_attr(holder._node, f"{holder._index}:{name}", value, AttrType.INT)
 
     def set_tensor_attr_string(
         self, tensor: TensorHolder, name: str, value: str
     ) -> None:
+        self._check_usable()
         holder = self._own(tensor, "tensor")
         self._set_attr(holder._node, f"{holder._index}:{name}", value, AttrType.STR)
 
     def set_tensor_attr_bool(
         self, tensor: TensorHolder, name: str, value: bool
     ) -> None:
+        self._check_usable()
         holder = self._own(tensor, "tensor")
         self._set_attr(holder._node, f"{holder._index}:{name}", value, AttrType.BOOL)
 
@@ -365,18 +375,24 @@ class GraphBuilder:
     def build_and_reset(self, outputs: Sequence[TensorHolder] | None = None) -> Graph:
         """The built graph; the builder is unusable afterwards."""
         graph = self._check_usable()
+        # Everything is checked before anything changes: a failed call
+        # leaves the builder (and the outputs set so far) as it was.
+        pending = dict(self._outputs)
         if outputs is not None:
             if not isinstance(outputs, (list, tuple)):
                 raise TypeError("outputs must be a list of TensorHolder")
             for i, holder in enumerate(outputs):
-                self.set_graph_output(holder, i)
-        indices = sorted(self._outputs)
+                if self._own(holder, f"outputs[{i}]")._index < 0:
+                    raise ValueError(f"node {holder.name!r} has no data output")
+                pending[i] = holder
+        indices = sorted(pending)
         if indices != list(range(len(indices))):
             raise ValueError(f"graph outputs must be numbered 0..n-1, got {indices}")
         inputs = [n.get_attr("index") for n in graph.input_nodes]
         if inputs != list(range(len(inputs))):
             raise ValueError(f"graph inputs must be numbered 0..n-1, got {inputs}")
-        graph.outputs = [(h._node, h._index) for _, h in sorted(self._outputs.items())]
+        self._outputs = pending
+        graph.outputs = [(h._node, h._index) for _, h in sorted(pending.items())]
         self._graph = None
         return graph
 

@@ -111,6 +111,16 @@ _ELEMENT = {
 
 _INT64_MIN = -(1 << 63)
 _INT64_MAX = (1 << 63) - 1
+# The smallest double that rounds to infinity as a float32 (FLT_MAX plus half
+# an ulp); anything below it rounds to a finite float32, e.g. 3.4028235e38,
+# numpy's own spelling of FLT_MAX.
+_FLOAT32_OVERFLOW = 3.4028235677973366e38
+
+
+def _is_numpy_bool(value: Any) -> bool:
+    """numpy.bool_ (named ``bool_`` before numpy 2, ``bool`` since)."""
+    kind = type(value)
+    return kind.__module__ == "numpy" and kind.__name__ in ("bool_", "bool")
 
 
 def _describe(value: Any) -> str:
@@ -139,11 +149,11 @@ def check_attr_value(attr_type: AttrType, value: Any) -> Any:
         if isinstance(value, bool) or not isinstance(value, numbers.Real):
             raise TypeError(f"expected float, got {_describe(value)}")
         number = float(value)
-        if math.isfinite(number) and abs(number) > 3.4028234663852886e38:
+        if math.isfinite(number) and abs(number) >= _FLOAT32_OVERFLOW:
             raise ValueError(f"{number!r} does not fit in a float32 attr")
         return number
     if attr_type is AttrType.BOOL:
-        if type(value).__name__ == "bool_":  # numpy.bool_
+        if _is_numpy_bool(value):
             return bool(value)
         if not isinstance(value, bool):
             raise TypeError(f"expected bool, got {_describe(value)}")

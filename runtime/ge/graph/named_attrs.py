@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from ge.graph.attrs import AttrType, check_attr_value
+from ge.graph.attrs import AttrType, _is_numpy_bool, check_attr_value
 from ge.graph.types import DataType
 
 __all__ = ["NamedAttrs"]
@@ -14,13 +15,15 @@ __all__ = ["NamedAttrs"]
 def infer_attr_type(value: Any) -> AttrType:
     """The attr type a plain Python value stands for (lists by their first item;
     an empty list is ``list_int``)."""
-    if isinstance(value, bool):
+    if isinstance(value, bool) or _is_numpy_bool(value):
         return AttrType.BOOL
     if isinstance(value, DataType):
         return AttrType.DTYPE
-    if isinstance(value, int):
+    # numbers.Integral/Real also take numpy scalars, which check_attr_value
+    # accepts for int and float attrs.
+    if isinstance(value, numbers.Integral):
         return AttrType.INT
-    if isinstance(value, float):
+    if isinstance(value, numbers.Real):
         return AttrType.FLOAT
     if isinstance(value, str):
         return AttrType.STR

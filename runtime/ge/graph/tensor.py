@@ -44,6 +44,22 @@ def _check_shape(shape: Any) -> list[int]:
     return dims
 
 
+def _check_fits(array: np.ndarray, target: np.dtype, data_type: DataType) -> None:
+    """Refuse conversions that would silently change values: integers that
+    wrap around in ``target`` and complex values losing their imaginary part
+    (float -> int truncation is numpy's documented cast and stays allowed)."""
+    if array.dtype.kind == "c" and target.kind != "c":
+        raise TypeError(f"complex data cannot be stored as {data_type.name}")
+    if array.size and array.dtype.kind in "iu" and target.kind in "iu":
+        info = np.iinfo(target)
+        low, high = int(array.min()), int(array.max())
+        if low < info.min or high > info.max:
+            bad = low if low < info.min else high
+            raise ValueError(
+                f"{bad} does not fit in {data_type.name} ({info.min}..{info.max})"
+            )
+
+
 class Tensor:
     """Tensor data plus its description.
 
@@ -116,16 +132,22 @@ class Tensor:
             return None, None
         if isinstance(data, (bytes, bytearray, memoryview)):
             return np.frombuffer(bytes(data), np.uint8), None
-        array = np.asarray(data)
-        if array.dtype == object:
+        try:
+            array = np.asarray(data)
+        except ValueError:  # numpy refuses ragged lists
             raise ValueError(
                 "tensor data must be a regular (non-ragged) list of numbers"
-            )
+            ) from None
+        if array.dtype.kind not in "biufc":
+            what = type(data).__name__ if array.dtype == object else array.dtype
+            raise TypeError(f"tensor data must be numbers, got {what}")
         if not has_numpy_dtype(data_type):
             raise TypeError(
                 f"{data_type.name} tensors take raw bytes; numpy has no such type"
             )
-        typed = np.array(array, dtype=to_numpy_dtype(data_type), order="C")
+        target = to_numpy_dtype(data_type)
+        _check_fits(array, target, data_type)
+        typed = np.array(array, dtype=target, order="C")
         return typed.reshape(-1).view(np.uint8), list(typed.shape)
 
     @classmethod

@@ -168,7 +168,11 @@ class ExpandDimsType:
     __slots__ = ("_rule", "_lease")
 
     def __init__(self, rule: str = "", *, _lease: Lease = OWNED) -> None:
-        if not isinstance(rule, str) or any(c not in "01" for c in rule):
+        if not isinstance(rule, str):
+            raise TypeError(
+                f"an expand-dims rule is a str of 0 and 1, got {type(rule).__name__}"
+            )
+        if any(c not in "01" for c in rule):
             raise ValueError(
                 f"an expand-dims rule is a string of 0 and 1, got {rule!r}"
             )
@@ -226,6 +230,13 @@ class StorageFormat:
             )
         self._origin = origin_format
         self._storage = storage
+        if expand_dims_type is not None and not isinstance(
+            expand_dims_type, ExpandDimsType
+        ):
+            raise TypeError(
+                "expand_dims_type must be an ExpandDimsType, got "
+                f"{type(expand_dims_type).__name__}"
+            )
         rule = expand_dims_type.rule if expand_dims_type is not None else ""
         self._expand = ExpandDimsType(rule, _lease=_lease)
         self._lease = _lease

@@ -1,0 +1,260 @@
+"""Loading a model file and executing it (ACL's ``mdl`` API in spirit).
+
+Loading decodes and checks the file (model_file.decode), loads each kernel
+binary from memory (refusing binaries with initializers), and checks every
+launch against its kernel's declaration: argument count, slot kinds, and the
+span each pointer reaches inside its buffer. Nothing from the file is
+unpickled or evaluated; no operator Python module is imported.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+from ge._container import FileFormatError
+from ge.device import rt
+from ge.device.kernels import ARG_SCALAR, BadKernelBinary, load_binary
+from ge.device.memory import DeviceBuffer
+from ge.device.kernels import Kernel
+from ge.engine.compiled import (
+    CompiledGraph,
+    TaskSegment,
+    TaskSpec,
+    TaskTable,
+    TensorInfo,
+)
+from ge.graph.graph import TensorMeta
+from ge.graph.tensor import Tensor
+from ge.graph.types import DataType, Format, Placement
+from ge.offline import model_file
+from ge.offline.model_file import ModelData, TensorDescription
+
+
+def _meta(t: TensorDescription) -> TensorMeta:
+    return TensorMeta(t.shape, DataType[t.dtype], Format[t.format])
+
+
+class Model:
+    """A loaded model: describe its inputs and outputs, and execute it."""
+
+    def __init__(self, data: ModelData) -> None:
+        self._data = data
+        n_in, n_out = len(data.inputs), len(data.outputs)
+        tensors = [
+            TensorInfo(_meta(t), t.nbytes, 1 + i, 0, t.name)
+            for i, t in enumerate(data.inputs)
+        ]
+        tensors += [
+            TensorInfo(_meta(t), t.nbytes, 1 + n_in + j, 0, t.name)
+            for j, t in enumerate(data.outputs)
+        ]
+        copies = []
+        for output, buffer, offset, nbytes in data.output_copies:
+            tensors.append(
+                TensorInfo(_meta(data.outputs[output]), nbytes, buffer, offset, "copy")
+            )
+            copies.append((output, len(tensors) - 1))
+        try:
+            arena = DeviceBuffer(data.arena_size)
+            consts = []
+            at = 0
+            for size in data.const_sizes:
+                buffer = DeviceBuffer(size)
+                buffer.array[:] = memoryview(data.consts)[at : at + size]
+                consts.append(buffer)
+                at += size
+            table = TaskTable(workspace_base=1 + n_in + n_out + len(consts))
+            table.add_workspaces(data.workspace_sizes)
+        except MemoryError:
+            raise FileFormatError(
+                f"{model_file.WHAT}: not enough memory for its buffers"
+            ) from None
+        table.table = list(data.slots)
+        table.bound = list(data.bindings)
+        kernels = self._kernels(data)
+        bound = {slot: (buffer, offset) for slot, buffer, offset in data.bindings}
+        for i, (binary, name, block_dim, first, count) in enumerate(data.tasks):
+            kernel = kernels[(binary, name)]
+            self._check_task(i, kernel, block_dim, first, count, bound)
+            table.specs.append(TaskSpec(kernel, first, count, block_dim))
+        self._graph = CompiledGraph(
+            name=data.name,
+            tensors=tensors,
+            steps=[TaskSegment(0, len(data.tasks))],
+            input_ids=list(range(n_in)),
+            output_ids=list(range(n_in, n_in + n_out)),
+            output_copies=copies,
+            arena=arena,
+            fixed=consts + table.workspaces,
+            const_count=len(consts),
+            tasks=table,
+        )
+
+    @staticmethod
+    def _kernels(data: ModelData) -> dict[tuple[int, int], Kernel]:
+        loaded: dict[tuple[int, int], Kernel] = {}
+        for binary_index, name_index, *_ in data.tasks:
+            key = (binary_index, name_index)
+            if key in loaded:
+                continue
+            try:
+                binary = load_binary(data.binaries[binary_index])
+                loaded[key] = binary.get_function(data.kernel_names[name_index])
+            except (BadKernelBinary, LookupError) as exc:
+                raise FileFormatError(
+                    f"{model_file.WHAT}: kernel binary {binary_index}: {exc}"
+                ) from None
+        return loaded
+
+    def _check_task(
+        self,
+        index: int,
+        kernel: Kernel,
+        block_dim: int,
+        first: int,
+        count: int,
+        bound: dict[int, tuple[int, int]],
+    ) -> None:
+        """The launch against the kernel's declaration, before anything runs."""
+        data = self._data
+        decls = kernel.expand(count)
+        name = kernel.name
+        if decls is None:
+            raise FileFormatError(
+                f"{model_file.WHAT}: task {index}: kernel {name} takes "
+                f"{kernel.arity()}, the task has {count} slots"
+            )
+        values = [data.slots[first + k] for k in range(count)]
+        try:
+            rt.check_list_count(kernel, decls, values)
+        except rt.LaunchError as exc:
+            raise FileFormatError(f"{model_file.WHAT}: task {index}: {exc}") from None
+        for k, decl in enumerate(decls):
+            slot = first + k
+            if slot not in bound:
+                if decl.kind != ARG_SCALAR and not (decl.nullable and values[k] == 0):
+                    raise FileFormatError(
+                        f"{model_file.WHAT}: task {index}: argument {k} of {name} is a "
+                        "pointer, but the file binds no buffer to it"
+                    )
+                continue
+            if decl.kind == ARG_SCALAR:
+                raise FileFormatError(
+                    f"{model_file.WHAT}: task {index}: argument {k} of {name} is a "
+                    "scalar, but the file binds a buffer to it"
+                )
+            buffer, offset = bound[slot]
+            needed = decl.bytes_needed(block_dim, values)
+            available = data.buffer_size(buffer) - offset
+            if needed is not None and needed > available:
+                raise FileFormatError(
+                    f"{model_file.WHAT}: task {index}: kernel {name} argument {k} reaches "
+                    f"{needed} bytes, its buffer has {available}"
+                )
+
+    # -- descriptions (ACL's acl.mdl.get_*) --------------------------------------------
+
+    @property
+    def name(self) -> str:
+        return self._data.name
+
+    def get_num_inputs(self) -> int:
+        return len(self._data.inputs)
+
+    def get_num_outputs(self) -> int:
+        return len(self._data.outputs)
+
+    def _input(self, index: int) -> TensorDescription:
+        if not isinstance(index, int) or not 0 <= index < len(self._data.inputs):
+            raise IndexError(
+                f"model has {len(self._data.inputs)} input(s), not {index!r}"
+            )
+        return self._data.inputs[index]
+
+    def _output(self, index: int) -> TensorDescription:
+        if not isinstance(index, int) or not 0 <= index < len(self._data.outputs):
+            raise IndexError(
+                f"model has {len(self._data.outputs)} output(s), not {index!r}"
+            )
+        return self._data.outputs[index]
+
+    def get_input_size_by_index(self, index: int) -> int:
+        return self._input(index).nbytes
+
+    def get_output_size_by_index(self, index: int) -> int:
+        return self._output(index).nbytes
+
+    def get_input_dims(self, index: int) -> list[int]:
+        return list(self._input(index).shape)
+
+    def get_output_dims(self, index: int) -> list[int]:
+        return list(self._output(index).shape)
+
+    def get_input_data_type(self, index: int) -> DataType:
+        return DataType[self._input(index).dtype]
+
+    def get_output_data_type(self, index: int) -> DataType:
+        return DataType[self._output(index).dtype]
+
+    def get_input_name_by_index(self, index: int) -> str:
+        return self._input(index).name
+
+    # -- execution ------------------------------------------------------------------
+
+    def _tensor(
+        self, value: Tensor | DeviceBuffer, description: TensorDescription, what: str
+    ) -> Tensor:
+        if isinstance(value, Tensor):
+            return value
+        if isinstance(value, DeviceBuffer):
+            if value.size < description.nbytes:
+                raise ValueError(
+                    f"{what} needs {description.nbytes} bytes, the buffer has {value.size}"
+                )
+            return Tensor._wrap(
+                value,
+                description.shape,
+                DataType[description.dtype],
+                Format[description.format],
+                Placement.PLACEMENT_DEVICE,
+            )
+        raise TypeError(
+            f"{what} must be a ge.graph.Tensor or a DeviceBuffer, "
+            f"got {type(value).__name__}"
+        )
+
+    def execute(
+        self,
+        inputs: Sequence[Tensor | DeviceBuffer],
+        outputs: Sequence[Tensor | DeviceBuffer],
+    ) -> None:
+        """Run once: read ``inputs``, write ``outputs`` (any buffers of the
+        right size; their addresses may change from run to run)."""
+        if len(inputs) != len(self._data.inputs) or len(outputs) != len(
+            self._data.outputs
+        ):
+            raise ValueError(
+                f"model '{self.name}' takes {len(self._data.inputs)} input(s) and "
+                f"{len(self._data.outputs)} output(s), got {len(inputs)} and {len(outputs)}"
+            )
+        ins = [
+            self._tensor(v, d, f"input {i}")
+            for i, (v, d) in enumerate(zip(inputs, self._data.inputs))
+        ]
+        outs = [
+            self._tensor(v, d, f"output {j}")
+            for j, (v, d) in enumerate(zip(outputs, self._data.outputs))
+        ]
+        self._graph.run(ins, outs)
+
+
+def load_model_bytes(data: bytes) -> Model:
+    return Model(model_file.decode(data))
+
+
+def load_model(path: str | os.PathLike[str]) -> Model:
+    """Load a model file; FileFormatError (a ValueError) if it is damaged."""
+    with open(path, "rb") as handle:
+        data = handle.read(model_file.MAX_TOTAL_BYTES + 1)
+    return load_model_bytes(data)

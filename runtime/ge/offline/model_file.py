@@ -1,0 +1,308 @@
+"""The model file: sections of a compiled graph of annotated-args nodes.
+
+    PLAN      JSON: name, arena size, constant and workspace sizes, graph
+              inputs and outputs, output copies, kernel names and digests,
+              and the counts of every table
+    KERNELS   each kernel binary once (by content hash): u64 length | bytes
+    TASKS     per launch: binary u32 | name u32 | block_dim u32 | first slot
+              u32 | slot count u32
+    SLOTS     the argument slot table: u64 per slot (scalars written; 0 where
+              an address goes)
+    BINDINGS  per address slot: slot u32 | buffer u32 | offset u64
+    CONSTS    the constants' bytes, concatenated
+
+Buffers are numbered as at run time: 0 the arena, then the graph inputs, the
+graph outputs, the constants, the workspaces. Nothing in the file is an
+absolute address, so compiling a graph twice gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import struct
+from dataclasses import dataclass
+from typing import Any
+
+from ge._container import FileFormatError, Section, read, write
+
+MAGIC = b"GECPUOM\0"
+VERSION = 1
+WHAT = "model file"
+
+PLAN, KERNELS, TASKS, SLOTS, BINDINGS, CONSTS = 1, 2, 3, 4, 5, 6
+_TASK = struct.Struct("<IIIII")
+_BINDING = struct.Struct("<IIQ")
+_LENGTH = struct.Struct("<Q")
+
+# Limits a model must respect; a file claiming more is refused before any
+# memory is allocated for it.
+MAX_BUFFER_BYTES = 1 << 34
+MAX_TOTAL_BYTES = 1 << 35
+MAX_ITEMS = 1 << 24
+
+
+@dataclass(frozen=True)
+class TensorDescription:
+    name: str
+    dtype: str  # DataType member name
+    shape: tuple[int, ...]
+    format: str  # Format member name
+    nbytes: int
+
+
+@dataclass(frozen=True)
+class ModelData:
+    """Everything a model file holds, decoded and checked for consistency."""
+
+    name: str
+    arena_size: int
+    const_sizes: tuple[int, ...]
+    workspace_sizes: tuple[int, ...]
+    inputs: tuple[TensorDescription, ...]
+    outputs: tuple[TensorDescription, ...]
+    output_copies: tuple[
+        tuple[int, int, int, int], ...
+    ]  # (output, buffer, offset, bytes)
+    kernel_names: tuple[str, ...]
+    binaries: tuple[bytes, ...]
+    tasks: tuple[tuple[int, int, int, int, int], ...]
+    slots: tuple[int, ...]
+    bindings: tuple[tuple[int, int, int], ...]
+    consts: bytes
+
+    @property
+    def buffer_count(self) -> int:
+        return (
+            1
+            + len(self.inputs)
+            + len(self.outputs)
+            + len(self.const_sizes)
+            + len(self.workspace_sizes)
+        )
+
+    def buffer_size(self, index: int) -> int:
+        """Bytes of buffer ``index`` (numbered as at run time)."""
+        if index == 0:
+            return self.arena_size
+        index -= 1
+        for group in (
+            [t.nbytes for t in self.inputs],
+            [t.nbytes for t in self.outputs],
+            list(self.const_sizes),
+            list(self.workspace_sizes),
+        ):
+            if index < len(group):
+                return group[index]
+            index -= len(group)
+        raise IndexError(index)
+
+
+def _describe(t: TensorDescription) -> dict[str, Any]:
+    return {
+        "name": t.name,
+        "dtype": t.dtype,
+        "shape": list(t.shape),
+        "format": t.format,
+        "nbytes": t.nbytes,
+    }
+
+
+def encode(model: ModelData) -> bytes:
+    plan = {
+        "name": model.name,
+        "arena_size": model.arena_size,
+        "const_sizes": list(model.const_sizes),
+        "workspace_sizes": list(model.workspace_sizes),
+        "inputs": [_describe(t) for t in model.inputs],
+        "outputs": [_describe(t) for t in model.outputs],
+        "output_copies": [list(c) for c in model.output_copies],
+        "kernel_names": list(model.kernel_names),
+        "kernel_sha256": [hashlib.sha256(b).hexdigest() for b in model.binaries],
+        "tasks": len(model.tasks),
+        "slots": len(model.slots),
+        "bindings": len(model.bindings),
+    }
+    sections = [
+        Section(PLAN, json.dumps(plan, sort_keys=True, separators=(",", ":")).encode()),
+        Section(KERNELS, b"".join(_LENGTH.pack(len(b)) + b for b in model.binaries)),
+        Section(TASKS, b"".join(_TASK.pack(*t) for t in model.tasks)),
+        Section(SLOTS, struct.pack(f"<{len(model.slots)}Q", *model.slots)),
+        Section(BINDINGS, b"".join(_BINDING.pack(*b) for b in model.bindings)),
+        Section(CONSTS, model.consts),
+    ]
+    return write(MAGIC, VERSION, sections)
+
+
+# -- decoding ---------------------------------------------------------------------
+
+
+def _fail(message: str) -> FileFormatError:
+    return FileFormatError(f"{WHAT}: {message}")
+
+
+def _int(value: Any, where: str, high: int = MAX_ITEMS) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= high:
+        raise _fail(f"{where} must be an integer in 0..{high}, got {value!r}")
+    return value
+
+
+def _ints(value: Any, where: str, high: int) -> tuple[int, ...]:
+    if not isinstance(value, list) or len(value) > MAX_ITEMS:
+        raise _fail(f"{where} must be a list")
+    return tuple(_int(v, where, high) for v in value)
+
+
+def _str(value: Any, where: str) -> str:
+    if not isinstance(value, str):
+        raise _fail(f"{where} must be a string")
+    return value
+
+
+def _tensor(value: Any, where: str) -> TensorDescription:
+    from ge.graph.types import DataType, Format
+
+    if not isinstance(value, dict):
+        raise _fail(f"{where} must be an object")
+    dtype = _str(value.get("dtype"), where + ".dtype")
+    fmt = _str(value.get("format"), where + ".format")
+    if dtype not in DataType.__members__ or fmt not in Format.__members__:
+        raise _fail(f"{where}: unknown dtype or format")
+    shape = value.get("shape")
+    if not isinstance(shape, list) or len(shape) > 32:
+        raise _fail(f"{where}.shape must be a list of at most 32 dims")
+    dims = tuple(_int(d, where + ".shape", MAX_BUFFER_BYTES) for d in shape)
+    return TensorDescription(
+        _str(value.get("name"), where + ".name"),
+        dtype,
+        dims,
+        fmt,
+        _int(value.get("nbytes"), where + ".nbytes", MAX_BUFFER_BYTES),
+    )
+
+
+def decode(data: bytes) -> ModelData:
+    """A model file's contents; FileFormatError if anything is wrong."""
+    _, sections = read(data, MAGIC, VERSION, WHAT)
+    for kind in (PLAN, KERNELS, TASKS, SLOTS, BINDINGS, CONSTS):
+        if kind not in sections:
+            raise _fail(f"section {kind} is missing")
+    try:
+        plan = json.loads(sections[PLAN].decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise _fail(f"the plan section is not JSON: {exc}") from None
+    if not isinstance(plan, dict):
+        raise _fail("the plan section is not an object")
+    const_sizes = _ints(plan.get("const_sizes"), "const_sizes", MAX_BUFFER_BYTES)
+    workspace_sizes = _ints(
+        plan.get("workspace_sizes"), "workspace_sizes", MAX_BUFFER_BYTES
+    )
+    arena_size = _int(plan.get("arena_size"), "arena_size", MAX_BUFFER_BYTES)
+    inputs = tuple(
+        _tensor(t, f"inputs[{i}]") for i, t in enumerate(plan.get("inputs") or [])
+    )
+    outputs = tuple(
+        _tensor(t, f"outputs[{i}]") for i, t in enumerate(plan.get("outputs") or [])
+    )
+    if arena_size + sum(const_sizes) + sum(workspace_sizes) > MAX_TOTAL_BYTES:
+        raise _fail("the model claims more memory than a model may use")
+    names = plan.get("kernel_names")
+    digests = plan.get("kernel_sha256")
+    if not isinstance(names, list) or not isinstance(digests, list):
+        raise _fail("kernel_names and kernel_sha256 must be lists")
+    kernel_names = tuple(_str(n, "kernel_names") for n in names)
+    binaries = _binaries(sections[KERNELS], [_str(d, "kernel_sha256") for d in digests])
+    counts = {key: _int(plan.get(key), key) for key in ("tasks", "slots", "bindings")}
+    tasks = _records(sections[TASKS], _TASK, counts["tasks"], "tasks")
+    bindings = _records(sections[BINDINGS], _BINDING, counts["bindings"], "bindings")
+    if len(sections[SLOTS]) != 8 * counts["slots"]:
+        raise _fail(
+            f"the slot table holds {len(sections[SLOTS])} bytes for {counts['slots']} slots"
+        )
+    slots = struct.unpack(f"<{counts['slots']}Q", sections[SLOTS])
+    copies_raw = plan.get("output_copies") or []
+    if not isinstance(copies_raw, list):
+        raise _fail("output_copies must be a list")
+    copies = tuple(
+        tuple(_ints(c, "output_copies", MAX_BUFFER_BYTES)) for c in copies_raw
+    )
+    if any(len(c) != 4 for c in copies):
+        raise _fail("output_copies entries have four fields")
+    if len(sections[CONSTS]) != sum(const_sizes):
+        raise _fail("the constants section does not match the constant sizes")
+    model = ModelData(
+        name=_str(plan.get("name"), "name"),
+        arena_size=arena_size,
+        const_sizes=const_sizes,
+        workspace_sizes=workspace_sizes,
+        inputs=inputs,
+        outputs=outputs,
+        output_copies=copies,  # type: ignore[arg-type]
+        kernel_names=kernel_names,
+        binaries=binaries,
+        tasks=tasks,  # type: ignore[arg-type]
+        slots=slots,
+        bindings=bindings,  # type: ignore[arg-type]
+        consts=sections[CONSTS],
+    )
+    _check_references(model)
+    return model
+
+
+def _binaries(section: bytes, digests: list[str]) -> tuple[bytes, ...]:
+    out = []
+    at = 0
+    for index, digest in enumerate(digests):
+        if at + 8 > len(section):
+            raise _fail(f"kernel binary {index} is truncated")
+        (length,) = _LENGTH.unpack_from(section, at)
+        at += 8
+        if length > len(section) - at:
+            raise _fail(
+                f"kernel binary {index} claims {length} bytes; the section has fewer"
+            )
+        binary = section[at : at + length]
+        at += length
+        if hashlib.sha256(binary).hexdigest() != digest:
+            raise _fail(f"kernel binary {index} does not match its recorded digest")
+        out.append(binary)
+    if at != len(section):
+        raise _fail("stray bytes after the kernel binaries")
+    return tuple(out)
+
+
+def _records(
+    section: bytes, layout: struct.Struct, count: int, what: str
+) -> tuple[tuple[int, ...], ...]:
+    if len(section) != layout.size * count:
+        raise _fail(
+            f"the {what} section holds {len(section)} bytes for {count} records"
+        )
+    return tuple(layout.unpack_from(section, i * layout.size) for i in range(count))
+
+
+def _check_references(model: ModelData) -> None:
+    """Every index in range, every bound slot inside its buffer."""
+    for i, (binary, name, block_dim, first, count) in enumerate(model.tasks):
+        if binary >= len(model.binaries) or name >= len(model.kernel_names):
+            raise _fail(f"task {i} names a kernel that is not in the file")
+        if not 1 <= block_dim <= 65535:
+            raise _fail(f"task {i} has block_dim {block_dim}")
+        if first + count > len(model.slots):
+            raise _fail(f"task {i} uses slots beyond the slot table")
+    buffers = model.buffer_count
+    for i, (slot, buffer, offset) in enumerate(model.bindings):
+        if slot >= len(model.slots) or buffer >= buffers:
+            raise _fail(f"binding {i} names a slot or buffer that does not exist")
+        if offset > model.buffer_size(buffer):
+            raise _fail(f"binding {i} points beyond its buffer")
+    for i, (output, buffer, offset, nbytes) in enumerate(model.output_copies):
+        if output >= len(model.outputs) or buffer >= buffers:
+            raise _fail(
+                f"output copy {i} names an output or buffer that does not exist"
+            )
+        if (
+            offset + nbytes > model.buffer_size(buffer)
+            or nbytes != model.outputs[output].nbytes
+        ):
+            raise _fail(f"output copy {i} does not fit its buffers")
