@@ -90,6 +90,7 @@ class ImplModule:
     kernel: str | None
     methods: tuple[Method, ...]
     imports: tuple[str, ...]
+    author_imports: tuple[str, ...] = ()  # of the scaffolded author module
 
 
 def _input_annotation(kind: InputKind, tensor: str) -> str:
@@ -381,6 +382,11 @@ def lower(op: OpSpec) -> ImplModule:
         + " ".join(m.returns for m in methods)
     )
     imports = _imports(op, text, methods)
+    author_text = " ".join(
+        " ".join(p.annotation for p in m.positional + m.keyword) + " " + m.returns
+        for m in methods
+        if m.abstract
+    )
     return ImplModule(
         op_type=op.op_type,
         doc=op.doc,
@@ -394,6 +400,7 @@ def lower(op: OpSpec) -> ImplModule:
         kernel=op.impl.kernel if op.impl else None,
         methods=tuple(methods),
         imports=imports,
+        author_imports=_author_imports(author_text),
     )
 
 
@@ -405,7 +412,7 @@ def _slot_words(arg: LaunchArg) -> str:
 
 def _imports(op: OpSpec, text: str, methods: list[Method]) -> tuple[str, ...]:
     def uses(name: str) -> bool:
-        return re.search(rf"\b{name}\b", text) is not None
+        return _uses(text, name)
 
     bodies = _all_bodies(op, methods)
     lines = []
@@ -428,15 +435,36 @@ def _imports(op: OpSpec, text: str, methods: list[Method]) -> tuple[str, ...]:
     lines.append("import ge.runtime as _rt")
     if uses("LaunchConfig"):
         lines.append("from ge.custom_op import LaunchConfig")
-    graph_names = [n for n in ("DataType", "NamedAttrs") if uses(n)]
+    return tuple(lines + _type_imports(text))
+
+
+def _uses(text: str, name: str) -> bool:
+    return re.search(rf"\b{name}\b", text) is not None
+
+
+def _type_imports(text: str) -> list[str]:
+    """Imports of the ge.graph and ge.runtime names ``text`` mentions."""
+    lines = []
+    graph_names = [n for n in ("DataType", "NamedAttrs") if _uses(text, n)]
     if graph_names:
         lines.append(f"from ge.graph import {', '.join(graph_names)}")
-    if uses("GraphTensor"):
+    if _uses(text, "GraphTensor"):
         lines.append("from ge.graph import Tensor as GraphTensor")
-    runtime = [n for n in ("Tensor", "TensorDesc") if uses(n)]
+    runtime = [n for n in ("Tensor", "TensorDesc") if _uses(text, n)]
     if runtime:
         lines.append(f"from ge.runtime import {', '.join(runtime)}")
-    return tuple(lines)
+    return lines
+
+
+def _author_imports(text: str) -> tuple[str, ...]:
+    """The scaffolded author module's imports: what its method signatures
+    (``text``) mention, and register_op_impl."""
+    names = ["LaunchConfig"] if _uses(text, "LaunchConfig") else []
+    lines = []
+    if _uses(text, "Sequence"):
+        lines += ["from collections.abc import Sequence", ""]
+    lines.append(f"from ge.custom_op import {', '.join(names + ['register_op_impl'])}")
+    return tuple(lines + _type_imports(text))
 
 
 def _all_bodies(op: OpSpec, methods: list[Method]) -> list[str]:

@@ -21,6 +21,7 @@ from gen_ops.model import (
     DeriveKind,
     DtypeConstraint,
     DtypeKind,
+    DtypeRuleKind,
     InputKind,
     OpSpec,
     Output,
@@ -316,7 +317,7 @@ def lower(op: OpSpec) -> PyBuilder:
             for i in range(len(op.inputs))
         ),
         table_outputs=tuple(
-            TableRow(_output_row(o, names.params.get(("num", o.name))))
+            TableRow(_output_row(op, o, names.params.get(("num", o.name))))
             for o in op.outputs
         ),
         table_attrs=tuple(
@@ -382,7 +383,30 @@ def _input_row(op: OpSpec, index: int, param: str) -> str:
     return f"_api.Input({py_str(item.name)}, {dtype_expr(item.dtype)}{extra})"
 
 
-def _output_row(output: Output, num_param: str | None) -> str:
+def _dtype_from(op: OpSpec, output: Output) -> str:
+    """``dtype_from=`` for an output whose dtype its constraint cannot tell
+    the builder (chained builders need it): the infer_meta dtype rule."""
+    rule = next((r.dtype for r in op.infer_meta or () if r.output == output.name), None)
+    if rule is None:
+        return ""
+    if rule.kind is DtypeRuleKind.ATTR:
+        return f", dtype_from=_api.DtypeFrom.attr({py_str(str(rule.ref))})"
+    if rule.kind is DtypeRuleKind.FIXED:
+        assert rule.dtype is not None
+        if len(output.dtype.dtypes) == 1:
+            return ""
+        return f", dtype_from=_api.DtypeFrom.fixed({py_str(rule.dtype.spec_name)})"
+    source = next(i for i in op.inputs if i.name == rule.ref)
+    if (
+        output.dtype.kind is DtypeKind.VAR
+        and source.dtype.kind is DtypeKind.VAR
+        and source.dtype.name == output.dtype.name
+    ):
+        return ""  # the type variable carries it
+    return f", dtype_from=_api.DtypeFrom.input({py_str(str(rule.ref))})"
+
+
+def _output_row(op: OpSpec, output: Output, num_param: str | None) -> str:
     extra = ""
     if output.dynamic:
         extra = ", dynamic=True"
@@ -390,6 +414,7 @@ def _output_row(output: Output, num_param: str | None) -> str:
             func = "len" if output.count.kind is CountKind.LEN else "attr"
             extra += f", count=_api.Count.{func}({py_str(output.count.ref)})"
     extra += _param_arg(f"{output.name}_num", num_param)
+    extra += _dtype_from(op, output)
     return f"_api.Output({py_str(output.name)}, {dtype_expr(output.dtype)}{extra})"
 
 

@@ -426,6 +426,16 @@ CASES: list[Case] = [
         attrs:
           - {name: f, type: float, default: '1.5'}
     """),
+    case("E501", "3:37", "float beyond float32", """
+        op: A
+        attrs:
+          - {name: f, type: float, default: 1.0e+39}
+    """),
+    case("E501", "3:37", "float that rounds to 0 in float32", """
+        op: A
+        attrs:
+          - {name: f, type: float, default: 1.0e-50}
+    """),
     case("E501", "3:37", "unknown dtype", """
         op: A
         attrs:

@@ -160,7 +160,18 @@ def test_derived_attrs_and_count_rules() -> None:
     assert [p.index for p in parts] == [0, 1, 2, 3]
     cast = custom.CastCustom(xs[0], dst_type=DataType.DT_FLOAT16)
     assert cast.node.get_attr("src_type") is DataType.DT_FLOAT
-    assert cast.data_type is DataType.DT_UNDEFINED  # DstT is bound at infer time
+    # The output dtype comes from dst_type (infer_meta: attr(dst_type)).
+    assert cast.data_type is DataType.DT_FLOAT16
+    back = custom.CastCustom(cast, dst_type=DataType.DT_INT64)
+    assert back.node.get_attr("src_type") is DataType.DT_FLOAT16
+    with pytest.raises(
+        ValueError,
+        match=r"CastCustom: attr 'dst_type': gives output 'y' dtype bool, which is "
+        r"not one of DstT \(float32, float16, int32, int64\)",
+    ):
+        custom.CastCustom(xs[0], dst_type=DataType.DT_BOOL)
+    fill = custom.FillCustom(b, shape=[2], value=1, dtype=DataType.DT_INT64)
+    assert fill.data_type is DataType.DT_INT64
     unknown = custom.SplitCustom(xs[0], num_split=1)[0]
     unknown.node.outputs[0].dtype = DataType.DT_UNDEFINED
     with pytest.raises(ValueError, match="CastCustom: attr 'src_type'.*set_data_type"):

@@ -14,8 +14,6 @@ import pytest
 
 import ge.ge_global as ge_global
 from ge.custom_op import bootstrap
-from ge.custom_op import proto as _proto
-from ge.custom_op import registry as _registry
 
 _counter = itertools.count()
 
@@ -30,28 +28,15 @@ def unique(prefix: str) -> str:
 
 
 @pytest.fixture
-def _saved_registries() -> Iterator[None]:
-    """Put back whatever other modules had registered once the test is done
-    (clean_registries empties the registries before and after a test)."""
-    protos = dict(_proto.REGISTRY.by_type)
-    impls = dict(_registry.REGISTRY.by_type)
-    imported = set(bootstrap._imported)
-    yield
-    with _proto.REGISTRY.lock:
-        _proto.REGISTRY.by_type.clear()
-        _proto.REGISTRY.by_type.update(protos)
-    with _registry.REGISTRY.lock:
-        _registry.REGISTRY.by_type.clear()
-        _registry.REGISTRY.by_type.update(impls)
-    bootstrap._imported.clear()
-    bootstrap._imported.update(imported)
+def registries(clean_registries: None) -> Iterator[None]:
+    """Empty op registries for the test (conftest's clean_registries) and no
+    ASCEND_CUSTOM_OPP_PATH path remembered as loaded.
 
-
-@pytest.fixture
-def registries(_saved_registries: None, clean_registries: None) -> Iterator[None]:
-    """Empty op registries (conftest's clean_registries) for the test, and no
-    ASCEND_CUSTOM_OPP_PATH paths remembered as loaded; the state other tests
-    of this worker set up comes back afterwards."""
+    Clearing a registry also forgets the modules that registered, so op
+    modules other tests use register again when they are next imported or
+    loaded; nothing is put back by hand (that would leave registrations
+    whose modules are gone).
+    """
     bootstrap.reset_loaded_paths()
     yield
 

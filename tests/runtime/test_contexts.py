@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import ge.es._op_api as api
-from _rt_support import _saved_registries, ge_api, registries, unique  # noqa: F401
+from _rt_support import ge_api, registries, unique  # noqa: F401
 from ge.custom_op import (
     AnnotatedKernelLaunchInfo,
     WorkspaceAddr,
@@ -467,6 +467,28 @@ def test_every_execute_context_method_in_a_real_run(
         "output index 2 out of range (2 outputs)",
         "output 1 is already allocated",
     ]
+
+
+def test_a_ref_output_shares_the_inputs_memory(session: Session) -> None:
+    addresses: list[int] = []
+
+    def execute(self: Any, x: Tensor) -> None:
+        ctx = get_execute_ctx()
+        out = ctx.make_output_ref_input(0, 0)
+        zeros = ctx.malloc_workspace(x.size)
+        # In place, as GE's ref ops do: x = 2 * x + 0, written through x.
+        rt.launch(
+            kernel("ctx_axpy"),
+            1,
+            ctx.get_stream(),
+            [x.addr, zeros, x.addr, x.shape_size, 2.0],
+        )
+        addresses.extend([out.addr, x.addr])
+
+    op = _one_op(unique("InPlace"), execute)
+    (out,) = _run_one(session, op)
+    assert out.data == [0.0, 2.0, 4.0, 6.0]
+    assert addresses[0] == addresses[1]
 
 
 def test_borrowed_objects_expire_when_the_callback_returns(session: Session) -> None:

@@ -14,7 +14,7 @@ from typing import List, Optional, Tuple
 
 import pytest
 
-from _rt_support import _saved_registries, registries  # noqa: F401
+from _rt_support import registries  # noqa: F401
 from ge.custom_op import (
     OpImplDescriptor,
     bootstrap,

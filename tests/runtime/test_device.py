@@ -470,15 +470,38 @@ def test_freed_device_memory_is_refused() -> None:
         rt.launch(kernel("dev_fill"), 1, rt.DEFAULT_STREAM, [addr, 8, 0])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="device bug: a zero-size tensor's address is 0 and check_launch refuses 0 "
-    "as 'not a device address' even when the kernel declares 0 bytes there, so an "
-    "execute callback cannot launch on an empty tensor without special-casing it",
-)
 def test_a_launch_over_zero_elements_accepts_an_empty_tensor() -> None:
     empty = Tensor(
         data_type=DataType.DT_INT64, shape=[0], placement=Placement.PLACEMENT_DEVICE
     )
     assert empty.size == 0
     rt.launch(kernel("dev_fill"), 1, rt.DEFAULT_STREAM, [empty.addr, 0, 0])
+
+
+MATH_SOURCE = r"""
+#include <math.h>
+
+#include "ge_kernel.h"
+
+GE_KERNEL(dev_exp, GE_IN(double, GE_COUNT_OF(2)), GE_OUT(double, GE_COUNT_OF(2)),
+          GE_SCALAR()) {
+  const double *x = GE_PTR(const double, 0);
+  double *y = GE_PTR(double, 1);
+  uint64_t lo, hi;
+  ge_block_range(block_idx, block_dim, args[2], &lo, &hi);
+  for (uint64_t i = lo; i < hi; ++i) y[i] = exp(x[i]) * SCALE;
+}
+"""
+
+
+def test_kernels_link_the_math_library_and_take_extra_flags() -> None:
+    data = build_kernel(MATH_SOURCE, name="dev_math", flags=("-DSCALE=3.0", "-O3"))
+    x = np.linspace(-3.0, 3.0, 37)
+    src, dst = DeviceBuffer(x.nbytes), DeviceBuffer(x.nbytes)
+    src.array[:] = np.frombuffer(x.tobytes(), np.uint8)
+    function = rt.binary_load(data).get_function("dev_exp")
+    rt.launch(function, 4, rt.DEFAULT_STREAM, [src.addr, dst.addr, x.size])
+    got = np.frombuffer(bytes(dst.array), np.float64)
+    np.testing.assert_allclose(got, np.exp(x) * 3.0, rtol=1e-15)
+    with pytest.raises(BuildError, match="SCALE"):
+        build_kernel(MATH_SOURCE, name="dev_math")  # SCALE undefined

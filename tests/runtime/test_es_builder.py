@@ -655,6 +655,19 @@ def test_attr_scope_applies_to_nodes_created_inside() -> None:
     assert x.node.attrs == {"index": (AttrType.INT, 0)}
 
 
+def test_attr_scope_never_overrides_an_ops_own_attrs() -> None:
+    from ge.es.custom import ScaleCustom
+
+    builder = GraphBuilder()
+    x = builder.create_input(0, shape=[2])
+    with attr_scope({"alpha": 9.0, "index": 7, "_tag": "s"}):
+        y = ScaleCustom(x, alpha=2.0)
+        data = builder.create_input(1)
+    assert y.node.attrs["alpha"] == (AttrType.FLOAT, 2.0)
+    assert y.node.attrs["_tag"] == (AttrType.STR, "s")
+    assert data.node.attrs["index"] == (AttrType.INT, 1)
+
+
 def test_attr_scope_is_thread_local() -> None:
     seen: dict[str, dict] = {}
     ready, done = threading.Event(), threading.Event()

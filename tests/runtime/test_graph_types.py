@@ -933,6 +933,8 @@ def test_check_attr_value_accepts_and_normalises(kind: AttrType, value, expected
         (AttrType.FLOAT, "1", TypeError, "expected float, got str"),
         (AttrType.FLOAT, 3.5e38, ValueError, "does not fit in a float32 attr"),
         (AttrType.FLOAT, -3.4028235677973366e38, ValueError, "float32"),
+        (AttrType.FLOAT, 1e-46, ValueError, "1e-46 rounds to 0 in a float32 attr"),
+        (AttrType.FLOAT, -(2.0**-150), ValueError, "rounds to 0 in a float32 attr"),
         (AttrType.BOOL, 1, TypeError, "expected bool, got int"),
         (AttrType.BOOL, "true", TypeError, "expected bool, got str"),
         (AttrType.STR, b"a", TypeError, "expected str, got bytes"),

@@ -230,6 +230,23 @@ def test_cast_shapes(session: Session, shape: list[int]) -> None:
     np.testing.assert_array_equal(got, np.rint(x).astype(I32), strict=True)
 
 
+def test_chained_casts_know_their_dtypes(session: Session) -> None:
+    """A builder takes a cast's output dtype from dst_type (the spec's
+    infer_meta rule), so a second cast can derive its src_type."""
+    x = (sample([3, 5], F32) * 10).astype(F32)
+
+    def body(b: object, x: object) -> object:
+        wide = CastCustom(
+            CastCustom(x, dst_type=DataType.DT_INT32), dst_type=DataType.DT_INT64
+        )
+        assert wide.data_type is DataType.DT_INT64
+        return CastCustom(wide, dst_type=DataType.DT_FLOAT16)
+
+    graph = build("casts", [x], body)
+    (got,) = run(session, graph, x)
+    np.testing.assert_array_equal(got, np.rint(x).astype(F16), strict=True)
+
+
 def saturated(value: float, dst: type) -> int:
     """The documented float-to-int rule: NaN 0, out of range saturates,
     else rounded half to even (Python's round)."""

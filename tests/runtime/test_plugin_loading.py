@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from _rt_support import _saved_registries, registries, unique  # noqa: F401
+from _rt_support import registries, unique  # noqa: F401
 from ge.custom_op import (
     bootstrap,
     get_registered_op_impl,

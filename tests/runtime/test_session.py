@@ -15,7 +15,7 @@ import pytest
 
 import ge.ge_global as ge_global
 import ge.es._op_api as api
-from _rt_support import _saved_registries, ge_api, registries, unique  # noqa: F401
+from _rt_support import ge_api, registries, unique  # noqa: F401
 from ge.custom_op import get_execute_ctx, register_op, register_op_impl
 from ge.device import rt
 from ge.device.kernels import build_kernel
@@ -290,12 +290,6 @@ def test_run_with_stream_writes_caller_outputs_in_place(session: Session) -> Non
         rt.destroy_stream(stream)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="session bug: run_graph_with_stream_async never checks its stream; only a "
-    "launch from an execute node does, so graphs without execute nodes run on a "
-    "stream that does not exist",
-)
 def test_a_stream_that_is_not_live_is_refused(session: Session) -> None:
     builder = GraphBuilder(unique("pass"))
     x = builder.create_input(0, shape=[2])
@@ -364,11 +358,6 @@ def test_partially_known_dims(session: Session) -> None:
         session.run_graph(1, [Tensor(np.ones((3, 3), np.float32))])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine bug: a Data shape of [-2] (GE's unknown rank, accepted by "
-    "create_input) is never compatible with any input (_fits in engine/compiler.py)",
-)
 def test_unknown_rank_inputs_take_any_shape(session: Session) -> None:
     session.add_graph(1, scale_graph([-2], name="rank"))
     assert session.run_graph(1, [Tensor([1.0, 2.0])])[0].data == [2.0, 4.0]
@@ -657,12 +646,6 @@ def test_a_compile_error_is_raised_again_on_the_next_try(session: Session) -> No
 # --- engine bugs kept visible ------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine bug: make_output_ref_input on a node output that is a graph output "
-    "points the output at the input's memory, but the caller's output buffer is never "
-    "written (compiled.py _Execute.alias), so the graph returns zeros",
-)
 def test_a_ref_output_that_is_a_graph_output_has_the_inputs_data(
     session: Session,
 ) -> None:
@@ -676,6 +659,28 @@ def test_a_ref_output_that_is_a_graph_output_has_the_inputs_data(
 
     session.add_graph(1, _node_graph(op))
     assert session.run_graph(1, [Tensor([1.5, 2.5])])[0].data == [1.5, 2.5]
+    assert session.run_graph(1, [Tensor([3.0, 4.0])])[0].data == [3.0, 4.0]
+
+
+def test_a_ref_output_feeds_later_nodes(session: Session) -> None:
+    """A node after the ref output reads the input's data, run after run."""
+    op = _plain_op(unique("RefMid"))
+    register_op(op_type=op.op_type, output_names=("y",))(_same)
+
+    @register_op_impl(op_type=op.op_type)
+    class Impl:
+        def execute(self, x: RuntimeTensor) -> None:
+            get_execute_ctx().make_output_ref_input(0, 0)
+
+    builder = GraphBuilder(unique("ref_mid"))
+    x = builder.create_input(0, shape=[2])
+    mid = op.build(inputs={"x": x}, attrs={}, name="ref")
+    y = SCALE_OP.build(inputs={"x": mid}, attrs={"alpha": 3.0}, name="scale")
+    session.add_graph(1, builder.build_and_reset([y, mid]))
+    for values in ([1.0, 2.0], [-4.0, 0.5]):
+        got = session.run_graph(1, [Tensor(values)])
+        assert got[0].data == [3 * v for v in values]
+        assert got[1].data == values
 
 
 def test_execute_errors_name_the_node(session: Session) -> None:

@@ -10,23 +10,9 @@
  * when present and 0 when absent (then their pointer is never read, and
  * the runtime checks a span of 0 elements). Blocks split the rows evenly.
  */
-#include "ge_kernel.h"
+#include <math.h>
 
-/* The square root of v >= 0, without libm (kernels are built without it,
- * and GCC's __builtin_sqrt calls it to set errno): Newton's method from a
- * guess that halves the exponent, which converges to double precision in
- * six steps (the result then rounds to float like a correctly rounded
- * sqrt would). 0, infinity and NaN return themselves. */
-static inline double square_root(double v) {
-  if (!(v > 0.0) || v > 1.7976931348623157e308) return v;
-  if (v < 2.2250738585072014e-308) /* subnormal: scale by 2^108 and back */
-    return square_root(v * 324518553658426726783156020576256.0) / 18014398509481984.0;
-  union { double d; uint64_t u; } guess = {v};
-  guess.u = (guess.u >> 1) + (UINT64_C(0x3FF0000000000000) >> 1);
-  double r = guess.d;
-  for (int i = 0; i < 6; ++i) r = 0.5 * (r + v / r);
-  return r;
-}
+#include "ge_kernel.h"
 
 GE_KERNEL(layer_norm_custom,
           GE_IN(float, GE_COUNT_OF(6)),  /* 0: x, n elements */
@@ -60,7 +46,7 @@ GE_KERNEL(layer_norm_custom,
       const double d = in[c] - mean;
       squares += d * d;
     }
-    const double rstd = 1.0 / square_root(squares / (double)cols + epsilon);
+    const double rstd = 1.0 / sqrt(squares / (double)cols + epsilon);
     for (uint64_t c = 0; c < cols; ++c) {
       double v = (in[c] - mean) * rstd;
       if (gamma) v *= gamma[c];

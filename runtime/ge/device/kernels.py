@@ -7,7 +7,7 @@ import ctypes
 import hashlib
 import os
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ge.device.elf import BadKernelBinary, check_kernel_binary
@@ -190,6 +190,16 @@ def build_kernel(
     *,
     defines: Mapping[str, str | int | None] | None = None,
     name: str = "kernel",
+    flags: Sequence[str] = (),
 ) -> bytes:
-    """Compile a C kernel source (which includes ge_kernel.h) to binary bytes."""
-    return build_shared(source, defines=defines, flags=("-Wall", "-Werror"), name=name)
+    """Compile a C kernel source (which includes ge_kernel.h) to binary bytes.
+
+    Warnings are errors; the math library is linked; ``flags`` are added to
+    the compile line (``-O3``, ``-march=native``, ``-DNAME``...)."""
+    return build_shared(
+        source,
+        defines=defines,
+        flags=("-Wall", "-Werror", *flags),
+        libs=("m",),
+        name=name,
+    )

@@ -143,7 +143,7 @@ def check_launch(kernel: Kernel, block_dim: int, args: Sequence[object]) -> list
         ):
             slots.append(0)  # an absent optional input
             continue
-        if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise LaunchError(
                 f"{kernel.name} argument {index} ({decl.describe()}) must be a device "
                 f"address, got {value!r}"
@@ -154,6 +154,15 @@ def check_launch(kernel: Kernel, block_dim: int, args: Sequence[object]) -> list
     for index, (decl, addr) in enumerate(zip(decls, slots)):
         if not decl.is_pointer or (decl.nullable and addr == 0):
             continue
+        if addr == 0:
+            # An empty tensor has no memory; a kernel that touches nothing of
+            # it may be given its null address.
+            if decl.bytes_needed(block_dim, slots) == 0:
+                continue
+            raise LaunchError(
+                f"{kernel.name} argument {index} ({decl.describe()}) must be a device "
+                "address, got 0"
+            )
         region = regions.find(addr) if regions is not None else region_of(addr)
         where = (
             "a tensor or workspace of this node"

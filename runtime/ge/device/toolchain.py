@@ -62,9 +62,11 @@ def build_shared(
     *,
     defines: Mapping[str, str | int | None] | None = None,
     flags: Sequence[str] = (),
+    libs: Sequence[str] = (),
     name: str = "kernel",
 ) -> bytes:
-    """Compile C ``source`` into a shared object and return its bytes."""
+    """Compile C ``source`` into a shared object linked with ``libs``
+    (``"m"`` for ``-lm``) and return its bytes."""
     cc = compiler()
     define_flags = [
         f"-D{key}" if value is None else f"-D{key}={value}"
@@ -75,6 +77,7 @@ def build_shared(
     for part in (
         source,
         "\0".join(all_flags),
+        "\0".join(libs),
         _compiler_version(cc),
         (INCLUDE_DIR / "ge_kernel.h").read_text(),
     ):
@@ -92,7 +95,7 @@ def build_shared(
         out = Path(tmp) / f"{name}.so"
         src.write_text(source, encoding="utf-8")
         result = subprocess.run(
-            [cc, *all_flags, "-o", str(out), str(src)],
+            [cc, *all_flags, "-o", str(out), str(src), *(f"-l{lib}" for lib in libs)],
             capture_output=True,
             text=True,
             check=False,

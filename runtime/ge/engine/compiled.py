@@ -329,6 +329,7 @@ class _Execute(OutputAllocator):
         self.regions = rt.RegionSet()
         self.workspaces: list[DeviceBuffer] = []
         self.views: list[RuntimeTensor | None] = []
+        self.ref_copies: list[tuple[int, int, int]] = []  # (to, from, bytes)
 
     def _view(self, tensor_id: int) -> RuntimeTensor:
         info = self.graph.tensors[tensor_id]
@@ -363,17 +364,17 @@ class _Execute(OutputAllocator):
                 f"output {output} ({out_info.nbytes} bytes) cannot share input "
                 f"{input_index} ({in_info.nbytes} bytes)"
             )
-        addr = self.graph.address(source)
-        # The output lives where the input does, for this run's readers.
-        self.graph.tensors[target] = TensorInfo(
-            out_info.meta,
-            out_info.nbytes,
-            in_info.buffer,
-            in_info.offset,
-            out_info.producer,
-        )
-        self.regions.add(addr, in_info.nbytes)
-        return runtime_view(out_info, addr, self.lease)
+        # Note [Ref outputs]: inside the callback the output is the input's
+        # memory, as in GE (writes through either address are one write).
+        # Readers after the node (later tasks, whose slots were fixed at
+        # compile time, and the caller's output buffer) read the output's
+        # planned memory, so when the plan did not put the two together the
+        # input's final bytes are copied there once the callback returns.
+        in_addr = self.graph.address(source)
+        out_addr = self.graph.address(target)
+        if out_addr != in_addr and out_info.nbytes:
+            self.ref_copies.append((out_addr, in_addr, out_info.nbytes))
+        return runtime_view(out_info, in_addr, self.lease)
 
     def workspace(self, size: int) -> int:
         buffer = DeviceBuffer(size)
@@ -420,3 +421,5 @@ class _Execute(OutputAllocator):
                 f"node '{step.node.name}' ({step.node.type}): execute did not allocate "
                 f"output(s) {missing} (malloc_output_tensor or make_output_ref_input)"
             )
+        for to, source, size in self.ref_copies:  # Note [Ref outputs]
+            ctypes.memmove(to, source, size)

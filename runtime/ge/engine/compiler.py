@@ -57,6 +57,8 @@ from ge.graph.tensor import Tensor as GraphTensor
 from ge.graph.types import element_bits
 from ge.runtime._lease import Lease
 
+UNKNOWN_RANK = (-2,)  # GE's shape of unknown rank
+
 
 def nbytes(meta: TensorMeta) -> int:
     bits = element_bits(meta.dtype)
@@ -543,6 +545,8 @@ _MAY_BIND = {
 
 
 def _fits(declared: tuple[int, ...], actual: tuple[int, ...]) -> bool:
+    if declared == UNKNOWN_RANK:
+        return True
     return len(declared) == len(actual) and all(
         d in (-1, a) for d, a in zip(declared, actual)
     )

@@ -25,7 +25,17 @@ from ge.graph.graph import IrInput, IrOutput, TensorMeta
 from ge.graph.tensor import Tensor
 from ge.graph.types import NAMED_TENSOR_TYPES, DataType, dtype_from_spec_name
 
-__all__ = ["OpDef", "Input", "Output", "Attr", "Graph", "Count", "Derive", "OP_DEFS"]
+__all__ = [
+    "OpDef",
+    "Input",
+    "Output",
+    "Attr",
+    "Graph",
+    "Count",
+    "Derive",
+    "DtypeFrom",
+    "OP_DEFS",
+]
 
 DtypeSpec = str | tuple[str, ...]
 
@@ -65,6 +75,23 @@ class Derive:
         return Rule("dtype", input_name)
 
 
+class DtypeFrom:
+    """Where an output's dtype comes from when its constraint cannot say
+    (the spec's infer_meta dtype rule), so later builders see it."""
+
+    @staticmethod
+    def attr(attr_name: str) -> Rule:
+        return Rule("attr", attr_name)
+
+    @staticmethod
+    def input(input_name: str) -> Rule:
+        return Rule("input", input_name)
+
+    @staticmethod
+    def fixed(dtype_name: str) -> Rule:
+        return Rule("fixed", dtype_name)
+
+
 @dataclass(frozen=True)
 class Input:
     name: str
@@ -87,6 +114,7 @@ class Output:
     dynamic: bool = False
     count: Rule | None = None
     param: str | None = None  # the <name>_num parameter, when there is one
+    dtype_from: Rule | None = None
 
 
 @dataclass(frozen=True)
@@ -551,13 +579,52 @@ class OpDef:
                 count = self._count(item, counts, inputs, attr_values)
             constraint = self.output_constraints[item.name]
             dtype = DataType.DT_UNDEFINED
-            if constraint.var is not None and constraint.var in bound:
+            if item.dtype_from is not None:
+                dtype = self._dtype_from(item, inputs, attr_values, bound)
+            elif constraint.var is not None and constraint.var in bound:
                 dtype = bound[constraint.var]
             elif len(constraint.allowed) == 1:
                 (dtype,) = constraint.allowed
             ir_outputs.append(IrOutput(item.name, item.dynamic, count))
             metas.extend(TensorMeta(None, dtype) for _ in range(count))
         return ir_outputs, metas
+
+    def _dtype_from(
+        self,
+        item: Output,
+        inputs: Mapping[str, Any],
+        attr_values: Mapping[str, tuple[AttrType, Any]],
+        bound: dict[str, DataType],
+    ) -> DataType:
+        """The output's dtype by its rule (DT_UNDEFINED when not known yet);
+        a dtype its constraint does not allow is refused here, naming the
+        attr or input it came from."""
+        rule = item.dtype_from
+        assert rule is not None
+        dtype = DataType.DT_UNDEFINED
+        if rule.kind == "fixed":
+            return dtype_from_spec_name(rule.ref)
+        if rule.kind == "attr":
+            value = attr_values.get(rule.ref)
+            where = f"attr '{rule.ref}'"
+            if value is not None and isinstance(value[1], DataType):
+                dtype = value[1]
+        else:
+            where = f"input '{rule.ref}'"
+            var = self.input_constraints[rule.ref].var
+            holder = inputs.get(rule.ref)
+            if var is not None and var in bound:
+                dtype = bound[var]
+            elif isinstance(holder, TensorHolder):
+                dtype = holder.data_type
+        allowed = self.output_constraints[item.name]
+        if dtype is not DataType.DT_UNDEFINED and dtype not in allowed.allowed:
+            raise self._value_error(
+                where,
+                f"gives output '{item.name}' dtype {dtype.spec_name}, which is not "
+                f"one of {allowed.words()}",
+            )
+        return dtype
 
     def _count(
         self,

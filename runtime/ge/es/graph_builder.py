@@ -34,7 +34,8 @@ _scope = threading.local()
 @contextlib.contextmanager
 def attr_scope(attrs: Mapping[str, Any]) -> Iterator[None]:
     """Every node created inside gets these attributes (scopes nest; inner
-    values win)."""
+    values win), except where the node already has an attr of that name:
+    an op's own attrs (and a Data node's index) are never overridden."""
     if not isinstance(attrs, Mapping):
         raise TypeError(f"attr_scope expects a dict, got {type(attrs).__name__}")
     for key in attrs:
@@ -138,7 +139,8 @@ class GraphBuilder:
             attrs=dict(attrs or {}),
             subgraphs=dict(subgraphs or {}),
         )
-        node.attrs.update(scoped)
+        for key, value in scoped.items():  # the op's own attrs win
+            node.attrs.setdefault(key, value)
         graph.nodes.append(node)
         return node
 

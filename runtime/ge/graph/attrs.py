@@ -115,6 +115,10 @@ _INT64_MAX = (1 << 63) - 1
 # an ulp); anything below it rounds to a finite float32, e.g. 3.4028235e38,
 # numpy's own spelling of FLT_MAX.
 _FLOAT32_OVERFLOW = 3.4028235677973366e38
+# The largest double that rounds to zero as a float32 (half the smallest
+# subnormal, 2**-150, ties to even): a non-zero value at or below it would
+# silently become 0.
+_FLOAT32_UNDERFLOW = 2.0**-150
 
 
 def _is_numpy_bool(value: Any) -> bool:
@@ -151,6 +155,8 @@ def check_attr_value(attr_type: AttrType, value: Any) -> Any:
         number = float(value)
         if math.isfinite(number) and abs(number) >= _FLOAT32_OVERFLOW:
             raise ValueError(f"{number!r} does not fit in a float32 attr")
+        if number != 0 and abs(number) <= _FLOAT32_UNDERFLOW:
+            raise ValueError(f"{number!r} rounds to 0 in a float32 attr")
         return number
     if attr_type is AttrType.BOOL:
         if _is_numpy_bool(value):

@@ -15,7 +15,7 @@ _OP = _api.OpDef(
         "DstT": ("float32", "float16", "int32", "int64"),
     },
     inputs=(_api.Input("x", "SrcT"),),
-    outputs=(_api.Output("y", "DstT"),),
+    outputs=(_api.Output("y", "DstT", dtype_from=_api.DtypeFrom.attr("dst_type")),),
     attrs=(
         _api.Attr("dst_type", "dtype", required=True),
         _api.Attr("src_type", "dtype", derive=_api.Derive.dtype("x")),

@@ -11,7 +11,13 @@ from ge.graph import DataType
 
 _OP = _api.OpDef(
     "FillCustom",
-    outputs=(_api.Output("y", ("float32", "float16", "int32", "int64")),),
+    outputs=(
+        _api.Output(
+            "y",
+            ("float32", "float16", "int32", "int64"),
+            dtype_from=_api.DtypeFrom.attr("dtype"),
+        ),
+    ),
     attrs=(
         _api.Attr("shape", "list_int", required=True),
         _api.Attr("dtype", "dtype"),
