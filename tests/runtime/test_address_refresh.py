@@ -262,8 +262,11 @@ class Weighted:
 
 @pytest.fixture(scope="module")
 def weighted(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
-    path = tmp_path_factory.mktemp("weighted") / "weighted_op.py"
-    path.write_text(textwrap.dedent(OP_MODULE))
+    # One file per test session: if this fixture runs again (tests of other
+    # modules ran in between), the same source registers the same op again.
+    path = tmp_path_factory.getbasetemp() / "weighted_op.py"
+    if not path.exists():
+        path.write_text(textwrap.dedent(OP_MODULE))
     bootstrap.load_custom_op_plugins(str(path))
     yield sys.modules[
         next(n for n in sys.modules if n.startswith("_ge_py_custom_op_weighted_op"))

@@ -992,10 +992,9 @@ def test_compile_time_callbacks_must_return_none(
         session.compile_graph(1)
 
 
-def test_compile_runs_only_for_annotated_args_nodes(session: Session) -> None:
-    """docs/runtime.md: compile is called for annotated-args nodes; an
-    execute node with a compile method never has it called (GE would compile
-    a CompilableOp whatever runs it)."""
+def test_compile_runs_for_execute_nodes_too(session: Session) -> None:
+    """GE compiles a CompilableOp whatever runs it: once per key, at compile
+    time, before any execute."""
     calls: list[str] = []
 
     def compile(self: Any, x: Tensor, y: Tensor) -> None:
@@ -1006,7 +1005,7 @@ def test_compile_runs_only_for_annotated_args_nodes(session: Session) -> None:
     )
     (out,) = _run_one(session, op)
     assert out.data == [0.0, 1.0, 2.0, 3.0]
-    assert calls == []
+    assert calls == ["compile"]
 
 
 def test_an_annotated_node_compiles_once_per_key(session: Session) -> None:

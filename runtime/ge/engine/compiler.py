@@ -312,6 +312,8 @@ class _Compiler:
             kwargs = {
                 name: infer.python_attr(value) for name, _, value in op.proto_attrs
             }
+            if op.impl.has("compile"):  # whatever runs the node, as GE does
+                self._compile_once(op, instance, ir_inputs, ir_outputs, kwargs, arena)
             if op.impl.has("declare_launch_args"):
                 start = len(tasks.specs)
                 self._declare(op, instance, ir_inputs, ir_outputs, kwargs, arena, tasks)
@@ -350,6 +352,35 @@ class _Compiler:
             tasks=tasks,
         )
 
+    def _compile_once(
+        self,
+        op: _Op,
+        instance: Any,
+        ir_inputs: list[IrSlot],
+        ir_outputs: list[IrSlot],
+        kwargs: dict[str, Any],
+        arena: DeviceBuffer,
+    ) -> None:
+        """Call ``compile`` once per key (Note [Compile once per key])."""
+        key = (
+            op.node.type,
+            tuple(
+                (
+                    (self.tensors[t].meta.shape, self.tensors[t].meta.dtype)
+                    if t is not None
+                    else None
+                )
+                for t in op.inputs + op.outputs
+            ),
+            repr(sorted(kwargs.items())),
+        )
+        with self.cache.lock:
+            if key not in self.cache.compiled:
+                self._callback(
+                    op, instance, "compile", ir_inputs, ir_outputs, kwargs, arena
+                )
+                self.cache.compiled.add(key)
+
     def _views(
         self, ids: Sequence[int | None], arena: DeviceBuffer, lease: Lease
     ) -> list[Any]:
@@ -377,25 +408,6 @@ class _Compiler:
     ) -> None:
         node = op.node
         label = infer.node_label(node)
-        if op.impl.has("compile"):
-            key = (
-                node.type,
-                tuple(
-                    (
-                        (self.tensors[t].meta.shape, self.tensors[t].meta.dtype)
-                        if t is not None
-                        else None
-                    )
-                    for t in op.inputs + op.outputs
-                ),
-                repr(sorted(kwargs.items())),
-            )
-            with self.cache.lock:
-                if key not in self.cache.compiled:
-                    self._callback(
-                        op, instance, "compile", ir_inputs, ir_outputs, kwargs, arena
-                    )
-                    self.cache.compiled.add(key)
         lease = Lease(f"the declare_launch_args callback of node '{node.name}'")
         in_views = self._views(op.inputs, arena, lease)
         out_views = self._views(op.outputs, arena, lease)

@@ -50,7 +50,7 @@ def _encode_value(kind: AttrType, value: Any) -> Any:
     if kind is AttrType.NAMED_ATTRS:
         return {
             "name": value.name,
-            "attrs": {k: _encode_attr(t, v) for k, t, v in value.typed_items()},
+            "attrs": [[k, _encode_attr(t, v)] for k, t, v in value.typed_items()],
         }
     return value  # int, bool, str
 
@@ -191,12 +191,12 @@ class _Reader:
         if kind is AttrType.NAMED_ATTRS:
             self.typed(raw, dict, where)
             name = self.typed(raw.get("name"), str, where + ".name")
-            attrs = self.typed(raw.get("attrs"), dict, where + ".attrs")
-            values, types = {}, {}
-            for key, entry in attrs.items():
-                attr_kind, value = self.attr(entry, f"{where}.attrs.{key}", depth + 1)
-                values[key], types[key] = value, attr_kind
-            return NamedAttrs(name, values, types)
+            attrs = self.attrs(raw.get("attrs"), where + ".attrs", depth + 1)
+            return NamedAttrs(
+                name,
+                {k: v for k, (_, v) in attrs.items()},
+                {k: t for k, (t, _) in attrs.items()},
+            )
         raise AssertionError(kind)
 
     def b64(self, raw: Any, where: str) -> bytes:

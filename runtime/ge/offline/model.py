@@ -256,5 +256,11 @@ def load_model_bytes(data: bytes) -> Model:
 def load_model(path: str | os.PathLike[str]) -> Model:
     """Load a model file; FileFormatError (a ValueError) if it is damaged."""
     with open(path, "rb") as handle:
-        data = handle.read(model_file.MAX_TOTAL_BYTES + 1)
+        size = os.fstat(handle.fileno()).st_size
+        if size > model_file.MAX_FILE_BYTES:
+            raise FileFormatError(
+                f"{model_file.WHAT}: {size} bytes is more than a model file may hold "
+                f"({model_file.MAX_FILE_BYTES})"
+            )
+        data = handle.read()
     return load_model_bytes(data)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import struct
 from dataclasses import dataclass
 from typing import Any
@@ -39,6 +40,7 @@ _LENGTH = struct.Struct("<Q")
 # memory is allocated for it.
 MAX_BUFFER_BYTES = 1 << 34
 MAX_TOTAL_BYTES = 1 << 35
+MAX_FILE_BYTES = 1 << 32
 MAX_ITEMS = 1 << 24
 
 
@@ -160,7 +162,7 @@ def _str(value: Any, where: str) -> str:
 
 
 def _tensor(value: Any, where: str) -> TensorDescription:
-    from ge.graph.types import DataType, Format
+    from ge.graph.types import DataType, Format, element_bits
 
     if not isinstance(value, dict):
         raise _fail(f"{where} must be an object")
@@ -172,12 +174,18 @@ def _tensor(value: Any, where: str) -> TensorDescription:
     if not isinstance(shape, list) or len(shape) > 32:
         raise _fail(f"{where}.shape must be a list of at most 32 dims")
     dims = tuple(_int(d, where + ".shape", MAX_BUFFER_BYTES) for d in shape)
+    nbytes = _int(value.get("nbytes"), where + ".nbytes", MAX_BUFFER_BYTES)
+    # The size a caller's tensor of this shape has: the kernels' bounds were
+    # checked against nbytes, so the two must agree.
+    bits = element_bits(DataType[dtype])
+    elements = math.prod(dims)
+    if bits <= 0 or elements > MAX_BUFFER_BYTES or nbytes != (elements * bits + 7) // 8:
+        raise _fail(
+            f"{where}: {nbytes} bytes does not match a {dtype} tensor of shape "
+            f"{list(dims)}"
+        )
     return TensorDescription(
-        _str(value.get("name"), where + ".name"),
-        dtype,
-        dims,
-        fmt,
-        _int(value.get("nbytes"), where + ".nbytes", MAX_BUFFER_BYTES),
+        _str(value.get("name"), where + ".name"), dtype, dims, fmt, nbytes
     )
 
 
