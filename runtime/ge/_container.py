@@ -7,9 +7,10 @@ sections, and the sections, each with a CRC-32 (docs/model-format.md).
     sections at their offsets, in table order, contiguous
 
 All integers little-endian. Reading checks everything before trusting any
-length: magic, version, the file's size, the table's bounds, each section's
-bounds and CRC; any problem is a FileFormatError naming what is wrong. The
-CRCs catch damage, not deliberate tampering.
+length, in this order: magic, section count, the table's bounds, the header
+CRC, version, the file's size, then each section's place, bounds and CRC;
+any problem is a FileFormatError naming what is wrong. The CRCs catch
+damage, not deliberate tampering.
 """
 
 from __future__ import annotations
@@ -38,7 +39,10 @@ class Section:
 
 def write(magic: bytes, version: int, sections: Sequence[Section]) -> bytes:
     """The bytes of a container holding ``sections`` in order."""
-    assert len(magic) == 8 and len(sections) <= MAX_SECTIONS
+    if len(magic) != 8 or len(sections) > MAX_SECTIONS:
+        raise ValueError(
+            f"a container has an 8-byte magic and at most {MAX_SECTIONS} sections"
+        )
     offset = _HEADER.size + _ENTRY.size * len(sections) + _CRC.size
     table = b""
     for section in sections:
@@ -65,13 +69,6 @@ def read(
     found_magic, version, count, size = _HEADER.unpack_from(data, 0)
     if found_magic != magic:
         raise FileFormatError(f"{what}: wrong magic {found_magic!r}; not a {what}")
-    if version > supported_version:
-        raise FileFormatError(
-            f"{what}: format version {version} is newer than this runtime reads "
-            f"(up to {supported_version}); update the runtime"
-        )
-    if version == 0:
-        raise FileFormatError(f"{what}: format version 0 does not exist")
     if count > MAX_SECTIONS:
         raise FileFormatError(
             f"{what}: claims {count} sections (at most {MAX_SECTIONS})"
@@ -82,6 +79,14 @@ def read(
     (header_crc,) = _CRC.unpack_from(data, table_end)
     if zlib.crc32(data[:table_end]) != header_crc:
         raise FileFormatError(f"{what}: header checksum mismatch (the file is damaged)")
+    # Only now is the version known to be the one written.
+    if version > supported_version:
+        raise FileFormatError(
+            f"{what}: format version {version} is newer than this runtime reads "
+            f"(up to {supported_version}); update the runtime"
+        )
+    if version == 0:
+        raise FileFormatError(f"{what}: format version 0 does not exist")
     if size != len(data):
         raise FileFormatError(
             f"{what}: the header says {size} bytes, the file has {len(data)} "
@@ -93,7 +98,12 @@ def read(
         kind, crc, offset, length = _ENTRY.unpack_from(
             data, _HEADER.size + _ENTRY.size * index
         )
-        if offset != expected_offset or offset + length > len(data):
+        if offset != expected_offset:
+            raise FileFormatError(
+                f"{what}: section {index} (kind {kind}) starts at {offset}, not "
+                f"where the sections before it end ({expected_offset})"
+            )
+        if offset + length > len(data):
             raise FileFormatError(
                 f"{what}: section {index} (kind {kind}) lies outside the file "
                 f"(offset {offset}, length {length})"

@@ -31,7 +31,17 @@ from helpers import load_ops
 
 ROOT = Path(__file__).resolve().parents[2]
 
-NASTY_FLOATS = [math.nan, -0.0, math.inf, -math.inf, 1.401298464324817e-45, 1e-8]
+# A NaN with a sign and a payload: float.hex would write both as "nan".
+PAYLOAD_NAN = struct.unpack("<d", struct.pack("<Q", 0xFFF8_0000_0000_0123))[0]
+NASTY_FLOATS = [
+    math.nan,
+    PAYLOAD_NAN,
+    -0.0,
+    math.inf,
+    -math.inf,
+    1.401298464324817e-45,
+    1e-8,
+]
 
 
 def every_dtype_tensor() -> list[Tensor]:
@@ -274,6 +284,43 @@ def _with_section(document: bytes) -> bytes:
             b'"ir_outputs":[],"inputs":[],"outputs":[],'
             b'"attrs":[["d",{"type":"dtype","value":"DT_NOPE"}]]}],"outputs":[]}',
             "unknown DataType 'DT_NOPE'",
+        ),
+        (
+            b'{"name":"g","nodes":[{"name":"a","type":"X","ir_inputs":[],'
+            b'"ir_outputs":[],"inputs":[],"outputs":[],'
+            b'"attrs":[["f",{"type":"float","value":"nan:3ff0000000000000"}]]}],'
+            b'"outputs":[]}',
+            "'nan:3ff0000000000000' is not a hexadecimal float",
+        ),
+        (
+            b'{"name":"g","nodes":[{"name":"a","type":"X","ir_inputs":[],'
+            b'"ir_outputs":[],"inputs":[],"outputs":[]},{"name":"a","type":"Y",'
+            b'"ir_inputs":[],"ir_outputs":[],"inputs":[],"outputs":[]}],"outputs":[]}',
+            "node name 'a' appears twice",
+        ),
+        (
+            b'{"name":"g","nodes":[{"name":"a","type":"X","ir_inputs":[],'
+            b'"ir_outputs":[],"inputs":[],"outputs":[[[2],"DT_FLOAT","FORMAT_ND"]]}],'
+            b'"outputs":[[0,1]]}',
+            "output 1 of node 'a', which has 1",
+        ),
+        (
+            b'{"name":"g","nodes":[{"name":"a","type":"X","ir_inputs":[],'
+            b'"ir_outputs":[],"inputs":[],"outputs":[[[2],"DT_FLOAT","FORMAT_ND"]],'
+            b'"ref_outputs":[[0,0]]}],"outputs":[]}',
+            "input slot 0 out of range",
+        ),
+        (
+            b'{"name":"g","nodes":[{"name":"a","type":"X","ir_inputs":[],'
+            b'"ir_outputs":[],"inputs":[],"outputs":[[[2,-5],"DT_FLOAT","FORMAT_ND"]]}],'
+            b'"outputs":[]}',
+            r"bad shape \[2, -5\]",
+        ),
+        (
+            b'{"name":"g","nodes":[{"name":"a","type":"X","ir_inputs":[],'
+            b'"ir_outputs":[],"inputs":[],"outputs":[],"subgraphs":[["b",[]],["b",[]]]}],'
+            b'"outputs":[]}',
+            "subgraph 'b' appears twice",
         ),
         (
             b'{"name":"g","nodes":[{"name":"a","type":"X","ir_inputs":[],'

@@ -13,6 +13,7 @@ import os
 import struct
 import subprocess
 import sys
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -162,9 +163,18 @@ def test_wrong_magic_and_versions() -> None:
     data = model_bytes("add")
     assert "wrong magic" in refused(b"GECPUAIR" + data[8:])
     assert "wrong magic" in refused(b"\x7fELF" + data[4:])
-    future = data[:8] + struct.pack("<I", model_file.VERSION + 1) + data[12:]
-    assert "newer than this runtime reads" in refused(future)
-    assert "version 0" in refused(data[:8] + struct.pack("<I", 0) + data[12:])
+    parts = sections(data)
+    for version, message in (
+        (model_file.VERSION + 1, "format version 2 is newer than this runtime reads"),
+        (0, "format version 0 does not exist"),
+    ):
+        rewritten = write(
+            model_file.MAGIC, version, [Section(k, parts[k]) for k in sorted(parts)]
+        )
+        assert message in refused(rewritten)
+    # A damaged version field is damage, not a newer file.
+    flipped = data[:8] + struct.pack("<I", model_file.VERSION + 1) + data[12:]
+    assert "header checksum mismatch" in refused(flipped)
     assert "too short" in refused(b"")
 
 
@@ -175,14 +185,12 @@ def test_oversized_length_fields() -> None:
     struct.pack_into("<I", head, 12, 1 << 30)
     assert "claims 1073741824 sections" in refused(bytes(head))
     count = len(table(data))
-    for field_offset in (8, 16):  # offset, then length, of the first entry
-        bad = bytearray(data)
+    for field_offset, message in ((8, "starts at"), (16, "lies outside the file")):
+        bad = bytearray(data)  # the first entry's offset, then its length
         struct.pack_into("<Q", bad, HEADER.size + field_offset, (1 << 64) - 1)
-        import zlib
-
         end = HEADER.size + ENTRY.size * count
         struct.pack_into("<I", bad, end, zlib.crc32(bytes(bad[:end])))
-        assert "lies outside the file" in refused(bytes(bad))
+        assert message in refused(bytes(bad))
     # A kernel binary's own length field.
     kernels = sections(data)[model_file.KERNELS]
     huge = struct.pack("<Q", (1 << 63)) + kernels[8:]
@@ -218,7 +226,10 @@ def test_oversized_length_fields() -> None:
             lambda p: p["outputs"][0].update(nbytes=4, shape=[1]),
             "kernel add_custom argument 2 reaches 32768 bytes, its buffer has 4",
         ),
-        (lambda p: p.pop("kernel_names"), "must be lists"),
+        (lambda p: p.pop("kernel_names"), "kernel_names must be a list"),
+        (lambda p: p.update(inputs=5), "inputs must be a list"),
+        (lambda p: p.pop("outputs"), "outputs must be a list"),
+        (lambda p: p.update(output_copies={}), "output_copies must be a list"),
     ],
 )
 def test_inconsistent_plans(edit: Any, message: str) -> None:
@@ -257,6 +268,18 @@ def test_tasks_and_bindings_are_checked_against_the_tables() -> None:
         rebuild(data, bindings=struct.pack("<IIQ", slot, buffer, 1 << 40) + rest),
         "points beyond its buffer",
     )
+    refused(
+        rebuild(data, bindings=bindings[:16] + bindings[:16] + bindings[32:]),
+        "binds slot 0 a second time",
+    )
+    # The output pointer bound to the caller's input: a kernel never writes it.
+    out_slot, _, out_offset = struct.unpack_from("<IIQ", bindings, 32)
+    refused(
+        rebuild(
+            data, bindings=bindings[:32] + struct.pack("<IIQ", out_slot, 1, out_offset)
+        ),
+        "argument 2 of add_custom is out, but the file binds it to a graph input buffer",
+    )
     # An address slot left unbound: the kernel would get a null pointer.
     plan_fix = lambda p: p.update(bindings=p["bindings"] - 1)  # noqa: E731
     refused(rebuild(data, bindings=rest, plan=plan_fix), "binds no buffer")
@@ -269,6 +292,21 @@ def with_kernel(data: bytes, binary: bytes) -> bytes:
         kernels=struct.pack("<Q", len(binary)) + binary,
         plan=lambda p: p["kernel_sha256"].__setitem__(0, digest),
     )
+
+
+def test_files_larger_than_a_model_may_be(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The limit, lowered so a real file exceeds it: bytes and paths alike
+    are refused before their contents are read."""
+    from ge.offline.model import load_model
+
+    path = tmp_path / "add.om"
+    path.write_bytes(model_bytes("add"))
+    monkeypatch.setattr(model_file, "MAX_FILE_BYTES", 100)
+    refused(model_bytes("add"), "bytes is more than a model file may hold")
+    with pytest.raises(FileFormatError, match="more than a model file may hold"):
+        load_model(path)
 
 
 def test_a_kernel_section_that_is_not_a_shared_object() -> None:

@@ -1070,8 +1070,17 @@ def test_launch_info_is_owned_and_checked() -> None:
     for kwargs, error, message in [
         ({"kernel_name": ""}, TypeError, "kernel_name must be a non-empty str"),
         ({"kernel_bin": "elf"}, TypeError, "kernel_bin must be bytes, got str"),
-        ({"block_dim": 0}, ValueError, "block_dim must be an int >= 1, got 0"),
-        ({"block_dim": True}, ValueError, "block_dim must be an int >= 1, got True"),
+        ({"block_dim": 0}, ValueError, "block_dim must be an int in 1..65535, got 0"),
+        (
+            {"block_dim": True},
+            ValueError,
+            "block_dim must be an int in 1..65535, got True",
+        ),
+        (
+            {"block_dim": 65536},
+            ValueError,
+            "block_dim must be an int in 1..65535, got 65536",
+        ),
         ({"stream_id": -1}, ValueError, "stream_id must be an int >= 0, got -1"),
     ]:
         args = {

@@ -199,25 +199,69 @@ def test_a_binary_for_another_machine_is_refused() -> None:
 
 
 @pytest.mark.parametrize(
-    ("source", "message"),
+    ("source", "flags", "message"),
     [
         (
             "int ge_test_ctor_flag;\n"
             "__attribute__((constructor)) void ge_test_ctor(void) { ge_test_ctor_flag = 1; }\n",
+            (),
             "has initializers (.init_array) that would run on load",
         ),
         (
             "int ge_test_init_flag;\nvoid _init(void) { ge_test_init_flag = 1; }\n",
+            (),
             "has an initializer (DT_INIT) that would run on load",
+        ),
+        (
+            "int ge_test_fini_flag;\nvoid _fini(void) { ge_test_fini_flag = 1; }\n",
+            (),
+            "has a finalizer (DT_FINI) that would run on unload",
+        ),
+        (
+            "int ge_test_dtor_flag;\n"
+            "__attribute__((destructor)) void ge_test_dtor(void) { ge_test_dtor_flag = 1; }\n",
+            (),
+            "has finalizers (.fini_array) that would run on load or unload",
+        ),
+        (
+            "static int impl(void) { return 1; }\n"
+            "static void *resolve(void) { return (void *)impl; }\n"
+            'int ge_test_f(void) __attribute__((ifunc("resolve")));\n'
+            "int (*volatile ge_test_fp)(void) = ge_test_f;\n",
+            (),
+            "has an IFUNC relocation whose resolver would run on load",
+        ),
+        (
+            "",
+            ("-Wl,--no-as-needed", "-lgcc_s"),
+            "needs library 'libgcc_s.so.1', whose initializers would run on load "
+            "(only libc and libm may be needed)",
         ),
     ],
 )
-def test_a_binary_with_load_time_code_is_refused(source: str, message: str) -> None:
+def test_a_binary_with_load_time_code_is_refused(
+    source: str, flags: tuple[str, ...], message: str
+) -> None:
     code = (
         f'#include "ge_kernel.h"\n{source}GE_KERNEL(k, GE_SCALAR()) {{ (void)args; }}\n'
     )
     with pytest.raises(BadKernelBinary, match=re.escape(message)):
-        load_binary(build_kernel(code, name="ctor"))
+        load_binary(build_kernel(code, name="ctor", flags=flags))
+
+
+def test_a_dynamic_segment_read_elsewhere_than_the_loader_reads_it() -> None:
+    """The check reads the dynamic section where the loader maps it; a file
+    whose PT_DYNAMIC offset points elsewhere (at a clean copy, say) is refused."""
+    data = bytearray(binary())
+    (phoff,) = struct.unpack_from("<Q", data, 32)
+    (phnum,) = struct.unpack_from("<H", data, 56)
+    for i in range(phnum):
+        entry = phoff + 56 * i
+        if struct.unpack_from("<I", data, entry)[0] == 2:  # PT_DYNAMIC
+            (offset,) = struct.unpack_from("<Q", data, entry + 8)
+            struct.pack_into("<Q", data, entry + 8, offset - 16)
+    with pytest.raises(BadKernelBinary, match="file offset does not match its address"):
+        load_binary(bytes(data))
 
 
 def test_loading_is_cached_by_content_and_takes_bytes() -> None:

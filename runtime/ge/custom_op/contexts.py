@@ -16,6 +16,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
+from ge.device.args import MAX_BLOCK_DIM
 from ge.device.args import scalar_bits as _device_scalar_bits
 from ge.graph.attrs import AttrType
 from ge.graph.types import DataType, Format
@@ -498,9 +499,11 @@ class AnnotatedKernelLaunchInfo:
         if (
             isinstance(block_dim, bool)
             or not isinstance(block_dim, int)
-            or block_dim < 1
+            or not 1 <= block_dim <= MAX_BLOCK_DIM
         ):
-            raise ValueError(f"block_dim must be an int >= 1, got {block_dim!r}")
+            raise ValueError(
+                f"block_dim must be an int in 1..{MAX_BLOCK_DIM}, got {block_dim!r}"
+            )
         if (
             isinstance(stream_id, bool)
             or not isinstance(stream_id, int)

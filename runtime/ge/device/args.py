@@ -5,6 +5,8 @@ from __future__ import annotations
 import struct
 from typing import Any
 
+MAX_BLOCK_DIM = 65535  # blocks of one launch
+
 
 def scalar_bits(value: Any) -> int:
     """A scalar argument as its 64-bit slot: ints two's complement, floats as

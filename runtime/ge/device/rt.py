@@ -20,7 +20,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-from ge.device.args import scalar_bits
+from ge.device.args import MAX_BLOCK_DIM, scalar_bits
 from ge.device.kernels import ARG_SCALAR, ArgDecl, Binary, Kernel, load_binary
 from ge.device.memory import region_of
 from ge.device.native import library
@@ -35,7 +35,6 @@ __all__ = [
     "synchronize_stream",
 ]
 
-MAX_BLOCK_DIM = 65535
 DEFAULT_STREAM = 0
 
 

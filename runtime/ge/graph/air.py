@@ -4,15 +4,19 @@ One container section holds the graph as JSON (docs/model-format.md):
 nodes with their IR layout, edges, output descriptions, attributes (every
 attr type, typed), subgraphs, control edges and ref pairs; the graph's
 outputs and attributes. Floats are written as hexadecimal strings
-(``float.hex``), so every value, inf, nan and -0.0 included, comes back
-exactly. Loading validates everything and never evaluates anything.
+(``float.hex``; a NaN as ``nan:`` and its 64 bits), so every value, -0.0,
+infinities and NaN payloads included, comes back exactly. Loading checks
+every field's type, every index and reference, and every attr value, and
+never evaluates anything; a cycle is found when the graph is compiled.
 """
 
 from __future__ import annotations
 
 import base64
 import json
+import math
 import os
+import struct
 from typing import Any
 
 from ge._container import FileFormatError, Section, read, write
@@ -26,6 +30,16 @@ VERSION = 1
 _GRAPH = 1
 WHAT = "graph file"
 MAX_DEPTH = 32  # subgraph nesting
+MAX_FILE_BYTES = 1 << 31
+_DOUBLE = struct.Struct("<d")
+_BITS = struct.Struct("<Q")
+
+
+def _float_text(value: float) -> str:
+    if math.isnan(value):
+        (bits,) = _BITS.unpack(_DOUBLE.pack(value))
+        return f"nan:{bits:016x}"
+    return value.hex()
 
 
 # -- encoding ---------------------------------------------------------------------
@@ -35,7 +49,7 @@ def _encode_value(kind: AttrType, value: Any) -> Any:
     if kind.element is not None:
         return [_encode_value(kind.element, v) for v in value]
     if kind is AttrType.FLOAT:
-        return float(value).hex()
+        return _float_text(float(value))
     if kind is AttrType.DTYPE:
         return DataType(value).name
     if kind is AttrType.BYTES:
@@ -161,6 +175,12 @@ class _Reader:
         if kind is AttrType.FLOAT:
             self.typed(raw, str, where)
             try:
+                if raw.startswith("nan:") and len(raw) == 20:
+                    bits = int(raw[4:], 16)
+                    (value,) = _DOUBLE.unpack(_BITS.pack(bits))
+                    if math.isnan(value):
+                        return value
+                    raise ValueError(raw)
                 return float.fromhex(raw)
             except ValueError:
                 raise self.fail(where, f"{raw!r} is not a hexadecimal float") from None
@@ -267,6 +287,8 @@ class _Reader:
                 if not isinstance(item, list) or len(item) != 2:
                     raise self.fail(place, "expected [name, graphs] pairs")
                 key = self.typed(item[0], str, place)
+                if key in node.subgraphs:
+                    raise self.fail(place, f"subgraph {key!r} appears twice")
                 node.subgraphs[key] = tuple(
                     self.graph(g, f"{place}.subgraphs.{key}", depth + 1)
                     for g in self.typed(item[1], list, place)
@@ -292,21 +314,32 @@ class _Reader:
             for c in self.typed(entry.get("control_inputs", []), list, place):
                 node.control_inputs.append(nodes[self.index(c, len(nodes), place)])
             for pair in self.typed(entry.get("ref_outputs", []), list, place):
-                out, slot = self.pair(pair, 1 << 31, place + ".ref_outputs")
+                out, slot = self.pair(pair, len(node.outputs), place + ".ref_outputs")
+                if slot >= len(node.inputs):
+                    raise self.fail(
+                        place + ".ref_outputs", f"input slot {slot} out of range"
+                    )
                 node.ref_outputs[out] = slot
             if (
                 sum(ir.count for ir in node.ir_inputs) != len(node.inputs)
                 and node.ir_inputs
             ):
                 raise self.fail(place, "input slots do not match the IR layout")
+        names = [n.name for n in nodes]
+        if len(set(names)) != len(names):
+            twice = next(n for n in names if names.count(n) > 1)
+            raise self.fail(where, f"node name {twice!r} appears twice")
         graph.nodes = nodes
-        graph.outputs = [
-            (nodes[producer], index)
-            for producer, index in (
-                self.pair(p, len(nodes), where + ".outputs")
-                for p in self.typed(raw.get("outputs"), list, where)
-            )
-        ]
+        graph.outputs = []
+        for pair in self.typed(raw.get("outputs"), list, where):
+            producer, index = self.pair(pair, len(nodes), where + ".outputs")
+            if index >= len(nodes[producer].outputs):
+                raise self.fail(
+                    where + ".outputs",
+                    f"output {index} of node {names[producer]!r}, which has "
+                    f"{len(nodes[producer].outputs)}",
+                )
+            graph.outputs.append((nodes[producer], index))
         return graph
 
     def index(self, raw: Any, limit: int, where: str) -> int:
@@ -348,6 +381,10 @@ class _Reader:
             for dim in shape:
                 self.typed(dim, int, where)
             shape = tuple(shape)
+            if shape != (-2,) and any(d < -1 for d in shape):
+                raise self.fail(
+                    where, f"bad shape {list(shape)} (dims are >= -1, or [-2])"
+                )
         return TensorMeta(
             shape, self.enum(DataType, raw[1], where), self.enum(Format, raw[2], where)
         )
@@ -371,4 +408,10 @@ def graph_from_bytes(data: bytes) -> Graph:
 
 def load_graph(path: str | os.PathLike[str]) -> Graph:
     with open(path, "rb") as handle:
+        size = os.fstat(handle.fileno()).st_size
+        if size > MAX_FILE_BYTES:
+            raise FileFormatError(
+                f"{WHAT}: {size} bytes is more than a graph file may hold "
+                f"({MAX_FILE_BYTES})"
+            )
         return graph_from_bytes(handle.read())

@@ -110,6 +110,11 @@ def compile_model(
     bootstrap.load_custom_op_plugins()
     compiled = compile_graph(graph, options or {}, ImplCache())
     data = model_file.encode(model_data(compiled))
+    if len(data) > model_file.MAX_FILE_BYTES:
+        raise OfflineError(
+            f"graph '{graph.name}' makes a {len(data)}-byte model; a model file "
+            f"holds at most {model_file.MAX_FILE_BYTES} bytes"
+        )
     if output is not None:
         Path(output).write_bytes(data)
     return data
@@ -129,7 +134,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="the model file to write (.om is added if missing)",
     )
     parser.add_argument(
-        "--framework", default="1", help="accepted for ATC compatibility (1 = AIR)"
+        "--framework",
+        default="1",
+        choices=["1"],
+        help="the graph file's framework: 1 (AIR), as in ATC",
     )
     parser.add_argument(
         "--soc_version", default="CPU", help="accepted for ATC compatibility"

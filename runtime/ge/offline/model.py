@@ -14,9 +14,17 @@ from collections.abc import Sequence
 
 from ge._container import FileFormatError
 from ge.device import rt
-from ge.device.kernels import ARG_SCALAR, BadKernelBinary, load_binary
+from ge.device.kernels import (
+    ARG_IN,
+    ARG_INOUT,
+    ARG_OUT,
+    ARG_SCALAR,
+    ARG_WORKSPACE,
+    BadKernelBinary,
+    Kernel,
+    load_binary,
+)
 from ge.device.memory import DeviceBuffer
-from ge.device.kernels import Kernel
 from ge.engine.compiled import (
     CompiledGraph,
     TaskSegment,
@@ -29,6 +37,16 @@ from ge.graph.tensor import Tensor
 from ge.graph.types import DataType, Format, Placement
 from ge.offline import model_file
 from ge.offline.model_file import ModelData, TensorDescription
+
+# What each kind of pointer argument may be bound to in a model (the
+# compiler's rule, by buffer: a kernel never writes the caller's inputs or
+# the constants, and scratch memory is only a workspace).
+_MAY_BIND = {
+    ARG_IN: ("arena", "input", "output", "const", "workspace"),
+    ARG_OUT: ("arena", "output", "workspace"),
+    ARG_INOUT: ("arena", "output", "workspace"),
+    ARG_WORKSPACE: ("workspace",),
+}
 
 
 def _meta(t: TensorDescription) -> TensorMeta:
@@ -145,6 +163,13 @@ class Model:
                     "scalar, but the file binds a buffer to it"
                 )
             buffer, offset = bound[slot]
+            role = data.buffer_role(buffer)
+            if role not in _MAY_BIND[decl.kind]:
+                buffer_words = f"graph {role}" if role in ("input", "output") else role
+                raise FileFormatError(
+                    f"{model_file.WHAT}: task {index}: argument {k} of {name} is "
+                    f"{decl.describe()}, but the file binds it to a {buffer_words} buffer"
+                )
             needed = decl.bytes_needed(block_dim, values)
             available = data.buffer_size(buffer) - offset
             if needed is not None and needed > available:
@@ -199,6 +224,9 @@ class Model:
 
     def get_input_name_by_index(self, index: int) -> str:
         return self._input(index).name
+
+    def get_output_name_by_index(self, index: int) -> str:
+        return self._output(index).name
 
     # -- execution ------------------------------------------------------------------
 

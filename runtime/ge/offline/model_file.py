@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ge._container import FileFormatError, Section, read, write
+from ge.device.args import MAX_BLOCK_DIM
 
 MAGIC = b"GECPUOM\0"
 VERSION = 1
@@ -40,7 +41,7 @@ _LENGTH = struct.Struct("<Q")
 # memory is allocated for it.
 MAX_BUFFER_BYTES = 1 << 34
 MAX_TOTAL_BYTES = 1 << 35
-MAX_FILE_BYTES = 1 << 32
+MAX_FILE_BYTES = 1 << 32  # also what compile_model will write
 MAX_ITEMS = 1 << 24
 
 
@@ -82,6 +83,23 @@ class ModelData:
             + len(self.const_sizes)
             + len(self.workspace_sizes)
         )
+
+    def buffer_role(self, index: int) -> str:
+        """What buffer ``index`` holds: arena, input, output, const or
+        workspace (numbered as at run time)."""
+        if index == 0:
+            return "arena"
+        index -= 1
+        for role, count in (
+            ("input", len(self.inputs)),
+            ("output", len(self.outputs)),
+            ("const", len(self.const_sizes)),
+            ("workspace", len(self.workspace_sizes)),
+        ):
+            if index < count:
+                return role
+            index -= count
+        raise IndexError(index)
 
     def buffer_size(self, index: int) -> int:
         """Bytes of buffer ``index`` (numbered as at run time)."""
@@ -189,8 +207,18 @@ def _tensor(value: Any, where: str) -> TensorDescription:
     )
 
 
+def _list(value: Any, where: str) -> list[Any]:
+    if not isinstance(value, list) or len(value) > MAX_ITEMS:
+        raise _fail(f"{where} must be a list of at most {MAX_ITEMS} items")
+    return value
+
+
 def decode(data: bytes) -> ModelData:
     """A model file's contents; FileFormatError if anything is wrong."""
+    if len(data) > MAX_FILE_BYTES:
+        raise _fail(
+            f"{len(data)} bytes is more than a model file may hold ({MAX_FILE_BYTES})"
+        )
     _, sections = read(data, MAGIC, VERSION, WHAT)
     for kind in (PLAN, KERNELS, TASKS, SLOTS, BINDINGS, CONSTS):
         if kind not in sections:
@@ -207,17 +235,17 @@ def decode(data: bytes) -> ModelData:
     )
     arena_size = _int(plan.get("arena_size"), "arena_size", MAX_BUFFER_BYTES)
     inputs = tuple(
-        _tensor(t, f"inputs[{i}]") for i, t in enumerate(plan.get("inputs") or [])
+        _tensor(t, f"inputs[{i}]")
+        for i, t in enumerate(_list(plan.get("inputs"), "inputs"))
     )
     outputs = tuple(
-        _tensor(t, f"outputs[{i}]") for i, t in enumerate(plan.get("outputs") or [])
+        _tensor(t, f"outputs[{i}]")
+        for i, t in enumerate(_list(plan.get("outputs"), "outputs"))
     )
     if arena_size + sum(const_sizes) + sum(workspace_sizes) > MAX_TOTAL_BYTES:
         raise _fail("the model claims more memory than a model may use")
-    names = plan.get("kernel_names")
-    digests = plan.get("kernel_sha256")
-    if not isinstance(names, list) or not isinstance(digests, list):
-        raise _fail("kernel_names and kernel_sha256 must be lists")
+    names = _list(plan.get("kernel_names"), "kernel_names")
+    digests = _list(plan.get("kernel_sha256"), "kernel_sha256")
     kernel_names = tuple(_str(n, "kernel_names") for n in names)
     binaries = _binaries(sections[KERNELS], [_str(d, "kernel_sha256") for d in digests])
     counts = {key: _int(plan.get(key), key) for key in ("tasks", "slots", "bindings")}
@@ -228,9 +256,7 @@ def decode(data: bytes) -> ModelData:
             f"the slot table holds {len(sections[SLOTS])} bytes for {counts['slots']} slots"
         )
     slots = struct.unpack(f"<{counts['slots']}Q", sections[SLOTS])
-    copies_raw = plan.get("output_copies") or []
-    if not isinstance(copies_raw, list):
-        raise _fail("output_copies must be a list")
+    copies_raw = _list(plan.get("output_copies"), "output_copies")
     copies = tuple(
         tuple(_ints(c, "output_copies", MAX_BUFFER_BYTES)) for c in copies_raw
     )
@@ -294,14 +320,18 @@ def _check_references(model: ModelData) -> None:
     for i, (binary, name, block_dim, first, count) in enumerate(model.tasks):
         if binary >= len(model.binaries) or name >= len(model.kernel_names):
             raise _fail(f"task {i} names a kernel that is not in the file")
-        if not 1 <= block_dim <= 65535:
+        if not 1 <= block_dim <= MAX_BLOCK_DIM:
             raise _fail(f"task {i} has block_dim {block_dim}")
         if first + count > len(model.slots):
             raise _fail(f"task {i} uses slots beyond the slot table")
     buffers = model.buffer_count
+    bound: set[int] = set()
     for i, (slot, buffer, offset) in enumerate(model.bindings):
         if slot >= len(model.slots) or buffer >= buffers:
             raise _fail(f"binding {i} names a slot or buffer that does not exist")
+        if slot in bound:
+            raise _fail(f"binding {i} binds slot {slot} a second time")
+        bound.add(slot)
         if offset > model.buffer_size(buffer):
             raise _fail(f"binding {i} points beyond its buffer")
     for i, (output, buffer, offset, nbytes) in enumerate(model.output_copies):
