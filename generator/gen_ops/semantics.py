@@ -585,6 +585,10 @@ class _OpChecker:
                 "dtypes are written by name: float32, int64, ..."
             )
         if attr_type is AttrType.FLOAT and isinstance(value, str):
+            try:
+                float(value)
+            except ValueError:
+                return "write a number, e.g. 1.0 (YAML reads .inf and .nan too)"
             return "write the number unquoted"
         return None
 

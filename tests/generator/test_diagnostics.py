@@ -966,6 +966,11 @@ WORDINGS: list[Wording] = [
         attrs:
           - {name: d, type: dtype, default: flaot32}
     """, holds="unknown dtype 'flaot32'"),
+    Wording("E501", "a word for a float asks for a number", """
+        op: A
+        attrs:
+          - {name: f, type: float, default: six}
+    """, holds="hint: write a number, e.g. 1.0"),
     Wording("E501", "no hint suggesting the value itself", """
         op: A
         attrs:

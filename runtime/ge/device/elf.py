@@ -1,8 +1,8 @@
 """Checks on a kernel binary before it is loaded: the right kind of ELF file,
 and no code that would run just by loading (or unloading) it.
 
-The dynamic loader runs code of a shared object at these points, and each is
-refused (Note [Code that runs on load]):
+Note [Code that runs on load]: the dynamic loader runs code of a shared
+object at these points, and each is refused:
 
 - initializers and finalizers: DT_INIT, DT_INIT_ARRAY, DT_PREINIT_ARRAY,
   DT_FINI, DT_FINI_ARRAY (kernel binaries are built without start files, so
