@@ -213,8 +213,10 @@ class Tensor:
         return int(self._bytes().size)
 
     def _find_addr(self) -> int:
-        data = self._bytes()
-        return int(data.ctypes.data) if data.size else 0
+        store = self._store
+        if isinstance(store, DeviceBuffer):
+            return store.addr if store.size else 0
+        return int(store.ctypes.data) if store.size else 0
 
     @property
     def addr(self) -> int:
