@@ -192,6 +192,10 @@ def test_ge_atc_errors_are_one_line_without_traceback(
     assert ge_atc(["--model", str(execute_graph_path), "--output", out]) == 1
     assert "cannot run offline: node(s) 'slow'" in capsys.readouterr().err
     assert not (tmp_path / "m.om").exists()
+    with pytest.raises(SystemExit) as info:  # argparse: a usage error
+        ge_atc(["--model", "x.air", "--output", out, "--framework", "0"])
+    assert info.value.code == 2
+    assert "invalid choice: '0'" in capsys.readouterr().err
 
 
 def test_ge_atc_without_the_op_module_names_the_missing_prototype(
@@ -225,6 +229,7 @@ def test_model_queries() -> None:
     assert model.name == "offline_add"
     assert (model.get_num_inputs(), model.get_num_outputs()) == (2, 1)
     assert [model.get_input_name_by_index(i) for i in range(2)] == ["data_x", "data_y"]
+    assert model.get_output_name_by_index(0) == "output_0"
     assert model.get_input_dims(1) == [N] and model.get_output_dims(0) == [N]
     assert model.get_input_size_by_index(0) == 4 * N
     assert model.get_output_size_by_index(0) == 4 * N
