@@ -655,6 +655,22 @@ def test_attr_scope_applies_to_nodes_created_inside() -> None:
     assert x.node.attrs == {"index": (AttrType.INT, 0)}
 
 
+def test_integer_constants_refuse_fractions_and_shapes_take_numpy_ints() -> None:
+    builder = GraphBuilder()
+    for make, message in [
+        (lambda: builder.create_scalar_int32(1.5), "1.5 is not a whole number; int32"),
+        (lambda: builder.create_vector_int64([1.0, 2.5]), "2.5 is not a whole number"),
+        (lambda: builder.create_const_uint32(float("nan")), "nan is not a whole"),
+        (lambda: builder.create_const_int64([1.0, float("inf")]), "inf is not"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            make()
+    assert builder.create_scalar_int32(2.0).node.get_attr("value").data == [2]
+    x = builder.create_input(0).set_shape([np.int64(3), np.int32(-1)])
+    assert x.node.outputs[0].shape == (3, -1)
+    assert all(type(d) is int for d in x.node.outputs[0].shape)
+
+
 def test_attr_scope_never_overrides_an_ops_own_attrs() -> None:
     from ge.es.custom import ScaleCustom
 

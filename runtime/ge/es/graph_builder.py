@@ -235,6 +235,14 @@ class GraphBuilder:
             raise TypeError(
                 f"const value must be a number or a list, got {type(value).__name__}"
             )
+        if array.dtype.kind == "f" and dtype.spec_name.startswith(("int", "uint")):
+            whole = np.isfinite(array) & (array == np.trunc(array))
+            if not whole.all():
+                bad = array.reshape(-1)[~whole.reshape(-1)][0]
+                raise ValueError(
+                    f"{float(bad)} is not a whole number; {dtype.spec_name} "
+                    "constants take integers"
+                )
         if shape is not None:
             dims = [_check_int(d, "shape dim") for d in shape]
             count = int(np.prod(dims)) if dims else 1

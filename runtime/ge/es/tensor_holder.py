@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from ge.graph.types import DataType, Format
 
 if TYPE_CHECKING:
@@ -89,11 +91,11 @@ class TensorHolder:
             )
         dims = []
         for dim in shape:
-            if isinstance(dim, bool) or not isinstance(dim, int):
+            if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)):
                 raise TypeError(f"shape dims must be ints, got {type(dim).__name__}")
             if dim < -2:
                 raise ValueError(f"invalid dim {dim} (use -1 for unknown)")
-            dims.append(dim)
+            dims.append(int(dim))
         self._meta().shape = tuple(dims)
         return self
 
