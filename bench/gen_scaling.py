@@ -11,15 +11,14 @@ with nothing changed, then a run after one spec changed. Each is a separate
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import platform
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+import _report  # bench/ is the script's directory
 
 ROOT = Path(__file__).resolve().parents[1]
 GEN_OPS = [sys.executable, "-m", "gen_ops"]
@@ -144,21 +143,13 @@ def main() -> int:
         ratio = by_size[5000]["full_s"] / by_size[1000]["full_s"]
         print(f"5,000-op full run / 1,000-op full run = {ratio:.2f}")
     result = {
-        "benchmark": "gen_scaling",
-        "command": "python bench/gen_scaling.py " + " ".join(sys.argv[1:]),
-        "machine": {
-            "cpus": os.cpu_count(),
-            "python": platform.python_version(),
-            "platform": platform.platform(),
-        },
+        **_report.header("gen_scaling"),
         "repeat": args.repeat,
         "rows": rows,
         "ratio_5000_to_1000": ratio,
         "targets": {"full_1000_s": 5.0, "no_change_s": 0.5, "ratio_max": 6.0},
     }
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(result, indent=2) + "\n")
-    print(f"wrote {args.json}")
+    _report.write(args.json, result)
     return 0
 
 

@@ -25,15 +25,14 @@ from __future__ import annotations
 
 import argparse
 import ctypes
-import json
 import os
-import platform
 import statistics
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 
+import _report  # bench/ is the script's directory
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -41,7 +40,7 @@ EXAMPLE = ROOT / "examples/annotated_args_refresh"
 os.environ.setdefault("ASCEND_CUSTOM_OPP_PATH", str(EXAMPLE / "add_ops.py"))
 
 from ge.device import rt  # noqa: E402
-from ge.device.kernels import build_kernel  # noqa: E402
+from ge.device.kernels import load_kernel  # noqa: E402
 from ge.device.native import Task, library  # noqa: E402
 from ge.es import GraphBuilder  # noqa: E402
 from ge.es.custom import AnnotatedAddCustom, NoRefreshAddCustom  # noqa: E402
@@ -166,9 +165,7 @@ class Case:
     def _kernel(self):  # type: ignore[no-untyped-def]
         """The sample's kernel, built as add_ops builds it (cache hit)."""
         source = (EXAMPLE / "add_kernel.c").read_text()
-        return rt.binary_load(build_kernel(source, name="add_kernel")).get_function(
-            "add_custom"
-        )
+        return load_kernel(source, "add_custom", name="add_kernel")
 
     def ctypes_runner(self) -> Callable[[int], object]:
         kernel = self._kernel()
@@ -389,14 +386,7 @@ def main() -> int:
     for name, value in checks.items():
         print(f"{name}: {value:.2f}x")
     result = {
-        "benchmark": "run_overhead",
-        "command": "python bench/run_overhead.py " + " ".join(sys.argv[1:]),
-        "machine": {
-            "cpus": os.cpu_count(),
-            "processor": platform.processor(),
-            "python": platform.python_version(),
-            "platform": platform.platform(),
-        },
+        **_report.header("run_overhead"),
         "rows": rows,
         "ratios": checks,
         "targets": {
@@ -406,9 +396,7 @@ def main() -> int:
             "execute_vs_annotated_K16_N1024": ">= 10",
         },
     }
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(result, indent=2) + "\n")
-    print(f"wrote {args.json}")
+    _report.write(args.json, result)
     return 0
 
 

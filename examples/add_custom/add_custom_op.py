@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ge.custom_op import get_execute_ctx, register_op_impl
 from ge.device import rt
-from ge.device.kernels import build_kernel
+from ge.device.kernels import Kernel, load_kernel
 from ge.graph import DataType
 from ge.runtime import Tensor
 from ge_impl.custom.add_custom import AddCustomBase
@@ -22,9 +22,11 @@ SOURCE = (Path(__file__).resolve().parent / "add_custom_kernel.c").read_text()
 C_TYPES = {DataType.DT_FLOAT: "float", DataType.DT_FLOAT16: "_Float16"}
 
 
-def kernel_binary(data_type: DataType) -> bytes:
-    """The kernel compiled for ``data_type`` (gcc runs once; then cached)."""
-    return build_kernel(SOURCE, defines={"T": C_TYPES[data_type]}, name="add_custom")
+def kernel(data_type: DataType) -> Kernel:
+    """The kernel for ``data_type`` (gcc runs once; then it comes from memory)."""
+    return load_kernel(
+        SOURCE, "add_custom", defines={"T": C_TYPES[data_type]}, name="add_custom"
+    )
 
 
 @register_op_impl(op_type=AddCustomBase.OP_TYPE)
@@ -37,9 +39,8 @@ class AddCustom(AddCustomBase):
         ctx = get_execute_ctx()
         z = ctx.malloc_output_tensor(0, x.shape, x.format, x.data_type)
         n = x.shape_size
-        kernel = rt.binary_load(kernel_binary(x.data_type)).get_function("add_custom")
         rt.launch(
-            kernel,
+            kernel(x.data_type),
             max(1, math.ceil(n / BLOCK)),
             ctx.get_stream(),
             [x.addr, y.addr, z.addr, n],

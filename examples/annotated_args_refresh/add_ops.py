@@ -23,7 +23,7 @@ from ge.custom_op import (
     register_op_impl,
 )
 from ge.device import rt
-from ge.device.kernels import build_kernel
+from ge.device.kernels import build_kernel, load_kernel
 from ge.runtime import Tensor
 from ge_impl.custom.annotated_add_custom import AnnotatedAddCustomBase
 from ge_impl.custom.no_refresh_add_custom import NoRefreshAddCustomBase
@@ -79,7 +79,7 @@ class NoRefreshAddCustom(NoRefreshAddCustomBase):
     """The same kernel, launched from execute on every run."""
 
     def __init__(self) -> None:
-        self._kernel = rt.binary_load(kernel_binary()).get_function(KERNEL)
+        self._kernel = load_kernel(SOURCE.read_text(), KERNEL, name="add_kernel")
 
     def execute(self, x1: Tensor, x2: Tensor) -> None:
         ctx = get_execute_ctx()

@@ -19,7 +19,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ge.graph.attrs import AttrType
+from ge.graph.attrs import python_annotation
 
 from gen_ops.literals import py_default, py_str
 from gen_ops.model import (
@@ -36,25 +36,6 @@ from gen_ops.model import (
 from gen_ops.names import impl_names
 from gen_ops.pyformat import format_python
 from gen_ops.render import render
-
-_ATTR_ANNOTATION = {
-    AttrType.INT: "int",
-    AttrType.FLOAT: "float",
-    AttrType.BOOL: "bool",
-    AttrType.STR: "str",
-    AttrType.DTYPE: "DataType",
-    AttrType.TENSOR: "GraphTensor",
-    AttrType.NAMED_ATTRS: "NamedAttrs",
-    AttrType.BYTES: "bytes",
-    AttrType.LIST_INT: "list[int]",
-    AttrType.LIST_FLOAT: "list[float]",
-    AttrType.LIST_BOOL: "list[bool]",
-    AttrType.LIST_STR: "list[str]",
-    AttrType.LIST_DTYPE: "list[DataType]",
-    AttrType.LIST_LIST_INT: "list[list[int]]",
-    AttrType.LIST_TENSOR: "list[GraphTensor]",
-    AttrType.LIST_NAMED_ATTRS: "list[NamedAttrs]",
-}
 
 
 @dataclass(frozen=True)
@@ -106,7 +87,7 @@ def _attr_params(op: OpSpec, with_defaults: bool) -> tuple[Param, ...]:
     defaults are tuples (immutable), while the runtime passes lists."""
     params = []
     for attr in op.attrs:
-        annotation = _ATTR_ANNOTATION[attr.type]
+        annotation = python_annotation(attr.type, tensor="GraphTensor")
         default = None
         if with_defaults and attr.default is not None:
             default = py_default(attr.type, attr.default)

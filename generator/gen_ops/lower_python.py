@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import re
 from collections.abc import Sequence
 
-from ge.graph.attrs import AttrType
+from ge.graph.attrs import python_annotation
 from ge.graph.types import DataType
 
 from gen_ops.literals import py_default, py_str
@@ -30,26 +30,6 @@ from gen_ops.names import exported_names, python_names
 from gen_ops.pyformat import format_python
 from gen_ops.render import render
 
-# Annotations of attr parameters (spec-format.md: defaults are immutable, so
-# lists are accepted as any Sequence and default to tuples).
-_ATTR_ANNOTATION = {
-    AttrType.INT: "int",
-    AttrType.FLOAT: "float",
-    AttrType.BOOL: "bool",
-    AttrType.STR: "str",
-    AttrType.DTYPE: "DataType",
-    AttrType.TENSOR: "Tensor",
-    AttrType.NAMED_ATTRS: "NamedAttrs",
-    AttrType.BYTES: "bytes",
-    AttrType.LIST_INT: "Sequence[int]",
-    AttrType.LIST_FLOAT: "Sequence[float]",
-    AttrType.LIST_BOOL: "Sequence[bool]",
-    AttrType.LIST_STR: "Sequence[str]",
-    AttrType.LIST_DTYPE: "Sequence[DataType]",
-    AttrType.LIST_LIST_INT: "Sequence[Sequence[int]]",
-    AttrType.LIST_TENSOR: "Sequence[Tensor]",
-    AttrType.LIST_NAMED_ATTRS: "Sequence[NamedAttrs]",
-}
 _TENSOR_IN = "TensorHolder | TensorLike"
 
 
@@ -220,7 +200,8 @@ def lower(op: OpSpec) -> PyBuilder:
     star_index = len(params)
     given_attrs = [a for a in op.attrs if a.derive is None]
     for attr in sorted(given_attrs, key=lambda a: not a.required):
-        annotation = _ATTR_ANNOTATION[attr.type]
+        # Defaults are immutable, so list attrs take any Sequence (tuples).
+        annotation = python_annotation(attr.type, sequence="Sequence")
         default = None
         if attr.default is not None:
             default = py_default(attr.type, attr.default)

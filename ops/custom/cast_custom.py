@@ -11,13 +11,12 @@ does not affect them. kernels/cast_custom.c is built once per
 
 from __future__ import annotations
 
-import functools
 import math
 from pathlib import Path
 
 from ge.custom_op import get_execute_ctx, register_op_impl
 from ge.device import rt
-from ge.device.kernels import Kernel, build_kernel
+from ge.device.kernels import Kernel, load_kernel
 from ge.graph import DataType
 from ge.runtime import Tensor
 from ge_impl.custom.cast_custom import CastCustomBase
@@ -36,15 +35,13 @@ INT_LIMITS = {
 }
 
 
-@functools.cache
 def kernel(src: DataType, dst: DataType) -> Kernel:
     """The kernel converting ``src`` to ``dst`` (built once, then cached)."""
     defines: dict[str, str | int | None] = {"SRC": C_TYPES[src], "DST": C_TYPES[dst]}
     if src not in INT_LIMITS and dst in INT_LIMITS:
         low, high = INT_LIMITS[dst]
         defines.update(FLOAT_TO_INT=1, DST_MIN=low, DST_MAX=high)
-    binary = build_kernel(SOURCE, defines=defines, name="cast_custom")
-    return rt.binary_load(binary).get_function("cast_custom")
+    return load_kernel(SOURCE, "cast_custom", defines=defines, name="cast_custom")
 
 
 @register_op_impl(op_type=CastCustomBase.OP_TYPE)

@@ -8,13 +8,12 @@ per input: each launch copies that input's rows into its columns of y.
 
 from __future__ import annotations
 
-import functools
 import math
 from pathlib import Path
 
 from ge.custom_op import get_execute_ctx, register_op_impl
 from ge.device import rt
-from ge.device.kernels import Kernel, build_kernel
+from ge.device.kernels import load_kernel
 from ge.graph import DataType
 from ge.runtime import Tensor, TensorDesc
 from ge_impl.custom.concat_custom import ConcatCustomBase
@@ -27,13 +26,6 @@ C_TYPES = {
     DataType.DT_FLOAT16: "uint16_t",
     DataType.DT_INT32: "uint32_t",
 }
-
-
-@functools.cache
-def kernel(c_type: str) -> Kernel:
-    """The kernel for elements of ``c_type`` (built once, then cached)."""
-    binary = build_kernel(SOURCE, defines={"T": c_type}, name="concat_custom")
-    return rt.binary_load(binary).get_function("concat_custom")
 
 
 def concat_axis(concat_dim: int, rank: int) -> int:
@@ -82,7 +74,12 @@ class ConcatCustom(ConcatCustomBase):
         out[axis] = sum(d[axis] for d in dims)
         y = ctx.malloc_output_tensor(0, out, x[0].format, x[0].data_type)
         outer, y_row = math.prod(out[:axis]), math.prod(out[axis:])
-        launch = kernel(C_TYPES[x[0].data_type])
+        launch = load_kernel(
+            SOURCE,
+            "concat_custom",
+            defines={"T": C_TYPES[x[0].data_type]},
+            name="concat_custom",
+        )
         offset = 0
         for t, d in zip(x, dims):
             x_row = math.prod(d[axis:])

@@ -17,26 +17,18 @@ gamma and beta, when given, must have shape x.shape[axis:]. The kernel
 
 from __future__ import annotations
 
-import functools
 import math
 from pathlib import Path
 
 from ge.custom_op import get_execute_ctx, register_op_impl
 from ge.device import rt
-from ge.device.kernels import Kernel, build_kernel
+from ge.device.kernels import load_kernel
 from ge.graph import DataType
 from ge.runtime import Tensor, TensorDesc
 from ge_impl.custom.layer_norm_custom import LayerNormCustomBase
 
 SOURCE = (Path(__file__).resolve().parent / "kernels/layer_norm_custom.c").read_text()
 PER_BLOCK = 4096  # elements per block (whole rows)
-
-
-@functools.cache
-def kernel() -> Kernel:
-    """The float32 kernel (built once, then cached)."""
-    binary = build_kernel(SOURCE, name="layer_norm_custom")
-    return rt.binary_load(binary).get_function("layer_norm_custom")
 
 
 def norm_axis(dims: list[int], begin_norm_axis: int) -> int:
@@ -108,7 +100,7 @@ class LayerNormCustom(LayerNormCustomBase):
         beta_addr, beta_count = (x.addr, 0) if beta is None else (beta.addr, cols)
         blocks = max(1, min(rows, rt.MAX_BLOCK_DIM, math.ceil(rows * cols / PER_BLOCK)))
         rt.launch(
-            kernel(),
+            load_kernel(SOURCE, "layer_norm_custom", name="layer_norm_custom"),
             blocks,
             ctx.get_stream(),
             [

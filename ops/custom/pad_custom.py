@@ -9,17 +9,14 @@ ValueError for anything else. kernels/pad_custom.c writes y row by row.
 
 from __future__ import annotations
 
-import functools
 import math
 from pathlib import Path
 
-import numpy as np
-
 from ge.custom_op import get_execute_ctx, register_op_impl
 from ge.device import rt
-from ge.device.kernels import Kernel, build_kernel
+from ge.device.args import element_bits
+from ge.device.kernels import load_kernel
 from ge.graph import DataType
-from ge.graph._numpy import to_numpy_dtype
 from ge.runtime import Tensor, TensorDesc
 from ge_impl.custom.pad_custom import PadCustomBase
 
@@ -32,28 +29,6 @@ C_TYPES = {
     DataType.DT_FLOAT16: "uint16_t",
     DataType.DT_INT32: "uint32_t",
 }
-
-
-@functools.cache
-def kernel(c_type: str) -> Kernel:
-    """The kernel for elements of ``c_type`` (built once, then cached)."""
-    binary = build_kernel(SOURCE, defines={"T": c_type}, name="pad_custom")
-    return rt.binary_load(binary).get_function("pad_custom")
-
-
-def value_bits(value: float, data_type: DataType) -> int:
-    """``value`` as the bits of one element of ``data_type`` (ValueError for
-    an integer dtype when it is not a whole number in range)."""
-    dtype = to_numpy_dtype(data_type)
-    if dtype.kind == "i":
-        info = np.iinfo(dtype)
-        if not float(value).is_integer() or not info.min <= value <= info.max:
-            raise ValueError(
-                f"pad_value {value} is not a whole number in {data_type.spec_name}'s range"
-            )
-    with np.errstate(over="ignore"):
-        element = np.array([value], dtype=dtype)
-    return int(element.view(f"u{dtype.itemsize}")[0])
 
 
 def padded_shape(dims: list[int], paddings: list[list[int]], mode: str) -> list[int]:
@@ -81,7 +56,7 @@ class PadCustom(PadCustomBase):
         x: TensorDesc, *, paddings: list[list[int]], mode: str, pad_value: float
     ) -> TensorDesc:
         out = padded_shape(x.shape.origin_shape.dims, paddings, mode)
-        value_bits(pad_value, x.data_type)
+        element_bits(pad_value, x.data_type, "pad_value")
         return TensorDesc(out, x.data_type)
 
     def execute(
@@ -102,11 +77,16 @@ class PadCustom(PadCustomBase):
             1, min(rows, rt.MAX_BLOCK_DIM, math.ceil(math.prod(out) / PER_BLOCK))
         )
         rt.launch(
-            kernel(C_TYPES[x.data_type]),
+            load_kernel(
+                SOURCE,
+                "pad_custom",
+                defines={"T": C_TYPES[x.data_type]},
+                name="pad_custom",
+            ),
             blocks,
             ctx.get_stream(),
             [x.addr, y.addr, x.shape_size, math.prod(out)]
-            + [value_bits(pad_value, x.data_type), len(dims)]
+            + [element_bits(pad_value, x.data_type, "pad_value"), len(dims)]
             + (dims + unused)
             + (befores + unused)
             + (out + unused),

@@ -10,13 +10,12 @@ of chunks of up to CHUNK elements into a workspace, then one sum per output.
 
 from __future__ import annotations
 
-import functools
 import math
 from pathlib import Path
 
 from ge.custom_op import get_execute_ctx, register_op_impl
 from ge.device import rt
-from ge.device.kernels import Kernel, build_kernel
+from ge.device.kernels import load_kernel
 from ge.graph import DataType
 from ge.runtime import Tensor, TensorDesc
 from ge_impl.custom.reduce_sum_custom import ReduceSumCustomBase
@@ -26,18 +25,6 @@ PER_BLOCK = 4096  # elements per block
 CHUNK = 4096  # input elements per partial sum
 MAX_RANK = 8  # the kernel's dims slots
 C_TYPES = {DataType.DT_FLOAT: "float", DataType.DT_FLOAT16: "_Float16"}
-
-
-@functools.cache
-def kernels(c_type: str) -> tuple[Kernel, Kernel]:
-    """(partial, final) for elements of ``c_type`` (built once, then cached)."""
-    binary = rt.binary_load(
-        build_kernel(SOURCE, defines={"T": c_type}, name="reduce_sum_custom")
-    )
-    return (
-        binary.get_function("reduce_sum_partial"),
-        binary.get_function("reduce_sum_final"),
-    )
 
 
 def reduced_dims(rank: int, axes: list[int]) -> set[int]:
@@ -94,7 +81,11 @@ class ReduceSumCustom(ReduceSumCustomBase):
         workspace = ctx.malloc_workspace(8 * ws_count)  # one double per chunk
         mask = sum(1 << d for d, (_, r) in enumerate(merged) if r)
         sizes = [size for size, _ in merged] + [1] * (MAX_RANK - len(merged))
-        partial, final = kernels(C_TYPES[x.data_type])
+        defines = {"T": C_TYPES[x.data_type]}
+        partial, final = (
+            load_kernel(SOURCE, function, defines=defines, name="reduce_sum_custom")
+            for function in ("reduce_sum_partial", "reduce_sum_final")
+        )
         n = x.shape_size
         # An empty x has address 0, which launches refuse even for a span of 0
         # elements; the kernel reads none of it, so any device address will do.

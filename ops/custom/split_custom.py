@@ -8,13 +8,12 @@ part's columns of x's rows.
 
 from __future__ import annotations
 
-import functools
 import math
 from pathlib import Path
 
 from ge.custom_op import get_execute_ctx, register_op_impl
 from ge.device import rt
-from ge.device.kernels import Kernel, build_kernel
+from ge.device.kernels import load_kernel
 from ge.graph import DataType
 from ge.runtime import Tensor, TensorDesc
 from ge_impl.custom.split_custom import SplitCustomBase
@@ -27,13 +26,6 @@ C_TYPES = {
     DataType.DT_FLOAT16: "uint16_t",
     DataType.DT_INT32: "uint32_t",
 }
-
-
-@functools.cache
-def kernel(c_type: str) -> Kernel:
-    """The kernel for elements of ``c_type`` (built once, then cached)."""
-    binary = build_kernel(SOURCE, defines={"T": c_type}, name="split_custom")
-    return rt.binary_load(binary).get_function("split_custom")
 
 
 def part_shape(
@@ -75,7 +67,12 @@ class SplitCustom(SplitCustomBase):
         outer, x_row = math.prod(dims[:axis]), math.prod(dims[axis:])
         y_row = x_row // num_split
         count = outer * y_row
-        launch = kernel(C_TYPES[x.data_type])
+        launch = load_kernel(
+            SOURCE,
+            "split_custom",
+            defines={"T": C_TYPES[x.data_type]},
+            name="split_custom",
+        )
         blocks = max(1, min(rt.MAX_BLOCK_DIM, math.ceil(count / PER_BLOCK)))
         for j in range(num_split):
             y = ctx.malloc_output_tensor(j, part, x.format, x.data_type)

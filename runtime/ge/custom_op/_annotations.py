@@ -11,7 +11,7 @@ import types
 import typing
 from typing import Any
 
-from ge.graph.attrs import AttrType
+from ge.graph.attrs import AttrType, python_annotation
 from ge.graph.types import DataType
 
 NoneType = type(None)
@@ -86,16 +86,4 @@ def attr_type_of(annotation: Any) -> AttrType | None:
 
 def attr_annotation_text(kind: AttrType) -> str:
     """How a signature error message spells an attr type."""
-    names = {
-        AttrType.INT: "int",
-        AttrType.FLOAT: "float",
-        AttrType.BOOL: "bool",
-        AttrType.STR: "str",
-        AttrType.DTYPE: "DataType",
-        AttrType.TENSOR: "Tensor",
-        AttrType.NAMED_ATTRS: "NamedAttrs",
-        AttrType.BYTES: "bytes",
-    }
-    if kind.element is not None:
-        return f"list[{attr_annotation_text(kind.element)}]"
-    return names[kind]
+    return python_annotation(kind)

@@ -25,6 +25,7 @@ from ge.custom_op._annotations import (
     optional_inner,
     tuple_items,
 )
+from ge.custom_op.registry import source_location
 from ge.graph.attrs import AttrType, check_attr_value
 from ge.graph.types import DataType
 
@@ -112,12 +113,9 @@ class OpProto:
 
 
 def _source(fn: Callable[..., Any]) -> str:
-    try:
-        file = inspect.getsourcefile(fn) or "?"
-        line = inspect.getsourcelines(fn)[1]
-    except (OSError, TypeError):
-        return f"{getattr(fn, '__module__', '?')}:{getattr(fn, '__qualname__', '?')}"
-    return f"{file}:{line}"
+    return source_location(fn) or (
+        f"{getattr(fn, '__module__', '?')}:{getattr(fn, '__qualname__', '?')}"
+    )
 
 
 class _Registry:

@@ -77,11 +77,12 @@ class _Registry:
             self.by_type[descriptor.op_type] = descriptor
 
 
-def _source(cls: type) -> str:
-    """Where the class statement is (while its module is importable)."""
+def source_location(obj: Any) -> str:
+    """``file:line`` of a class or function statement, "" when unknown
+    (taken at registration, while its module is importable)."""
     try:
-        file = inspect.getsourcefile(cls)
-        line = inspect.getsourcelines(cls)[1]
+        file = inspect.getsourcefile(obj)
+        line = inspect.getsourcelines(obj)[1]
     except (OSError, TypeError):
         return ""
     return f"{file}:{line}" if file else ""
@@ -132,7 +133,7 @@ def describe(cls: Any, op_type: str) -> OpImplDescriptor:
         class_name=cls.__qualname__,
         interfaces=tuple(interfaces),
         cls=cls,
-        source=_source(cls),
+        source=source_location(cls),
     )
 
 

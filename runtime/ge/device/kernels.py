@@ -203,3 +203,26 @@ def build_kernel(
         libs=("m",),
         name=name,
     )
+
+
+_kernels: dict[tuple[object, ...], Kernel] = {}
+
+
+def load_kernel(
+    source: str,
+    function: str,
+    *,
+    defines: Mapping[str, str | int | None] | None = None,
+    name: str = "kernel",
+    flags: Sequence[str] = (),
+) -> Kernel:
+    """``function`` of ``source`` built with ``defines`` and ``flags``: built
+    and loaded the first time, then returned from memory, so it is cheap to
+    call from an ``execute`` callback on every run."""
+    key = (source, function, tuple(sorted((defines or {}).items())), tuple(flags))
+    kernel = _kernels.get(key)
+    if kernel is None:
+        binary = build_kernel(source, defines=defines, name=name, flags=flags)
+        kernel = load_binary(binary).get_function(function)
+        _kernels[key] = kernel
+    return kernel

@@ -57,6 +57,11 @@ def _compiler_version(path: str) -> str:
     return result.stdout.splitlines()[0] if result.stdout else path
 
 
+@lru_cache(maxsize=1)
+def _header_text() -> str:
+    return (INCLUDE_DIR / "ge_kernel.h").read_text()
+
+
 def build_shared(
     source: str,
     *,
@@ -79,7 +84,7 @@ def build_shared(
         "\0".join(all_flags),
         "\0".join(libs),
         _compiler_version(cc),
-        (INCLUDE_DIR / "ge_kernel.h").read_text(),
+        _header_text(),
     ):
         digest.update(part.encode("utf-8") + b"\0")
     key = digest.hexdigest()

@@ -201,3 +201,26 @@ def _is_sequence(value: Any) -> bool:
         and hasattr(value, "__getitem__")
         and not isinstance(value, dict)
     )
+
+
+_PYTHON_NAMES = {
+    AttrType.INT: "int",
+    AttrType.FLOAT: "float",
+    AttrType.BOOL: "bool",
+    AttrType.STR: "str",
+    AttrType.DTYPE: "DataType",
+    AttrType.NAMED_ATTRS: "NamedAttrs",
+    AttrType.BYTES: "bytes",
+}
+
+
+def python_annotation(
+    kind: AttrType, *, tensor: str = "Tensor", sequence: str = "list"
+) -> str:
+    """How Python spells a value of ``kind``: ``list[int]``, or with
+    ``sequence="Sequence"`` ``Sequence[int]``; ``tensor`` names the tensor
+    class where the reader imports it under another name."""
+    if kind.element is not None:
+        inner = python_annotation(kind.element, tensor=tensor, sequence=sequence)
+        return f"{sequence}[{inner}]"
+    return tensor if kind is AttrType.TENSOR else _PYTHON_NAMES[kind]
