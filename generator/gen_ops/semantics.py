@@ -21,7 +21,7 @@ from ge.graph.named_attrs import NamedAttrs
 from ge.graph.types import NAMED_TENSOR_TYPES, DataType, dtype_from_spec_name
 from ge.graph.types import dtype_spec_names
 
-from gen_ops.diagnostics import Sink, Span
+from gen_ops.diagnostics import Severity, Sink, Span
 from gen_ops.model import (
     Attr,
     Capability,
@@ -108,14 +108,9 @@ class _OpChecker:
     ) -> None:
         self.sink.emit(code, self.src.at(where), f"{self.op}: {message}", hint)
 
-    def warn(
-        self, code: str, where: Path_, message: str, hint: str | None = None
-    ) -> None:
-        self.sink.emit(code, self.src.at(where), f"{self.op}: {message}", hint)
-
     def failed(self) -> bool:
         return (
-            sum(1 for d in self.sink.items if d.severity.value == "error")
+            sum(1 for d in self.sink.items if d.severity is Severity.ERROR)
             > self.errors_before
         )
 

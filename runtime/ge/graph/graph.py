@@ -78,25 +78,6 @@ class Node:
     # GE's ref pairs: output index -> input slot it writes in place.
     ref_outputs: dict[int, int] = field(default_factory=dict)
 
-    # -- layout ------------------------------------------------------------------
-
-    def input_slots(self, ir_name: str) -> range:
-        """The flattened input slots of IR input ``ir_name``."""
-        start = 0
-        for ir in self.ir_inputs:
-            if ir.name == ir_name:
-                return range(start, start + ir.count)
-            start += ir.count
-        raise KeyError(ir_name)
-
-    def output_slots(self, ir_name: str) -> range:
-        start = 0
-        for ir in self.ir_outputs:
-            if ir.name == ir_name:
-                return range(start, start + ir.count)
-            start += ir.count
-        raise KeyError(ir_name)
-
     # -- attributes --------------------------------------------------------------
 
     def get_attr(self, name: str) -> Any:
