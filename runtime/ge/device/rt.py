@@ -93,10 +93,11 @@ def destroy_stream(stream: int) -> None:
 
 def synchronize_stream(stream: int) -> None:
     """Launches are synchronous, so there is nothing to wait for."""
-    _check_stream(stream)
+    check_stream(stream)
 
 
-def _check_stream(stream: int) -> None:
+def check_stream(stream: int) -> None:
+    """LaunchError unless ``stream`` is a live stream."""
     if (
         isinstance(stream, bool)
         or not isinstance(stream, int)
@@ -204,7 +205,7 @@ def launch(kernel: Kernel, block_dim: int, stream: int, args: Sequence[object]) 
         raise TypeError(
             f"launch takes a Kernel from Binary.get_function, got {type(kernel).__name__}"
         )
-    _check_stream(stream)
+    check_stream(stream)
     slots = check_launch(kernel, block_dim, args)
     buffer = (ctypes.c_uint64 * max(len(slots), 1))(*slots)
     library().ge_launch(kernel.address, block_dim, buffer)

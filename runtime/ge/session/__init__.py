@@ -152,7 +152,7 @@ class Session:
         """Run on ``stream`` with the caller's tensors: inputs are read in place
         and, when ``outputs`` is given, results are written into them (no
         copies). Launches are synchronous, so the outputs are ready on return."""
-        rt.synchronize_stream(stream)  # refuses a stream that is not live
+        rt.check_stream(stream)
         return self._compile(self._entry(graph_id), inputs).run(inputs, outputs, stream)
 
 
