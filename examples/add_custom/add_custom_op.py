@@ -18,7 +18,7 @@ from ge.runtime import Tensor
 from ge_impl.custom.add_custom import AddCustomBase
 
 BLOCK = 1024  # elements per block, as in add_custom_kernel.c
-SOURCE = (Path(__file__).resolve().parent / "add_custom_kernel.c").read_text()
+SOURCE = Path(__file__).resolve().parent / "add_custom_kernel.c"
 C_TYPES = {DataType.DT_FLOAT: "float", DataType.DT_FLOAT16: "_Float16"}
 
 

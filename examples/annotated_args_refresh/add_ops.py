@@ -46,7 +46,7 @@ def _blocks(x: Tensor, y: Tensor, out: Tensor, op_type: str) -> int:
 
 
 def kernel_binary() -> bytes:
-    return build_kernel(SOURCE.read_text(), name="add_kernel")
+    return build_kernel(SOURCE, name="add_kernel")
 
 
 @register_op_impl(op_type=AnnotatedAddCustomBase.OP_TYPE)
@@ -79,7 +79,7 @@ class NoRefreshAddCustom(NoRefreshAddCustomBase):
     """The same kernel, launched from execute on every run."""
 
     def __init__(self) -> None:
-        self._kernel = load_kernel(SOURCE.read_text(), KERNEL, name="add_kernel")
+        self._kernel = load_kernel(SOURCE, KERNEL, name="add_kernel")
 
     def execute(self, x1: Tensor, x2: Tensor) -> None:
         ctx = get_execute_ctx()

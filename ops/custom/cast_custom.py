@@ -21,7 +21,7 @@ from ge.graph import DataType
 from ge.runtime import Tensor
 from ge_impl.custom.cast_custom import CastCustomBase
 
-SOURCE = (Path(__file__).resolve().parent / "kernels/cast_custom.c").read_text()
+SOURCE = Path(__file__).resolve().parent / "kernels/cast_custom.c"
 PER_BLOCK = 4096  # elements per block
 C_TYPES = {
     DataType.DT_FLOAT: "float",

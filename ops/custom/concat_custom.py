@@ -18,7 +18,7 @@ from ge.graph import DataType
 from ge.runtime import Tensor, TensorDesc
 from ge_impl.custom.concat_custom import ConcatCustomBase
 
-SOURCE = (Path(__file__).resolve().parent / "kernels/concat_custom.c").read_text()
+SOURCE = Path(__file__).resolve().parent / "kernels/concat_custom.c"
 PER_BLOCK = 4096  # elements per block
 # The kernel copies bits: an unsigned type of each dtype's width.
 C_TYPES = {

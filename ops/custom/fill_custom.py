@@ -17,7 +17,7 @@ from ge.device.kernels import load_kernel
 from ge.graph import DataType, Format
 from ge_impl.custom.fill_custom import FillCustomBase
 
-SOURCE = (Path(__file__).resolve().parent / "kernels/fill_custom.c").read_text()
+SOURCE = Path(__file__).resolve().parent / "kernels/fill_custom.c"
 PER_BLOCK = 4096  # elements per block
 # The kernel stores bits: an unsigned type of each dtype's width.
 C_TYPES = {

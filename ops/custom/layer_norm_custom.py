@@ -27,7 +27,7 @@ from ge.graph import DataType
 from ge.runtime import Tensor, TensorDesc
 from ge_impl.custom.layer_norm_custom import LayerNormCustomBase
 
-SOURCE = (Path(__file__).resolve().parent / "kernels/layer_norm_custom.c").read_text()
+SOURCE = Path(__file__).resolve().parent / "kernels/layer_norm_custom.c"
 PER_BLOCK = 4096  # elements per block (whole rows)
 
 

@@ -20,7 +20,7 @@ from ge.graph import DataType
 from ge.runtime import Tensor, TensorDesc
 from ge_impl.custom.pad_custom import PadCustomBase
 
-SOURCE = (Path(__file__).resolve().parent / "kernels/pad_custom.c").read_text()
+SOURCE = Path(__file__).resolve().parent / "kernels/pad_custom.c"
 PER_BLOCK = 4096  # elements per block (whole rows)
 MAX_RANK = 8  # the kernel's dims slots
 # The kernel copies bits: an unsigned type of each dtype's width.

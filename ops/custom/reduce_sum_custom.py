@@ -20,7 +20,7 @@ from ge.graph import DataType
 from ge.runtime import Tensor, TensorDesc
 from ge_impl.custom.reduce_sum_custom import ReduceSumCustomBase
 
-SOURCE = (Path(__file__).resolve().parent / "kernels/reduce_sum_custom.c").read_text()
+SOURCE = Path(__file__).resolve().parent / "kernels/reduce_sum_custom.c"
 PER_BLOCK = 4096  # elements per block
 CHUNK = 4096  # input elements per partial sum
 MAX_RANK = 8  # the kernel's dims slots

@@ -43,7 +43,7 @@ class ScaleCustom(ScaleCustomBase):
         with self._lock:
             if dims not in self._configs:
                 self.compile_calls += 1
-                binary = build_kernel(SOURCE.read_text(), name="scale_custom")
+                binary = build_kernel(SOURCE, name="scale_custom")
                 self._configs[dims] = LaunchConfig(binary, elements // CHUNK)
 
     def launch_config(

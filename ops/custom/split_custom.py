@@ -18,7 +18,7 @@ from ge.graph import DataType
 from ge.runtime import Tensor, TensorDesc
 from ge_impl.custom.split_custom import SplitCustomBase
 
-SOURCE = (Path(__file__).resolve().parent / "kernels/split_custom.c").read_text()
+SOURCE = Path(__file__).resolve().parent / "kernels/split_custom.c"
 PER_BLOCK = 4096  # elements per block
 # The kernel copies bits: an unsigned type of each dtype's width.
 C_TYPES = {

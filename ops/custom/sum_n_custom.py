@@ -39,7 +39,7 @@ class SumNCustom(SumNCustomBase):
             )
         with self._lock:
             if self._binary is None:
-                self._binary = build_kernel(SOURCE.read_text(), name="sum_n_custom")
+                self._binary = build_kernel(SOURCE, name="sum_n_custom")
 
     def launch_config(self, x: list[Tensor], y: Tensor, *, N: int) -> LaunchConfig:
         assert self._binary is not None

@@ -95,35 +95,6 @@ def compiles(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[list[str]]
     return runs
 
 
-def test_second_build_is_a_cache_hit(compiles: list[list[str]], tmp_path: Path) -> None:
-    source = SOURCE + "\n/* cache test */\n"
-    first = build_kernel(source, name="cached")
-    assert len(compiles) == 1
-    assert first.startswith(b"\x7fELF")
-    cached = list((tmp_path / "cache").glob("*.so"))
-    assert len(cached) == 1 and cached[0].read_bytes() == first
-    assert build_kernel(source, name="cached") == first
-    assert build_kernel(source, name="another_name") == first  # keyed by content
-    assert len(compiles) == 1
-    build_kernel(
-        source, name="cached", defines={"EXTRA": 1}
-    )  # other flags: a new build
-    assert len(compiles) == 2
-    assert "-DEXTRA=1" in compiles[1]
-
-
-def test_a_damaged_cache_entry_is_rebuilt(
-    compiles: list[list[str]], tmp_path: Path
-) -> None:
-    source = SOURCE + "\n/* damaged cache test */\n"
-    good = build_kernel(source, name="damaged")
-    (entry,) = (tmp_path / "cache").glob("*.so")
-    entry.write_bytes(b"garbage")
-    assert build_kernel(source, name="damaged") == good
-    assert len(compiles) == 2
-    assert entry.read_bytes() == good
-
-
 def test_compile_errors_raise_build_error_with_gccs_message(
     compiles: list[list[str]],
 ) -> None:

@@ -10,7 +10,8 @@ import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from ge.device.elf import BadKernelBinary, check_kernel_binary
+from ge.device.elf import BadKernelBinary, read_image
+from ge.device.loader import map_image
 from ge.device.toolchain import build_shared
 
 __all__ = [
@@ -96,55 +97,51 @@ class Kernel:
 
 
 class Binary:
-    """A loaded kernel binary. Made by ``load_binary``; kept for the process."""
+    """A loaded kernel binary. Made by ``load_binary``; kept for the process.
+
+    Read and mapped by the device's own loader (Note [Our own loader] in
+    ``ge.device.elf``): no code of the binary runs until a kernel of it is
+    launched."""
 
     def __init__(self, data: bytes, digest: str) -> None:
-        check_kernel_binary(data)
         self.digest = digest
         self.data = data  # kept: model files store binaries
         self.size = len(data)
-        # The memory file stays open while the binary is loaded: the loader
-        # knows a library by its path, and /proc/self/fd/<n> names would be
-        # reused if the descriptor were closed.
-        self._fd = os.memfd_create(f"ge-kernel-{digest[:12]}", os.MFD_CLOEXEC)
-        try:
-            os.write(self._fd, data)
-            self._lib = ctypes.CDLL(f"/proc/self/fd/{self._fd}", mode=os.RTLD_LOCAL)
-        except OSError as exc:
-            os.close(self._fd)
-            raise BadKernelBinary(f"the dynamic loader refused it: {exc}") from None
+        self._image = map_image(read_image(data), digest[:12])
         self._kernels: dict[str, Kernel] = {}
         self._lock = threading.Lock()
+
+    def symbol(self, name: str) -> int | None:
+        """The address of exported function ``name`` (None if absent)."""
+        return self._image.function(name)
 
     def get_function(self, name: str) -> Kernel:
         """The kernel ``name``; it must be declared with GE_KERNEL."""
         with self._lock:
             if name in self._kernels:
                 return self._kernels[name]
+            if not isinstance(name, str) or not name.isidentifier():
+                raise LookupError(f"{name!r} is not a kernel function name")
             try:
-                function = getattr(self._lib, name)
-            except AttributeError:
-                raise LookupError(f"kernel binary has no function {name!r}") from None
-            try:
-                nargs = ctypes.c_uint32.in_dll(self._lib, f"{name}_ge_nargs").value
-                table = (_CDecl * nargs).in_dll(self._lib, f"{name}_ge_args")
-            except ValueError:
+                address = self._image.function(name)
+                if address is None:
+                    raise LookupError(f"kernel binary has no function {name!r}")
+                count_at = self._image.data(f"{name}_ge_nargs", 4)
+                nargs = ctypes.c_uint32.from_address(count_at).value if count_at else 0
+                table_at = (
+                    self._image.data(f"{name}_ge_args", nargs * ctypes.sizeof(_CDecl))
+                    if count_at
+                    else None
+                )
+            except BadKernelBinary as exc:
+                raise LookupError(f"kernel {name!r}: {exc}") from None
+            if count_at is None or table_at is None:
                 raise LookupError(
                     f"kernel {name!r} has no GE_KERNEL declaration of its arguments "
                     "(include ge_kernel.h and declare it with GE_KERNEL)"
-                ) from None
-            decls = tuple(
-                ArgDecl(
-                    d.kind & 0xFF,
-                    d.elem_bytes,
-                    d.extent,
-                    d.value,
-                    bool(d.kind & ARG_NULLABLE),
-                    bool(d.kind & ARG_LIST),
-                    d.count_arg,
                 )
-                for d in table
-            )
+            table = (_CDecl * nargs).from_address(table_at)
+            decls = tuple(_decl(name, index, d) for index, d in enumerate(table))
             for index, decl in enumerate(decls):
                 if decl.is_list and (
                     index != len(decls) - 1
@@ -162,10 +159,36 @@ class Binary:
                         f"kernel {name!r} argument {index}: its size refers to argument "
                         f"{decl.value}, which is not a scalar argument"
                     )
-            address = ctypes.cast(function, ctypes.c_void_p).value or 0
             kernel = Kernel(name, address, decls, self)
             self._kernels[name] = kernel
             return kernel
+
+
+def _decl(name: str, index: int, raw: _CDecl) -> ArgDecl:
+    """One argument declaration, its fields checked (a damaged or foreign
+    table must not reach the launch checks)."""
+    kind = raw.kind & 0xFF
+    flags = raw.kind & ~0xFF
+    if kind not in _KIND_NAMES or flags & ~(ARG_NULLABLE | ARG_LIST):
+        raise LookupError(
+            f"kernel {name!r} argument {index}: unknown argument kind {raw.kind} "
+            "(GE_IN, GE_OUT, GE_INOUT, GE_WORKSPACE, GE_SCALAR and their flags)"
+        )
+    if raw.extent not in (EXTENT_UNCHECKED, EXTENT_ELEMS, EXTENT_ARG, EXTENT_PER_BLOCK):
+        raise LookupError(
+            f"kernel {name!r} argument {index}: unknown extent kind {raw.extent}"
+        )
+    if kind in POINTER_KINDS and raw.elem_bytes == 0:
+        raise LookupError(f"kernel {name!r} argument {index}: element size 0")
+    return ArgDecl(
+        kind,
+        raw.elem_bytes,
+        raw.extent,
+        raw.value,
+        bool(raw.kind & ARG_NULLABLE),
+        bool(raw.kind & ARG_LIST),
+        raw.count_arg,
+    )
 
 
 _binaries: dict[str, Binary] = {}
@@ -186,13 +209,14 @@ def load_binary(data: bytes) -> Binary:
 
 
 def build_kernel(
-    source: str,
+    source: str | os.PathLike[str],
     *,
     defines: Mapping[str, str | int | None] | None = None,
     name: str = "kernel",
     flags: Sequence[str] = (),
 ) -> bytes:
-    """Compile a C kernel source (which includes ge_kernel.h) to binary bytes.
+    """Compile a C kernel (text, or the path of a file; it includes
+    ge_kernel.h) to binary bytes. Given a path, compiler messages name it.
 
     Warnings are errors; the math library is linked; ``flags`` are added to
     the compile line (``-O3``, ``-march=native``, ``-DNAME``...)."""
@@ -209,7 +233,7 @@ _kernels: dict[tuple[object, ...], Kernel] = {}
 
 
 def load_kernel(
-    source: str,
+    source: str | os.PathLike[str],
     function: str,
     *,
     defines: Mapping[str, str | int | None] | None = None,

@@ -1,13 +1,16 @@
-"""The native launcher library (native.c), built once per machine and cached."""
+"""The native launcher (native.c): built once per machine, cached, and
+loaded by the device's own loader like any kernel binary (Note [Our own
+loader] in ``ge.device.elf``), never from a path on disk."""
 
 from __future__ import annotations
 
 import ctypes
-import hashlib
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from ge.device.toolchain import build_shared, cache_dir
+from ge.device.kernels import load_binary
+from ge.device.toolchain import build_shared
 
 KERNEL_FN = ctypes.CFUNCTYPE(None, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_void_p)
 
@@ -23,20 +26,31 @@ class Task(ctypes.Structure):
     ]
 
 
+_u32, _vp = ctypes.c_uint32, ctypes.c_void_p
+# The launcher's functions. ctypes releases the GIL around each call, so
+# runs on several threads execute their kernels in parallel.
+_SIGNATURES = {
+    "ge_launch": ctypes.CFUNCTYPE(None, _vp, _u32, _vp),
+    "ge_run": ctypes.CFUNCTYPE(None, _vp, _vp, _vp, _vp, _u32, _vp, _vp, _u32),
+    "ge_replay": ctypes.CFUNCTYPE(None, _vp, _u32),
+}
+
+
+@dataclass(frozen=True)
+class Launcher:
+    ge_launch: ctypes._CFuncPtr
+    ge_run: ctypes._CFuncPtr
+    ge_replay: ctypes._CFuncPtr
+
+
 @lru_cache(maxsize=1)
-def library() -> ctypes.CDLL:
+def library() -> Launcher:
     source = (Path(__file__).resolve().parent / "native.c").read_text(encoding="utf-8")
-    data = build_shared(source, name="ge_native")
-    path = cache_dir() / "libge_native" / f"{hashlib.sha256(data).hexdigest()[:16]}.so"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if not path.exists() or path.read_bytes() != data:
-        path.write_bytes(data)
-    lib = ctypes.CDLL(str(path))
-    u32, vp = ctypes.c_uint32, ctypes.c_void_p
-    lib.ge_launch.argtypes = [vp, u32, vp]
-    lib.ge_launch.restype = None
-    lib.ge_run.argtypes = [vp, vp, vp, vp, u32, vp, vp, u32]
-    lib.ge_run.restype = None
-    lib.ge_replay.argtypes = [vp, u32]
-    lib.ge_replay.restype = None
-    return lib
+    binary = load_binary(build_shared(source, name="ge_native"))
+    functions = {}
+    for name, prototype in _SIGNATURES.items():
+        address = binary.symbol(name)
+        if address is None:
+            raise RuntimeError(f"the native launcher has no function {name}")
+        functions[name] = prototype(address)
+    return Launcher(**functions)

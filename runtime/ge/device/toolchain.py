@@ -1,26 +1,46 @@
 """Building C into shared objects with the system compiler, with a cache.
 
 ``build_shared(source)`` returns the bytes of a shared object compiled from C
-source by gcc (``$CC`` if set). Results are cached on disk by a hash of the
-source, the flags and the compiler's version, in ``$GE_CPU_CACHE_DIR`` or
-``~/.cache/ge-cpu``; a cache file that fails to read is rebuilt.
+source by gcc (``$CC`` if set). Results are cached by a key (a hash of the
+source, the flags, the libraries, the compiler's version and ge_kernel.h).
+
+Note [Kernel cache]: the cache lives in ``$GE_CPU_CACHE_DIR`` (default
+``~/.cache/ge-cpu``), under ``v2/``:
+
+- ``objects/<sha256>.so``: a binary, named by the hash of its bytes, and
+  checked against that name every time it is read;
+- ``keys/<key>``: the hash of the binary a build key produced.
+
+Entries are written atomically (a temporary file, then a rename), so a
+reader sees a whole entry or none. A damaged, truncated or replaced object
+fails its hash and is built again (and rewritten). The directory must be
+the user's own and not writable by group or others, and so must every
+entry: anyone who can write there could otherwise plant a binary. A
+directory that fails this is not used (a ``KernelCacheWarning`` says why
+and how to fix it); builds are then kept in memory for the process.
+Binaries are loaded by the device's own loader whatever the cache holds
+(Note [Our own loader] in ``ge.device.elf``), so no entry can run code at
+load time; the hash and the ownership rules keep a planted kernel out.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
+import stat
 import subprocess
 import tempfile
+import threading
+import warnings
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
 
 INCLUDE_DIR = Path(__file__).resolve().parent / "include"
 # Shared objects for the device: position independent, no C runtime start
-# files (so no initializer runs when a binary is loaded), only exported
-# symbols visible.
+# files (so no initializer is linked in), only exported symbols visible.
 BASE_FLAGS = (
     "-shared",
     "-fPIC",
@@ -29,16 +49,22 @@ BASE_FLAGS = (
     "-fvisibility=hidden",
     "-std=gnu11",
 )
+LAYOUT = "v2"
+_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}")
 
 
 class BuildError(RuntimeError):
     """The compiler rejected a source; the message carries its diagnostics."""
 
 
+class KernelCacheWarning(UserWarning):
+    """The kernel cache directory cannot be trusted, so it is not used."""
+
+
 def cache_dir() -> Path:
+    """The configured cache directory (it may not exist yet)."""
     configured = os.environ.get("GE_CPU_CACHE_DIR")
-    base = Path(configured) if configured else Path.home() / ".cache" / "ge-cpu"
-    return base
+    return Path(configured) if configured else Path.home() / ".cache" / "ge-cpu"
 
 
 def compiler() -> str:
@@ -62,8 +88,135 @@ def _header_text() -> str:
     return (INCLUDE_DIR / "ge_kernel.h").read_text()
 
 
+# -- the cache -----------------------------------------------------------------------
+
+_memory: dict[str, bytes] = {}  # key -> binary, for this process
+_lock = threading.Lock()
+_key_locks: dict[str, threading.Lock] = {}
+_warned: set[str] = set()
+
+
+def _untrusted(info: os.stat_result, is_dir: bool) -> str | None:
+    """Why a cache directory or entry cannot be trusted; None if it can."""
+    if is_dir and not stat.S_ISDIR(info.st_mode):
+        return "it is not a directory"
+    if not is_dir and not stat.S_ISREG(info.st_mode):
+        return "it is not a regular file"
+    if info.st_uid != os.getuid():
+        return f"it belongs to user {info.st_uid}, not to you ({os.getuid()})"
+    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return "others can write to it"
+    return None
+
+
+def _private_dir(path: Path) -> Path | None:
+    """``path`` created if missing (mode 0700) and checked; None (with a
+    warning, once per path) if it cannot be trusted."""
+    try:
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)
+        why = _untrusted(os.lstat(path), is_dir=True)
+    except OSError as exc:
+        why = f"it cannot be created or read ({exc.strerror})"
+    if why is None:
+        return path
+    with _lock:
+        if str(path) not in _warned:
+            _warned.add(str(path))
+            warnings.warn(
+                f"kernel cache {path} is not used: {why}. Builds are kept in memory "
+                "for this process only. Use a directory only you can write "
+                "(chmod 700), or set GE_CPU_CACHE_DIR to one.",
+                KernelCacheWarning,
+                stacklevel=4,
+            )
+    return None
+
+
+def _read_private(path: Path) -> bytes | None:
+    """The bytes of a cache entry that is ours and private; else None."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as handle:
+        if _untrusted(os.fstat(fd), is_dir=False) is not None:
+            return None
+        return handle.read()
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+        os.chmod(temp, 0o644)
+        os.replace(temp, path)
+    except BaseException:
+        try:
+            os.unlink(temp)
+        except OSError:
+            pass
+        raise
+
+
+def cache_lookup(key: str) -> bytes | None:
+    """The binary built for ``key``, if the cache holds a sound one."""
+    with _lock:
+        data = _memory.get(key)
+    if data is not None:
+        return data
+    root = _private_dir(cache_dir())
+    if root is None:
+        return None
+    digest = _read_private(root / LAYOUT / "keys" / key)
+    if digest is None:
+        return None
+    name = digest.decode("ascii", "replace").strip()
+    data = _read_private(root / LAYOUT / "objects" / f"{name}.so")
+    if data is None or hashlib.sha256(data).hexdigest() != name:
+        return None  # missing, damaged or replaced: built again
+    with _lock:
+        _memory[key] = data
+    return data
+
+
+def cache_store(key: str, data: bytes) -> None:
+    """Remember ``data`` for ``key``: in memory, and on disk when the cache
+    directory can be trusted (the disk cache is an optimisation: a failed
+    write is not an error)."""
+    with _lock:
+        _memory[key] = data
+    root = _private_dir(cache_dir())
+    if root is None:
+        return
+    digest = hashlib.sha256(data).hexdigest()
+    try:
+        objects = _private_dir(root / LAYOUT / "objects")
+        keys = _private_dir(root / LAYOUT / "keys")
+        if objects is None or keys is None:
+            return
+        _write_atomic(objects / f"{digest}.so", data)
+        _write_atomic(keys / key, digest.encode("ascii"))
+    except OSError:
+        pass
+
+
+def forget_memory() -> None:
+    """Drop the in-process layer (tests use it to reach the disk cache)."""
+    with _lock:
+        _memory.clear()
+
+
+def _key_lock(key: str) -> threading.Lock:
+    with _lock:
+        return _key_locks.setdefault(key, threading.Lock())
+
+
+# -- building ------------------------------------------------------------------------
+
+
 def build_shared(
-    source: str,
+    source: str | os.PathLike[str],
     *,
     defines: Mapping[str, str | int | None] | None = None,
     flags: Sequence[str] = (),
@@ -71,16 +224,26 @@ def build_shared(
     name: str = "kernel",
 ) -> bytes:
     """Compile C ``source`` into a shared object linked with ``libs``
-    (``"m"`` for ``-lm``) and return its bytes."""
+    (``"m"`` for ``-lm``) and return its bytes.
+
+    ``source`` is C text, or the path of a C file: then the compiler's
+    messages name that file, and ``#include "..."`` finds files beside it."""
+    if not _NAME.fullmatch(name):
+        raise ValueError(
+            f"a build name is letters, digits, '_', '.' and '-', got {name!r}"
+        )
     cc = compiler()
+    text, extra = _source_text(source)
     define_flags = [
         f"-D{key}" if value is None else f"-D{key}={value}"
         for key, value in sorted((defines or {}).items())
     ]
-    all_flags = list(BASE_FLAGS) + [f"-I{INCLUDE_DIR}"] + define_flags + list(flags)
+    all_flags = (
+        list(BASE_FLAGS) + [f"-I{INCLUDE_DIR}"] + extra + define_flags + list(flags)
+    )
     digest = hashlib.sha256()
     for part in (
-        source,
+        text,
         "\0".join(all_flags),
         "\0".join(libs),
         _compiler_version(cc),
@@ -88,32 +251,45 @@ def build_shared(
     ):
         digest.update(part.encode("utf-8") + b"\0")
     key = digest.hexdigest()
-    cached = cache_dir() / f"{key}.so"
+    with _key_lock(key):  # one build per key at a time
+        cached = cache_lookup(key)
+        if cached is not None:
+            return cached
+        data = _compile(cc, text, all_flags, libs, name)
+        cache_store(key, data)
+        return data
+
+
+def _source_text(source: str | os.PathLike[str]) -> tuple[str, list[str]]:
+    """The text to compile and the flags it needs. A file's text starts with
+    a #line directive naming the file, so diagnostics point at it."""
+    if isinstance(source, str):
+        return source, []
+    path = Path(source).resolve()
     try:
-        data = cached.read_bytes()
-        if data.startswith(b"\x7fELF"):
-            return data
-    except OSError:
-        pass
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BuildError(f"cannot read kernel source {path}: {exc}") from None
+    quoted = str(path).replace("\\", "\\\\").replace('"', '\\"')
+    return f'#line 1 "{quoted}"\n{text}', ["-iquote", str(path.parent)]
+
+
+def _compile(
+    cc: str, text: str, flags: list[str], libs: Sequence[str], name: str
+) -> bytes:
     with tempfile.TemporaryDirectory(prefix="ge-cpu-build-") as tmp:
         src = Path(tmp) / f"{name}.c"
         out = Path(tmp) / f"{name}.so"
-        src.write_text(source, encoding="utf-8")
+        src.write_text(text, encoding="utf-8")
+        # Run in the build directory with relative names, so a source given
+        # as text is called <name>.c in messages, not a temporary path.
         result = subprocess.run(
-            [cc, *all_flags, "-o", str(out), str(src), *(f"-l{lib}" for lib in libs)],
+            [cc, *flags, "-o", out.name, src.name, *(f"-l{lib}" for lib in libs)],
             capture_output=True,
             text=True,
             check=False,
+            cwd=tmp,
         )
         if result.returncode != 0:
             raise BuildError(f"{cc} could not build {name}:\n{result.stderr.strip()}")
-        data = out.read_bytes()
-    try:
-        cached.parent.mkdir(parents=True, exist_ok=True)
-        handle, temp = tempfile.mkstemp(dir=cached.parent, suffix=".tmp")
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-        os.replace(temp, cached)
-    except OSError:
-        pass  # the cache is an optimisation
-    return data
+        return out.read_bytes()
