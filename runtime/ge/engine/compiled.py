@@ -2,15 +2,19 @@
 
 Run-time addresses come from a small table of buffers: 0 is the arena (all
 intermediates), then one entry per graph input, one per graph output, one
-per constant. Annotated-args nodes are launches in a task table whose
-argument slots were written at compile time; a run writes the slots bound to
-graph inputs and outputs (only where the address changed) and replays the
+per constant, one per workspace. Annotated-args nodes are launches in a task
+table whose argument slots were written at compile time; a run writes the
+slots bound to buffers (only where the address changed) and replays the
 table in one native call. Execute nodes call their Python ``execute``.
+What a run writes (addresses, slots, arena, workspaces) is a RunState taken
+from a pool, so runs on several threads never share it (Note [Concurrent
+runs]).
 """
 
 from __future__ import annotations
 
 import ctypes
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -137,8 +141,63 @@ class TaskTable:
         self.table.extend(values)
 
 
+class RunState:
+    """What one run writes, so that runs on several threads never share it:
+    the run's buffer addresses, a copy of the argument table (refreshed
+    slots), the launches pointing into that copy, the arena and the
+    workspaces. Constants and everything else compiled are shared, read
+    only (Note [Concurrent runs])."""
+
+    __slots__ = ("addrs", "table", "tasks", "arena", "workspaces", "native_args")
+
+    def __init__(
+        self, graph: CompiledGraph, arena: DeviceBuffer, workspaces: list[DeviceBuffer]
+    ) -> None:
+        self.arena = arena
+        self.workspaces = workspaces
+        # The run's buffer addresses: a ctypes array, cheap to write from
+        # Python and read in place by the native runner.
+        self.addrs = (ctypes.c_uint64 * graph.n_buffers)()
+        self.addrs[ARENA] = arena.addr
+        for i, buffer in enumerate(graph.consts + workspaces):
+            self.addrs[graph.fixed_base + i] = buffer.addr
+        self.table = graph.table.copy()
+        self.tasks = (Task * max(len(graph.task_specs), 1))()
+        base = self.table.ctypes.data
+        for i, spec in enumerate(graph.task_specs):
+            self.tasks[i].fn = spec.kernel.address
+            self.tasks[i].args = base + 8 * spec.first
+            self.tasks[i].block_dim = spec.block_dim
+        # Everything the native runner takes, resolved once.
+        self.native_args = (
+            base,
+            graph._slots.ctypes.data,
+            graph._sources.ctypes.data,
+            graph._offsets.ctypes.data,
+            len(graph._slots),
+            ctypes.addressof(self.addrs),
+            ctypes.addressof(self.tasks),
+        )
+
+    def address(self, info: TensorInfo) -> int:
+        return self.addrs[info.buffer] + info.offset
+
+
 class CompiledGraph:
-    """Everything a run needs; built by ``compiler.compile_graph``."""
+    """Everything a run needs; built by ``compiler.compile_graph``.
+
+    Note [Concurrent runs]: a compiled graph (and a loaded model, which is
+    one) may be run from several threads at once. What a run writes lives
+    in a RunState; the graph keeps a pool of them. A run takes one (or
+    makes one: a new arena and new workspaces, the argument table copied)
+    and gives it back, so sequential runs reuse one state and k concurrent
+    runs hold k states at most. The native call releases the GIL, so the
+    kernels of concurrent runs execute in parallel. Shared and never
+    written by a run: the compiled task list, slot bindings, constants and
+    the template argument table (``table``, which model files store). The
+    implementations' Python objects are shared too: an ``execute`` called
+    from concurrent runs must be safe to call so (docs/runtime.md, Threads).
+    """
 
     def __init__(
         self,
@@ -163,44 +222,40 @@ class CompiledGraph:
         self.arena = arena
         self.fixed = fixed  # constants, then workspaces: after the run's I/O
         self.const_count = const_count
+        self.consts = fixed[:const_count]
         self.task_specs = tasks.specs
-        self.table = np.array(tasks.table, dtype=np.uint64)
+        self.table = np.array(tasks.table, dtype=np.uint64)  # the template
         self.bound = tasks.bound
         n_in, n_out = len(input_ids), len(output_ids)
-        # The run's buffer addresses: a ctypes array, cheap to write from Python
-        # and read in place by the native runner.
-        self.addrs = (ctypes.c_uint64 * (1 + n_in + n_out + len(fixed)))()
-        self.addrs[ARENA] = arena.addr
-        for i, buffer in enumerate(fixed):
-            self.addrs[1 + n_in + n_out + i] = buffer.addr
-        self._tasks = (Task * max(len(self.task_specs), 1))()
-        base = self.table.ctypes.data
-        for i, spec in enumerate(self.task_specs):
-            self._tasks[i].fn = spec.kernel.address
-            self._tasks[i].args = base + 8 * spec.first
-            self._tasks[i].block_dim = spec.block_dim
+        self.fixed_base = 1 + n_in + n_out
+        self.n_buffers = self.fixed_base + len(fixed)
         self.ntasks = len(self.task_specs)
         self._slots = np.array([b[0] for b in self.bound], dtype=np.uint32)
         self._sources = np.array([b[1] for b in self.bound], dtype=np.uint32)
         self._offsets = np.array([b[2] for b in self.bound], dtype=np.uint64)
-        # Everything the native runner takes, resolved once.
-        self._native_args = (
-            self.table.ctypes.data,
-            self._slots.ctypes.data,
-            self._sources.ctypes.data,
-            self._offsets.ctypes.data,
-            len(self._slots),
-            ctypes.addressof(self.addrs),
-            ctypes.addressof(self._tasks),
-        )
         self._ge_run = library().ge_run
         self._ge_replay = library().ge_replay
+        first = RunState(self, arena, list(fixed[const_count:]))
+        self._states = [first]  # every state made, for run_states()
+        self._free = [first]  # the pool: list.pop and append are atomic
+        self._states_lock = threading.Lock()
         self.only_tasks = all(isinstance(s, TaskSegment) for s in steps)
         self.output_metas = [tensors[t].meta for t in output_ids]
         self._input_sig = [
             (tensors[t].meta.dtype, tensors[t].meta.shape or ()) for t in input_ids
         ]
         self._output_sig = [(m.dtype, m.shape or ()) for m in self.output_metas]
+
+    def run_states(self) -> int:
+        """How many run states the graph holds (its peak concurrency)."""
+        return len(self._states)
+
+    def _new_state(self) -> RunState:
+        workspaces = [DeviceBuffer(b.size) for b in self.fixed[self.const_count :]]
+        state = RunState(self, DeviceBuffer(self.arena.size), workspaces)
+        with self._states_lock:
+            self._states.append(state)
+        return state
 
     # -- binding -------------------------------------------------------------------
 
@@ -259,8 +314,8 @@ class CompiledGraph:
         stream: int = rt.DEFAULT_STREAM,
     ) -> list[GraphTensor]:
         """Run once with ``inputs`` (any placement; read in place) writing into
-        ``outputs`` (fresh tensors when None); returns the outputs."""
-        addrs = self.addrs
+        ``outputs`` (fresh tensors when None); returns the outputs. Safe to
+        call from several threads at once (Note [Concurrent runs])."""
         signature = self._input_sig
         if len(inputs) != len(signature):
             self._check_inputs(inputs)
@@ -271,7 +326,6 @@ class CompiledGraph:
                 or tensor._shape != signature[i][1]
             ):
                 self._check_inputs(inputs)  # raises, naming what is wrong
-            addrs[1 + i] = tensor._addr
         if outputs is None:
             outputs = self.new_outputs()
         else:
@@ -284,45 +338,50 @@ class CompiledGraph:
                     or tensor._shape != self._output_sig[j][1]
                 ):
                     self._check_outputs(outputs)
-        base = 1 + len(signature)
-        for j, tensor in enumerate(outputs):
-            addrs[base + j] = tensor._addr
-        if self.only_tasks:
-            self._ge_run(*self._native_args, self.ntasks)
-        else:
-            self._run_steps(stream)
-        for j, source in self.output_copies:
-            info = self.tensors[source]
-            ctypes.memmove(
-                outputs[j]._addr, addrs[info.buffer] + info.offset, info.nbytes
-            )
+        try:
+            state = self._free.pop()
+        except IndexError:
+            state = self._new_state()
+        try:
+            addrs = state.addrs
+            for i, tensor in enumerate(inputs):
+                addrs[1 + i] = tensor._addr
+            base = 1 + len(signature)
+            for j, tensor in enumerate(outputs):
+                addrs[base + j] = tensor._addr
+            if self.only_tasks:
+                self._ge_run(*state.native_args, self.ntasks)
+            else:
+                self._run_steps(state, stream)
+            for j, source in self.output_copies:
+                info = self.tensors[source]
+                ctypes.memmove(outputs[j]._addr, state.address(info), info.nbytes)
+        finally:
+            self._free.append(state)
         return list(outputs)
 
-    def _run_steps(self, stream: int) -> None:
+    def _run_steps(self, state: RunState, stream: int) -> None:
         """A graph with execute nodes: refresh the task slots once, then run
         task segments natively and execute nodes in Python, in order."""
-        self._ge_run(*self._native_args, 0)
-        tasks = self._native_args[-1]
+        self._ge_run(*state.native_args, 0)
+        tasks = state.native_args[-1]
         for step in self.steps:
             if isinstance(step, TaskSegment):
                 self._ge_replay(
                     tasks + ctypes.sizeof(Task) * step.start, step.end - step.start
                 )
             else:
-                _Execute(self, step, stream).run()
-
-    def address(self, tensor_id: int, overrides: dict[int, int] | None = None) -> int:
-        if overrides and tensor_id in overrides:
-            return overrides[tensor_id]
-        info = self.tensors[tensor_id]
-        return self.addrs[info.buffer] + info.offset
+                _Execute(self, state, step, stream).run()
 
 
 class _Execute(OutputAllocator):
     """One call of an execute step: views, output allocation, workspaces."""
 
-    def __init__(self, graph: CompiledGraph, step: ExecuteStep, stream: int) -> None:
+    def __init__(
+        self, graph: CompiledGraph, state: RunState, step: ExecuteStep, stream: int
+    ) -> None:
         self.graph = graph
+        self.state = state
         self.step = step
         self.stream = stream
         self.lease = Lease(f"the execute callback of node '{step.node.name}'")
@@ -331,9 +390,12 @@ class _Execute(OutputAllocator):
         self.views: list[RuntimeTensor | None] = []
         self.ref_copies: list[tuple[int, int, int]] = []  # (to, from, bytes)
 
+    def _address(self, tensor_id: int) -> int:
+        return self.state.address(self.graph.tensors[tensor_id])
+
     def _view(self, tensor_id: int) -> RuntimeTensor:
         info = self.graph.tensors[tensor_id]
-        addr = self.graph.address(tensor_id)
+        addr = self._address(tensor_id)
         self.regions.add(addr, info.nbytes)
         return runtime_view(info, addr, self.lease)
 
@@ -370,8 +432,8 @@ class _Execute(OutputAllocator):
         # compile time, and the caller's output buffer) read the output's
         # planned memory, so when the plan did not put the two together the
         # input's final bytes are copied there once the callback returns.
-        in_addr = self.graph.address(source)
-        out_addr = self.graph.address(target)
+        in_addr = self._address(source)
+        out_addr = self._address(target)
         if out_addr != in_addr and out_info.nbytes:
             self.ref_copies.append((out_addr, in_addr, out_info.nbytes))
         return runtime_view(out_info, in_addr, self.lease)
