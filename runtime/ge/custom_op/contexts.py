@@ -19,6 +19,7 @@ from typing import Any, Generic, TypeVar
 from ge.device.args import MAX_BLOCK_DIM
 from ge.device.args import scalar_bits as _device_scalar_bits
 from ge.graph.attrs import AttrType
+from ge.graph.limits import MAX_TENSOR_BYTES
 from ge.graph.types import DataType, Format
 from ge.runtime._lease import Lease
 from ge.runtime.tensor import Tensor
@@ -204,6 +205,18 @@ def _flat_index(slots: Sequence[IrSlot], ir_index: int, rel: int = 0) -> int:
             f"({slots[ir_index].count} instances)"
         )
     return start + rel
+
+
+def _workspace_size(size: object) -> int:
+    """A workspace is 0..MAX_TENSOR_BYTES bytes (Note [Tensor size limits])."""
+    if isinstance(size, bool) or not isinstance(size, int) or size < 0:
+        raise ValueError(f"workspace size must be an int >= 0, got {size!r}")
+    if size > MAX_TENSOR_BYTES:
+        raise ValueError(
+            f"a workspace of {size} bytes is more than the CPU device allocates at "
+            f"once ({MAX_TENSOR_BYTES} bytes)"
+        )
+    return size
 
 
 # --- infer_meta ------------------------------------------------------------------
@@ -400,9 +413,7 @@ class EagerOpExecutionContext:
     def malloc_workspace(self, size: int) -> int:
         """Scratch memory for this call; its address."""
         self._check()
-        if isinstance(size, bool) or not isinstance(size, int) or size < 0:
-            raise ValueError(f"workspace size must be an int >= 0, got {size!r}")
-        return self._runtime.workspace(size)
+        return self._runtime.workspace(_workspace_size(size))
 
     def get_stream(self) -> int:
         self._check()
@@ -656,9 +667,7 @@ class AnnotatedArgsContext:
 
     def malloc_workspace(self, size: int) -> WorkspaceAddr:
         self._lease.check(self)
-        if isinstance(size, bool) or not isinstance(size, int) or size < 0:
-            raise ValueError(f"workspace size must be an int >= 0, got {size!r}")
-        self.workspaces.append(size)
+        self.workspaces.append(_workspace_size(size))
         addr = self._workspace_alloc(size) if self._workspace_alloc else 0
         return WorkspaceAddr(len(self.workspaces) - 1, addr, size, self._lease)
 

@@ -7,7 +7,6 @@ numpy conversion needs a type numpy has (see ``ge.graph._numpy``).
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Sequence
 from typing import Any
@@ -16,17 +15,20 @@ import numpy as np
 
 from ge.device.memory import DeviceBuffer
 from ge.graph._numpy import from_numpy_dtype, has_numpy_dtype, to_numpy_dtype
-from ge.graph.types import DataType, Format, Placement, element_bits
+from ge.graph.limits import MAX_DIM, tensor_nbytes
+from ge.graph.types import DataType, Format, Placement
 
 __all__ = ["Tensor"]
 
 
-def _nbytes(shape: Sequence[int], data_type: DataType) -> int:
-    bits = element_bits(data_type)
-    if bits <= 0:
-        raise ValueError(f"{data_type.name} has no fixed element size")
-    count = math.prod(shape)
-    return (count * bits + 7) // 8
+def _zeros(nbytes: int, shape: Sequence[int]) -> np.ndarray:
+    """Zeroed host memory; MemoryError saying what it was for."""
+    try:
+        return np.zeros(nbytes, np.uint8)
+    except MemoryError:
+        raise MemoryError(
+            f"cannot allocate {nbytes} bytes for a tensor of shape {list(shape)}"
+        ) from None
 
 
 def _check_shape(shape: Any) -> list[int]:
@@ -40,6 +42,8 @@ def _check_shape(shape: Any) -> list[int]:
             raise ValueError(
                 f"a tensor with data needs a concrete shape, got {list(shape)}"
             )
+        if dim > MAX_DIM:
+            raise ValueError(f"shape {list(shape)}: dim {dim} does not fit an int64")
         dims.append(int(dim))
     return dims
 
@@ -104,9 +108,12 @@ class Tensor:
             )
         else:
             dims = _check_shape(shape)
+        try:
+            expected = tensor_nbytes(dims, data_type)
+        except ValueError as exc:
+            raise ValueError(f"shape {dims}: {exc}") from None
         if raw is None:
-            raw = np.zeros(_nbytes(dims, data_type) if dims != [0] else 0, np.uint8)
-        expected = _nbytes(dims, data_type)
+            raw = _zeros(expected, dims)
         if raw.size != expected:
             raise ValueError(
                 f"data holds {raw.size} bytes, but shape {dims} of "
@@ -114,7 +121,13 @@ class Tensor:
             )
         self._shape = tuple(dims)
         if placement is Placement.PLACEMENT_DEVICE:
-            buffer = DeviceBuffer(raw.size)
+            try:
+                buffer = DeviceBuffer(raw.size)
+            except MemoryError:
+                raise MemoryError(
+                    f"cannot allocate {raw.size} bytes of device memory for a "
+                    f"tensor of shape {dims}"
+                ) from None
             buffer.array[:] = raw
             self._store: np.ndarray | DeviceBuffer = buffer
         else:
