@@ -322,3 +322,25 @@ def test_a_failed_compile_keeps_an_earlier_model(tmp_path: Path) -> None:
     assert result.returncode == 1 and "Traceback" not in result.stderr
     assert (tmp_path / "io.om").read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["io.air", "io.om"]
+
+
+# --- paths given from Python -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", [3, 2.5, None, True])
+def test_a_path_that_is_not_a_path_is_a_type_error(path: Any, tmp_path: Path) -> None:
+    """``open`` takes an int as a file descriptor: reading or writing a
+    graph file "at" 3 would use (and close) whatever descriptor 3 is."""
+    from ge.graph import Tensor
+    from ge.offline import compile_model
+
+    graph = io_graph()
+    with pytest.raises(TypeError, match="path"):
+        Graph.load_from_air(path)
+    with pytest.raises(TypeError, match="path"):
+        graph.save_to_air(path)
+    with pytest.raises(TypeError, match="path"):
+        compile_model(graph, path if path is not None else 3)
+    with pytest.raises(TypeError, match="file_path"):
+        Tensor(file_path=path if path is not None else 3)
+    os.fstat(0)  # stdin is still open

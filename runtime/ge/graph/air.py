@@ -20,6 +20,7 @@ import struct
 from typing import Any
 
 from ge._container import FileFormatError, Section, read, write
+from ge.graph._paths import check_path
 from ge.graph.attrs import AttrType, check_attr_value
 from ge.graph.graph import (
     Edge,
@@ -145,6 +146,7 @@ def graph_bytes(graph: Graph) -> bytes:
 
 
 def save_graph(graph: Graph, path: str | os.PathLike[str]) -> None:
+    check_path(path, "path")
     data = graph_bytes(graph)
     with open(path, "wb") as handle:
         handle.write(data)
@@ -436,7 +438,7 @@ def graph_from_bytes(data: bytes, what: str = WHAT) -> Graph:
 def load_graph(path: str | os.PathLike[str]) -> Graph:
     """The graph in a graph file: OSError if it cannot be read,
     FileFormatError naming the file if it is not a sound graph file."""
-    what = f"{WHAT} {os.fspath(path)}"
+    what = f"{WHAT} {os.fspath(check_path(path, 'path'))}"
     with open(path, "rb") as handle:
         size = os.fstat(handle.fileno()).st_size
         if size > MAX_FILE_BYTES:

@@ -15,6 +15,7 @@ import numpy as np
 
 from ge.device.memory import DeviceBuffer
 from ge.graph._numpy import from_numpy_dtype, has_numpy_dtype, to_numpy_dtype
+from ge.graph._paths import check_path
 from ge.graph.limits import MAX_DIM, tensor_nbytes
 from ge.graph.types import DataType, Format, Placement
 
@@ -139,7 +140,7 @@ class Tensor:
         data: Any, file_path: Any, data_type: DataType
     ) -> tuple[np.ndarray | None, list[int] | None]:
         if file_path is not None:
-            with open(file_path, "rb") as handle:
+            with open(check_path(file_path, "file_path"), "rb") as handle:
                 return np.frombuffer(handle.read(), np.uint8), None
         if data is None:
             return None, None

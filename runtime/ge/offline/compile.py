@@ -15,6 +15,7 @@ from ge.custom_op import bootstrap
 from ge.engine.compiled import CompiledGraph, ExecuteStep
 from ge.engine.compiler import ImplCache, compile_graph
 from ge.engine.errors import CompileError
+from ge.graph._paths import check_path
 from ge.graph.graph import Graph
 from ge._container import FileFormatError
 from ge.offline import model_file
@@ -177,9 +178,11 @@ def compile_model(
     OfflineError: it cannot become a model file). A model it returns loads
     with ``load_model``; a failure writes nothing.
     """
+    if output is not None:
+        check_path(output, "output")
     source = None
     if not isinstance(graph, Graph):
-        source = os.fspath(graph)
+        source = os.fspath(check_path(graph, "graph"))
         graph = Graph.load_from_air(graph)
     _load_op_modules()
     try:
@@ -203,7 +206,7 @@ def compile_model(
             f"graph '{graph.name}' makes a model that would not load: {exc}"
         ) from None
     if output is not None:
-        _write_atomically(Path(output), data)
+        _write_atomically(Path(check_path(output, "output")), data)
     return data
 
 
