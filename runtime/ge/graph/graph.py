@@ -9,7 +9,9 @@ are stored with their attr type, so a graph file round-trips exactly.
 from __future__ import annotations
 
 import enum
+import hashlib
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
@@ -228,10 +230,15 @@ class Graph:
         self, format: DumpFormat = DumpFormat.kReadable, suffix: str = ""
     ) -> str:
         """Write the text form to ``ge_readable_<name><suffix>.txt`` in the
-        current directory (or ``$DUMP_GRAPH_PATH``); returns the path."""
+        current directory (or ``$DUMP_GRAPH_PATH``), the name and suffix made
+        safe as a file name (Note [Dump file names]); returns the path."""
+        if not isinstance(format, DumpFormat):
+            raise TypeError(f"format must be a DumpFormat, got {type(format).__name__}")
+        if not isinstance(suffix, str):
+            raise TypeError(f"suffix must be a str, got {type(suffix).__name__}")
         directory = os.environ.get("DUMP_GRAPH_PATH", ".")
-        path = os.path.join(directory, f"ge_readable_{self._name}{suffix}.txt")
-        with open(path, "w", encoding="utf-8") as handle:
+        path = os.path.join(directory, dump_file_name(self._name, suffix))
+        with open(path, "w", encoding="utf-8", errors="backslashreplace") as handle:
             handle.write(self.dump())
         return path
 
@@ -251,6 +258,33 @@ class Graph:
 
 
 _DATA_TYPES = frozenset({"Data", "RefData", "AippData", "AnyData"})
+
+
+# Note [Dump file names]: a graph's name and a dump suffix are any text, but
+# they become one file name in the dump directory. Every character that is
+# not a letter or digit (Unicode), "_", "-" or "." becomes "_" (so no path
+# separator, control or invisible character survives), every run of two or
+# more dots becomes as many "_" (no ".."), and a name longer than
+# _MAX_DUMP_STEM bytes (UTF-8) is cut and ends with "_" and 16 hex digits of
+# the SHA-256 of the whole text, so that names stay distinct and file names
+# stay within the 255 bytes file systems allow. The file's contents keep the
+# name as it is.
+_MAX_DUMP_STEM = 200
+_UNSAFE_DOTS = re.compile(r"\.{2,}")
+
+
+def dump_file_name(name: str, suffix: str = "") -> str:
+    """``ge_readable_<name><suffix>.txt``, made safe (Note [Dump file names])."""
+    text = name + suffix
+    stem = "".join(ch if ch.isalnum() or ch in "_-." else "_" for ch in text)
+    stem = _UNSAFE_DOTS.sub(lambda m: "_" * len(m.group()), stem)
+    if len(stem.encode("utf-8")) > _MAX_DUMP_STEM:
+        digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+        keep = _MAX_DUMP_STEM - 17
+        while len(stem[:keep].encode("utf-8")) > _MAX_DUMP_STEM - 17:
+            keep -= 1
+        stem = f"{stem[:keep]}_{digest[:16]}"
+    return f"ge_readable_{stem}.txt"
 
 
 # Note [Data nodes]: a Data node (Data, RefData, AippData, AnyData) reads
