@@ -81,6 +81,13 @@ def get_execute_ctx() -> EagerOpExecutionContext:
     return _EXECUTE.get()
 
 
+def current_execute_lease() -> Lease | None:
+    """The lease of the execute callback running on this thread, if any
+    (ge.runtime.Tensor reads and writes data only inside it)."""
+    ctx = _EXECUTE.var.get()
+    return None if ctx is None else ctx._lease
+
+
 def get_compile_ctx() -> OpCompileContext:
     return _COMPILE.get()
 
@@ -387,6 +394,7 @@ class EagerOpExecutionContext:
                 f"data_type must be a DataType, got {type(data_type).__name__}"
             )
         tensor = self._runtime.allocate(index, storage, fmt, data_type)
+        tensor._make_writable()
         self._outputs[index] = tensor
         return tensor
 
@@ -398,6 +406,7 @@ class EagerOpExecutionContext:
             raise RuntimeError(f"output {output_index} is already allocated")
         self.get_input_tensor(input_index)
         tensor = self._runtime.alias(output_index, input_index)
+        tensor._make_writable()
         self._outputs[output_index] = tensor
         return tensor
 
