@@ -341,6 +341,8 @@ def test_a_path_that_is_not_a_path_is_a_type_error(path: Any, tmp_path: Path) ->
         graph.save_to_air(path)
     with pytest.raises(TypeError, match="path"):
         compile_model(graph, path if path is not None else 3)
+    with pytest.raises(TypeError, match="a ge.graph.Graph or a graph file path"):
+        compile_model(path)
     with pytest.raises(TypeError, match="file_path"):
         Tensor(file_path=path if path is not None else 3)
     os.fstat(0)  # stdin is still open

@@ -238,3 +238,27 @@ def test_a_required_input_that_is_not_connected(session: Session) -> None:
         CompileError, match="node 'second'.*required input 'x' is not connected"
     ):
         compiler.compile_graph(graph)
+
+
+# --- arguments of the wrong type ---------------------------------------------------------
+
+
+def test_compile_graph_checks_its_arguments(session: Session) -> None:
+    with pytest.raises(TypeError, match="takes a ge.graph.Graph, got str"):
+        compiler.compile_graph("graph.air")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="options must be a dict of str to str"):
+        compiler.compile_graph(io_graph(), 5)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="option 'ge.socVersion' is int 1"):
+        compiler.compile_graph(io_graph(), {"ge.socVersion": 1})  # type: ignore[dict-item]
+    with pytest.raises(TypeError, match="options must be a dict"):
+        session.add_graph(5, io_graph(), {"ge.x": 2})  # type: ignore[dict-item]
+        session.compile_graph(5)
+
+
+def test_graph_file_contents_are_bytes() -> None:
+    from ge.graph.air import graph_bytes, graph_from_bytes
+
+    with pytest.raises(TypeError, match="contents are bytes, got str"):
+        graph_from_bytes("GECPUAIR")  # type: ignore[arg-type]
+    data = graph_bytes(io_graph())
+    assert graph_from_bytes(bytearray(data)).name == graph_from_bytes(data).name

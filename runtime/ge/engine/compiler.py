@@ -637,7 +637,23 @@ def compile_graph(
     cache: ImplCache | None = None,
     input_metas: Sequence[TensorMeta] | None = None,
 ) -> CompiledGraph:
-    """Compile ``graph`` for the CPU device (CompileError names the node)."""
+    """Compile ``graph`` for the CPU device (CompileError names the node;
+    TypeError for arguments of the wrong type)."""
+    if not isinstance(graph, Graph):
+        raise TypeError(
+            f"compile_graph takes a ge.graph.Graph, got {type(graph).__name__}"
+        )
+    if options is not None:
+        if not isinstance(options, Mapping):
+            raise TypeError(
+                f"options must be a dict of str to str, got {type(options).__name__}"
+            )
+        for key, value in options.items():
+            if not isinstance(key, str) or not isinstance(value, str):
+                raise TypeError(
+                    f"options must be a dict of str to str; option {key!r} is "
+                    f"{type(value).__name__} {value!r}"
+                )
     compiler = _Compiler(graph, options or {}, cache or ImplCache(), input_metas)
     compiler.collect()
     output_ids, copies, arena = compiler.place()

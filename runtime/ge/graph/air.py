@@ -421,7 +421,9 @@ class _Reader:
 def graph_from_bytes(data: bytes, what: str = WHAT) -> Graph:
     """The graph in a graph file's bytes; FileFormatError (its message
     starting with ``what``) if it is damaged."""
-    _, sections = read(data, MAGIC, VERSION, what)
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise TypeError(f"a graph file's contents are bytes, got {type(data).__name__}")
+    _, sections = read(bytes(data), MAGIC, VERSION, what)
     if _GRAPH not in sections:
         raise FileFormatError(f"{what}: no graph section")
     try:

@@ -182,7 +182,12 @@ def compile_model(
         check_path(output, "output")
     source = None
     if not isinstance(graph, Graph):
-        source = os.fspath(check_path(graph, "graph"))
+        if not isinstance(graph, (str, os.PathLike)):
+            raise TypeError(
+                "graph must be a ge.graph.Graph or a graph file path, got "
+                f"{type(graph).__name__} {graph!r}"
+            )
+        source = os.fspath(graph)
         graph = Graph.load_from_air(graph)
     _load_op_modules()
     try:
