@@ -272,6 +272,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("ge-atc: interrupted", file=sys.stderr)
         return 130
+    except MemoryError as exc:  # reading a graph file, say: not a bug
+        print(f"ge-atc: out of memory: {describe(exc)}", file=sys.stderr)
+        return 1
     except Exception as exc:  # a bug of ge-atc itself: still one line
         print(f"ge-atc: internal error: {describe(exc)}", file=sys.stderr)
         return 1
