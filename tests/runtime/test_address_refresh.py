@@ -268,9 +268,7 @@ def weighted(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
     if not path.exists():
         path.write_text(textwrap.dedent(OP_MODULE))
     bootstrap.load_custom_op_plugins(str(path))
-    yield sys.modules[
-        next(n for n in sys.modules if n.startswith("_ge_py_custom_op_weighted_op"))
-    ]
+    yield sys.modules[next(n for n in sys.modules if n.endswith(".weighted_op"))]
 
 
 def _weighted_graph(mode: str, count: int = 3):  # type: ignore[no-untyped-def]

@@ -460,9 +460,11 @@ def test_types_numpy_lacks_raise_type_error(dtype: DataType) -> None:
 
 
 def test_numpy_dtypes_without_a_ge_type_raise_type_error() -> None:
-    for np_dtype in (np.dtype("U3"), np.dtype(">i4"), np.dtype("datetime64[s]")):
+    for np_dtype in (np.dtype("U3"), np.dtype("V4"), np.dtype("datetime64[s]")):
         with pytest.raises(TypeError, match="has no GE DataType"):
             from_numpy_dtype(np_dtype)
+    # Byte order is not a type: big-endian int32 is DT_INT32.
+    assert from_numpy_dtype(np.dtype(">i4")) is DataType.DT_INT32
 
 
 def test_bfloat16_tensor_from_raw_bytes_round_trips() -> None:
@@ -512,7 +514,9 @@ def test_tensor_from_scalar() -> None:
 
 def test_tensor_from_numpy_keeps_values_and_converts_to_data_type() -> None:
     array = np.arange(6, dtype=np.int64).reshape(2, 3)
-    as_float = Tensor(array)  # data_type defaults to DT_FLOAT, as in GE
+    kept = Tensor(array)  # an array keeps its dtype (test_tensor_numpy.py)
+    assert kept.data_type is DataType.DT_INT64
+    as_float = Tensor(array, data_type=DataType.DT_FLOAT)  # given: converted
     assert as_float.data_type is DataType.DT_FLOAT
     np.testing.assert_array_equal(as_float.numpy(), array.astype(np.float32))
     strided = np.arange(12, dtype=np.int32).reshape(3, 4)[:, ::2]
@@ -543,7 +547,7 @@ def test_from_numpy_takes_the_arrays_type_and_shape() -> None:
         assert tensor.data_type is dtype and tensor.shape == [3, 2]
         assert tensor.format is Format.FORMAT_NCHW
         np.testing.assert_array_equal(tensor.numpy(), array)
-    with pytest.raises(TypeError, match="has no GE DataType"):
+    with pytest.raises(TypeError, match="tensor data must be numbers, got <U1"):
         Tensor.from_numpy(np.array(["a", "b"]))
 
 

@@ -8,6 +8,7 @@
   ``ASCEND_CUSTOM_OPP_PATH``.
 """
 
+from ge.custom_op.bootstrap import InsecureOpPathWarning
 from ge.custom_op.contexts import (
     AnnotatedArgsContext,
     AnnotatedKernelArgs,
@@ -48,6 +49,7 @@ __all__ = [
     "CompilePlatformInfo",
     "EagerOpExecutionContext",
     "InferMetaContext",
+    "InsecureOpPathWarning",
     "LaunchConfig",
     "OpCompileContext",
     "OpImplDescriptor",

@@ -2,34 +2,59 @@
 
 Outside a plugin load, ``register_op`` and ``register_op_impl`` register at
 once (an implementation is checked against its prototype as soon as both
-exist). Inside ``load_custom_op_plugins`` they are staged: after every module
-imported, all staged prototypes are registered first, then every staged
-implementation is validated and registered. Any failure (a missing path, a
-module that raises, a bad signature, a conflict) rolls the whole load back:
-nothing it staged stays registered and the modules it imported are
-forgotten, so a corrected path can be loaded again.
+exist). Inside ``load_custom_op_plugins`` the loading thread's registrations
+are staged: after every module imported, all staged prototypes are
+registered first, then every staged implementation is validated and
+registered. Any failure (a missing path, a module that raises, a bad
+signature, a conflict) rolls the whole load back: nothing it staged stays
+registered and every module it imported is forgotten (``_module_rollback``),
+so a corrected path loads cleanly.
+
+Threads: one load runs at a time (``_load_lock``), so concurrent compiles
+never import a module twice; staging is per thread, so other threads
+register directly (under the registries' one lock) and never wait for a
+load, which could otherwise deadlock on a module both import.
+Op modules are named as Note [Op module names] in ``_op_paths`` says.
 """
 
 from __future__ import annotations
 
-import hashlib
 import importlib
+import importlib.machinery
 import importlib.util
 import os
 import sys
 import threading
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
 
+from ge.custom_op import _module_rollback
 from ge.custom_op import proto as _proto
 from ge.custom_op import registry as _registry
+from ge.custom_op._op_paths import ENV, OpModule, modules_of, resolve, unsafe_paths
 from ge.custom_op.signature import validate_impl
 
-ENV = "ASCEND_CUSTOM_OPP_PATH"
+__all__ = [
+    "ENV",
+    "InsecureOpPathWarning",
+    "load_custom_op_plugins",
+    "plugin_paths",
+    "get_registered_op_impls",
+    "get_registered_op_protos",
+]
 
-_lock = threading.RLock()
-_imported: set[str] = set()  # canonical paths imported by earlier loads
+
+class InsecureOpPathWarning(UserWarning):
+    """An ASCEND_CUSTOM_OPP_PATH path every user can write: anyone could
+    change the op code it runs. The path is loaded anyway (as GE does); the
+    warning says which path and how to fix it."""
+
+
+_load_lock = threading.RLock()  # one load at a time
+_state = threading.local()  # .load: the _Load this thread is staging
+_imported: set[str] = set()  # canonical files imported by earlier loads
+_resolved: dict[str, Path] = {}  # item as written -> where it was first loaded
 
 
 @dataclass
@@ -38,45 +63,44 @@ class _Load:
     impls: list[_registry.OpImplDescriptor] = field(default_factory=list)
 
 
-_current: _Load | None = None
+def _staging() -> _Load | None:
+    return getattr(_state, "load", None)
 
 
 def register_proto(proto: _proto.OpProto) -> None:
-    with _lock:
-        if _current is not None:
-            for staged in _current.protos:
-                if (
-                    staged.op_type == proto.op_type
-                    and staged.content() != proto.content()
-                ):
-                    raise ValueError(
-                        f"register_op op_type '{proto.op_type}' failed: registered by "
-                        f"{staged.descriptor_key} and {proto.descriptor_key} in one load"
-                    )
-            _current.protos.append(proto)
-            return
+    load = _staging()
+    if load is not None:
+        for staged in load.protos:
+            if staged.op_type == proto.op_type and staged.content() != proto.content():
+                raise ValueError(
+                    f"register_op op_type '{proto.op_type}' failed: registered by "
+                    f"{staged.descriptor_key} and {proto.descriptor_key} in one load"
+                )
+        load.protos.append(proto)
+        return
+    with _registry.LOCK:
         previous = _proto.REGISTRY.by_type.get(proto.op_type)
         _proto.REGISTRY.add(proto)
-        impl = _registry.get_registered_op_impl(proto.op_type)
+        impl = _registry.REGISTRY.by_type.get(proto.op_type)
         if impl is not None:
             try:
                 validate_impl(impl.cls, proto, impl.interfaces)
             except BaseException:
                 # The registration failed: leave the registry as it was.
-                with _proto.REGISTRY.lock:
-                    if previous is None:
-                        _proto.REGISTRY.by_type.pop(proto.op_type, None)
-                    else:
-                        _proto.REGISTRY.by_type[proto.op_type] = previous
+                if previous is None:
+                    _proto.REGISTRY.by_type.pop(proto.op_type, None)
+                else:
+                    _proto.REGISTRY.by_type[proto.op_type] = previous
                 raise
 
 
 def register_impl(descriptor: _registry.OpImplDescriptor) -> None:
-    with _lock:
-        if _current is not None:
-            _current.impls.append(descriptor)
-            return
-        proto = _proto.get_registered_op_proto_by_op_type(descriptor.op_type)
+    load = _staging()
+    if load is not None:
+        load.impls.append(descriptor)
+        return
+    with _registry.LOCK:
+        proto = _proto.REGISTRY.by_type.get(descriptor.op_type)
         if proto is not None:
             validate_impl(descriptor.cls, proto, descriptor.interfaces)
         _registry.REGISTRY.add(descriptor)
@@ -88,161 +112,153 @@ def plugin_paths(value: str | None = None) -> list[str]:
     return [item for item in text.split(os.pathsep) if item.strip()]
 
 
-def _modules_of(item: str) -> list[tuple[str, Path, Path | None]]:
-    """(module name, file, directory to put on sys.path) for one path item."""
-    path = Path(item)
-    if not path.exists():
-        raise FileNotFoundError(f"{ENV} item {item!r} does not exist")
-    canonical = path.resolve()
-    if canonical.is_file():
-        if canonical.suffix != ".py":
-            raise ValueError(f"{ENV} item {item!r} is not a .py file or a directory")
-        digest = hashlib.sha256(str(canonical).encode()).hexdigest()[:12]
-        return [(f"_ge_py_custom_op_{canonical.stem}_{digest}", canonical, None)]
-    found = []
-    for child in sorted(canonical.iterdir()):
-        if child.name.startswith(("_", ".")):
-            continue
-        if child.is_file() and child.suffix == ".py":
-            found.append((child.stem, child.resolve(), canonical))
-        elif child.is_dir() and (child / "__init__.py").is_file():
-            found.append((child.name, (child / "__init__.py").resolve(), canonical))
-    return found
+def _ensure_package(module: OpModule) -> None:
+    """The private package of the module's directory (Note [Op module names])."""
+    existing = sys.modules.get(module.package)
+    if existing is not None:
+        if list(getattr(existing, "__path__", ())) != [str(module.directory)]:
+            raise ImportError(
+                f"{module.file}: the package name {module.package} for its "
+                f"directory is taken by {existing!r}"
+            )
+        return
+    spec = importlib.machinery.ModuleSpec(module.package, None, is_package=True)
+    spec.submodule_search_locations = [str(module.directory)]
+    package = importlib.util.module_from_spec(spec)
+    package.__doc__ = f"The op modules of {module.directory} ({ENV})."
+    sys.modules[module.package] = package
 
 
-def _import(name: str, file: Path, directory: Path | None) -> ModuleType:
-    if directory is None:
-        spec = importlib.util.spec_from_file_location(name, file)
-        if spec is None or spec.loader is None:
-            raise ImportError(f"cannot import {file}")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-        return module
-    sys.path.insert(0, str(directory))
+def _import(module: OpModule) -> None:
+    _ensure_package(module)
     try:
-        module = importlib.import_module(name)
-    finally:
-        try:
-            sys.path.remove(str(directory))
-        except ValueError:
-            pass
-    # A module of that name imported earlier (json, utils, another op
-    # directory's module) would be returned instead, and the op module would
-    # silently never run.
-    found = getattr(module, "__file__", None)
-    if found is None or Path(found).resolve() != file:
-        raise ImportError(
-            f"{file} cannot be imported as module {name!r}: that name is already "
-            f"taken by {found or 'a built-in module'}; rename the op module"
+        imported = importlib.import_module(module.qualified)
+    except Exception as exc:
+        _explain(exc, module)
+        raise
+    except SystemExit as exc:
+        # Importing an op module must not end the process (a script's
+        # sys.exit(main()) without its __main__ guard, say).
+        error = ImportError(
+            f"op module {module.file} raised SystemExit({exc.code!r}) while being "
+            "imported; an op module must not exit"
         )
-    return module
+        _explain(error, module)
+        raise error from exc
+    found = getattr(imported, "__file__", None)
+    if found is None or Path(found).resolve() != module.file:
+        raise ImportError(
+            f"{module.file} cannot be imported as {module.qualified}: "
+            f"{found or 'a built-in module'} was found instead; rename the op module"
+        )
+
+
+def _explain(exc: Exception, module: OpModule) -> None:
+    """Notes saying which module failed, and what a missing module may mean."""
+    exc.add_note(
+        f"while loading custom op module {module.file}; nothing from this {ENV} "
+        "load was registered"
+    )
+    missing = exc.name if isinstance(exc, ModuleNotFoundError) else None
+    if not missing:
+        return
+    top = missing.split(".")[0]
+    if (module.directory / f"{top}.py").is_file() or (
+        module.directory / top / "__init__.py"
+    ).is_file():
+        exc.add_note(
+            f"{top} is a module of the op directory {module.directory}: op modules "
+            f"are loaded in a private package, so import it relatively: "
+            f"from . import {top}"
+        )
+    elif top == "ge_impl" or missing.startswith("ge.es."):
+        exc.add_note(
+            f"{missing} would be generated by gen-ops: put the python directory of its "
+            "output (gen-ops --out DIR: DIR/python) on PYTHONPATH"
+        )
 
 
 def load_custom_op_plugins(value: str | None = None) -> list[str]:
     """Import the op modules named by ASCEND_CUSTOM_OPP_PATH (or ``value``).
 
     Each item is a ``.py`` file or a directory whose ``.py`` files and
-    packages (one level, names not starting with ``_``) are imported. A path
+    packages (one level, names not starting with ``_``) are imported. A file
     already loaded in this process is skipped. Returns the canonical paths
-    imported now. Raises (and keeps nothing) on any failure.
+    imported now. Raises (and keeps nothing) on any failure; warns
+    (InsecureOpPathWarning) about paths every user can write.
     """
-    global _current
-    with _lock:
-        if _current is not None:
+    with _load_lock:
+        if _staging() is not None:
             raise RuntimeError("load_custom_op_plugins is already running")
-        plan: list[tuple[str, Path, Path | None]] = []
-        for item in plugin_paths(value):
-            for entry in _modules_of(item):
-                if str(entry[1]) not in _imported and all(
-                    str(entry[1]) != str(p[1]) for p in plan
-                ):
-                    plan.append(entry)
-        before = set(sys.modules)
-        load = _Load()
-        _current = load
+        items = {item: resolve(item, _resolved) for item in plugin_paths(value)}
+        sources: list[Path] = []  # the items this load imports from
+        plan: dict[Path, OpModule] = {}
+        for item, path in items.items():
+            for module in modules_of(item, path):
+                if str(module.file) not in _imported and module.file not in plan:
+                    plan[module.file] = module
+                    sources.append(path)
+        if plan:
+            _load(plan, sources)
+        _resolved.update(
+            (item, path) for item, path in items.items() if not os.path.isabs(item)
+        )
+        _imported.update(str(file) for file in plan)
+        return [str(file) for file in plan]
+
+
+def _load(plan: dict[Path, OpModule], sources: list[Path]) -> None:
+    """Import the planned modules and commit what they registered; on any
+    failure forget every module imported and re-raise."""
+    for message in unsafe_paths(sources, plan.values()):
+        warnings.warn(message, InsecureOpPathWarning, stacklevel=3)
+    importlib.invalidate_caches()
+    load = _Load()
+    with _module_rollback.ImportTracker() as tracker:
         try:
-            for name, file, directory in plan:
-                try:
-                    _import(name, file, directory)
-                except Exception as exc:
-                    exc.add_note(
-                        f"while loading custom op module {file}; nothing from "
-                        f"this {ENV} load was registered"
-                    )
-                    raise
-        except BaseException:
-            _current = None
-            _forget_modules(before, plan)
-            raise
-        _current = None
-        try:
+            _state.load = load
+            try:
+                for module in plan.values():
+                    _import(module)
+            finally:
+                _state.load = None
             _commit(load)
         except BaseException:
-            _forget_modules(before, plan)
+            _module_rollback.forget(tracker.imported())
             raise
-        _imported.update(str(entry[1]) for entry in plan)
-        return [str(entry[1]) for entry in plan]
-
-
-def _forget_modules(
-    before: set[str], plan: list[tuple[str, Path, Path | None]]
-) -> None:
-    """Forget the op modules a failed load imported (and their submodules
-    and sibling helpers), so a corrected path loads again. Other modules
-    they happened to import first (numpy.fft, ge.es, ...) stay: dropping
-    them would duplicate their state, and an extension module cannot be
-    imported twice in one process."""
-    names = {name for name, _, _ in plan}
-    files = {file for _, file, _ in plan}
-    for name in set(sys.modules) - before:
-        if name in names or name.split(".")[0] in names:
-            sys.modules.pop(name, None)
-            continue
-        module_file = getattr(sys.modules.get(name), "__file__", None)
-        if not module_file:
-            continue
-        try:
-            path = Path(module_file).resolve()
-        except (OSError, ValueError):
-            continue
-        if path in files or any(
-            directory is not None and path.is_relative_to(directory)
-            for _, _, directory in plan
-        ):
-            sys.modules.pop(name, None)
 
 
 def _commit(load: _Load) -> None:
-    """Prototypes first, then implementations; all or nothing."""
-    added_protos: list[str] = []
-    added_impls: list[str] = []
-    try:
-        for proto in load.protos:
-            existed = proto.op_type in _proto.REGISTRY.by_type
-            _proto.REGISTRY.add(proto)
-            if not existed:
-                added_protos.append(proto.op_type)
-        for impl in load.impls:
-            proto = _proto.get_registered_op_proto_by_op_type(impl.op_type)
-            if proto is None:
-                raise TypeError(
-                    f"register_op_impl op_type '{impl.op_type}' ({impl.descriptor_key}): "
-                    "no prototype is registered for it (register_op)"
-                )
-            validate_impl(impl.cls, proto, impl.interfaces)
-            existed = impl.op_type in _registry.REGISTRY.by_type
-            _registry.REGISTRY.add(impl)
-            if not existed:
-                added_impls.append(impl.op_type)
-    except BaseException:
-        with _proto.REGISTRY.lock:
+    """Prototypes first, then implementations; all or nothing, and atomic to
+    anyone reading the registries."""
+    with _registry.LOCK:
+        added_protos: list[str] = []
+        added_impls: list[str] = []
+        try:
+            for proto in load.protos:
+                existed = proto.op_type in _proto.REGISTRY.by_type
+                _proto.REGISTRY.add(proto)
+                if not existed:
+                    added_protos.append(proto.op_type)
+            for impl in load.impls:
+                found = _proto.REGISTRY.by_type.get(impl.op_type)
+                if found is None:
+                    raise TypeError(
+                        f"register_op_impl op_type '{impl.op_type}' "
+                        f"({impl.descriptor_key}): no prototype is registered for "
+                        "it (register_op)"
+                    )
+                validate_impl(impl.cls, found, impl.interfaces)
+                existed = impl.op_type in _registry.REGISTRY.by_type
+                _registry.REGISTRY.add(impl)
+                if not existed:
+                    added_impls.append(impl.op_type)
+        except BaseException:
             for op_type in added_protos:
                 _proto.REGISTRY.by_type.pop(op_type, None)
-        with _registry.REGISTRY.lock:
             for op_type in added_impls:
                 _registry.REGISTRY.by_type.pop(op_type, None)
-        raise
+            raise
 
 
 def get_registered_op_impls() -> list[dict[str, object]]:
@@ -264,22 +280,25 @@ def forget_modules(registrants: list[tuple[str, str]]) -> None:
     packages go too (``from pkg import Op`` re-runs the package's
     ``__init__``), but never a top-level package.
     """
-    with _lock:
+    with _load_lock:
+        names = []
         for module_name, qualname in registrants:
             if "<locals>" in qualname or module_name in ("__main__", "builtins"):
                 continue
             parts = module_name.split(".")
             for depth in range(len(parts), 0, -1):
-                name = ".".join(parts[:depth])
                 if depth == 1 and len(parts) > 1:
                     break
-                module = sys.modules.pop(name, None)
-                file = getattr(module, "__file__", None)
-                if file:
-                    _imported.discard(str(Path(file).resolve()))
+                names.append(".".join(parts[:depth]))
+        for name in names:
+            file = getattr(sys.modules.get(name), "__file__", None)
+            if file:
+                _imported.discard(str(Path(file).resolve()))
+        _module_rollback.forget(names, keep_native=False)
 
 
 def reset_loaded_paths() -> None:
     """Forget which paths were loaded (tests; GE has no equivalent)."""
-    with _lock:
+    with _load_lock:
         _imported.clear()
+        _resolved.clear()

@@ -19,6 +19,7 @@ from typing import Any, Generic, TypeVar
 from ge.device.args import MAX_BLOCK_DIM
 from ge.device.args import scalar_bits as _device_scalar_bits
 from ge.graph.attrs import AttrType
+from ge.graph.limits import MAX_TENSOR_BYTES
 from ge.graph.types import DataType, Format
 from ge.runtime._lease import Lease
 from ge.runtime.tensor import Tensor
@@ -78,6 +79,13 @@ _INFER: _Slot[InferMetaContext] = _Slot("ge_infer_ctx", "get_infer_meta_ctx()")
 
 def get_execute_ctx() -> EagerOpExecutionContext:
     return _EXECUTE.get()
+
+
+def current_execute_lease() -> Lease | None:
+    """The lease of the execute callback running on this thread, if any
+    (ge.runtime.Tensor reads and writes data only inside it)."""
+    ctx = _EXECUTE.var.get()
+    return None if ctx is None else ctx._lease
 
 
 def get_compile_ctx() -> OpCompileContext:
@@ -204,6 +212,18 @@ def _flat_index(slots: Sequence[IrSlot], ir_index: int, rel: int = 0) -> int:
             f"({slots[ir_index].count} instances)"
         )
     return start + rel
+
+
+def _workspace_size(size: object) -> int:
+    """A workspace is 0..MAX_TENSOR_BYTES bytes (Note [Tensor size limits])."""
+    if isinstance(size, bool) or not isinstance(size, int) or size < 0:
+        raise ValueError(f"workspace size must be an int >= 0, got {size!r}")
+    if size > MAX_TENSOR_BYTES:
+        raise ValueError(
+            f"a workspace of {size} bytes is more than the CPU device allocates at "
+            f"once ({MAX_TENSOR_BYTES} bytes)"
+        )
+    return size
 
 
 # --- infer_meta ------------------------------------------------------------------
@@ -374,6 +394,7 @@ class EagerOpExecutionContext:
                 f"data_type must be a DataType, got {type(data_type).__name__}"
             )
         tensor = self._runtime.allocate(index, storage, fmt, data_type)
+        tensor._make_writable()
         self._outputs[index] = tensor
         return tensor
 
@@ -385,6 +406,7 @@ class EagerOpExecutionContext:
             raise RuntimeError(f"output {output_index} is already allocated")
         self.get_input_tensor(input_index)
         tensor = self._runtime.alias(output_index, input_index)
+        tensor._make_writable()
         self._outputs[output_index] = tensor
         return tensor
 
@@ -400,9 +422,7 @@ class EagerOpExecutionContext:
     def malloc_workspace(self, size: int) -> int:
         """Scratch memory for this call; its address."""
         self._check()
-        if isinstance(size, bool) or not isinstance(size, int) or size < 0:
-            raise ValueError(f"workspace size must be an int >= 0, got {size!r}")
-        return self._runtime.workspace(size)
+        return self._runtime.workspace(_workspace_size(size))
 
     def get_stream(self) -> int:
         self._check()
@@ -656,9 +676,7 @@ class AnnotatedArgsContext:
 
     def malloc_workspace(self, size: int) -> WorkspaceAddr:
         self._lease.check(self)
-        if isinstance(size, bool) or not isinstance(size, int) or size < 0:
-            raise ValueError(f"workspace size must be an int >= 0, got {size!r}")
-        self.workspaces.append(size)
+        self.workspaces.append(_workspace_size(size))
         addr = self._workspace_alloc(size) if self._workspace_alloc else 0
         return WorkspaceAddr(len(self.workspaces) - 1, addr, size, self._lease)
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import inspect
 import keyword
-import threading
 import typing
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -25,7 +24,7 @@ from ge.custom_op._annotations import (
     optional_inner,
     tuple_items,
 )
-from ge.custom_op.registry import source_location
+from ge.custom_op.registry import LOCK, source_location
 from ge.graph.attrs import AttrType, check_attr_value
 from ge.graph.types import DataType
 
@@ -123,7 +122,7 @@ class _Registry:
     batch of registrations land together or not at all."""
 
     def __init__(self) -> None:
-        self.lock = threading.RLock()
+        self.lock = LOCK  # shared with the implementation registry
         self.by_type: dict[str, OpProto] = {}
 
     def add(self, proto: OpProto) -> OpProto:

@@ -54,9 +54,15 @@ class OpImplDescriptor:
         }
 
 
+# One lock for both registries (implementations here, prototypes in
+# proto.py): registering one half checks it against the other, and a plugin
+# load commits both at once.
+LOCK = threading.RLock()
+
+
 class _Registry:
     def __init__(self) -> None:
-        self.lock = threading.RLock()
+        self.lock = LOCK
         self.by_type: dict[str, OpImplDescriptor] = {}
 
     def add(self, descriptor: OpImplDescriptor) -> None:

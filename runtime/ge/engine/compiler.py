@@ -1,5 +1,11 @@
 """Compiling a graph: order, infer, check, plan memory, prepare every node.
 
+Every failure is a CompileError naming the graph or node: a graph the CPU
+device cannot hold (Note [Tensor size limits] in ``ge.graph.limits``) is
+refused before anything is allocated, and an allocation that fails anyway
+(the machine's memory) is reported as a CompileError too, never as a bare
+MemoryError.
+
 Note [Compile once per key]: implementation instances are shared per op type
 within a session (GE builds an instance per holder; one per op type keeps
 compiled kernels in one place), and ``compile`` runs once per distinct key of
@@ -8,7 +14,6 @@ input/output shapes, dtypes and attrs, under a lock, so it is thread-safe.
 
 from __future__ import annotations
 
-import math
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -52,19 +57,45 @@ from ge.engine.compiled import (
 from ge.engine.errors import CompileError
 from ge.engine.graph_order import topological_order
 from ge.engine.plan import Interval, plan
-from ge.graph.graph import Graph, Node, TensorMeta
+from ge.graph.attrs import AttrType
+from ge.graph.graph import Graph, Node, TensorMeta, check_ir
+from ge.graph.limits import MAX_DEVICE_BYTES, MAX_TENSOR_BYTES, tensor_nbytes
 from ge.graph.tensor import Tensor as GraphTensor
-from ge.graph.types import element_bits
 from ge.runtime._lease import Lease
 
 UNKNOWN_RANK = (-2,)  # GE's shape of unknown rank
 
 
 def nbytes(meta: TensorMeta) -> int:
-    bits = element_bits(meta.dtype)
-    if bits <= 0:
-        raise ValueError(f"{meta.dtype.name} has no fixed element size")
-    return (math.prod(meta.shape or ()) * bits + 7) // 8
+    """Bytes of a tensor of concrete shape (ValueError over the limits)."""
+    return tensor_nbytes(meta.shape or (), meta.dtype)
+
+
+def allocate(size: int, what: str) -> DeviceBuffer:
+    """Device memory for ``what``; CompileError if the machine has none left."""
+    try:
+        return DeviceBuffer(size)
+    except MemoryError as exc:
+        raise CompileError(
+            f"{what} needs {size} bytes, which the CPU device cannot allocate "
+            f"({exc})"
+        ) from None
+
+
+def const_value(node: Node) -> GraphTensor:
+    """A Const node's data: its tensor attr ``value``."""
+    entry = node.attrs.get("value")
+    if (
+        entry is None
+        or entry[0] is not AttrType.TENSOR
+        or not isinstance(entry[1], GraphTensor)
+    ):
+        what = "no attr 'value'" if entry is None else f"a {entry[0].value} 'value'"
+        raise CompileError(
+            f"Const node '{node.name}' has {what}; it needs the tensor attr 'value' "
+            "(its data), e.g. GraphBuilder.create_const(tensor)"
+        )
+    return entry[1]
 
 
 @dataclass
@@ -121,6 +152,7 @@ class _Compiler:
         self.last_use: dict[int, int] = {}
         self.input_ids: list[int] = []
         self.aliases: dict[int, int] = {}  # ref outputs -> the tensor they share
+        self.device_bytes = 0  # constants, arena and workspaces so far
 
     # -- metadata ---------------------------------------------------------------
 
@@ -137,7 +169,7 @@ class _Compiler:
             size = nbytes(meta)
         except ValueError as exc:
             raise CompileError(
-                f"{infer.node_label(node)} output {index}: {exc}"
+                f"{infer.node_label(node)} output {index} ({meta.describe()}): {exc}"
             ) from None
         self.tensors.append(TensorInfo(meta, size, buffer, 0, node.name))
         tensor_id = len(self.tensors) - 1
@@ -146,7 +178,10 @@ class _Compiler:
 
     def collect(self) -> None:
         order = topological_order(self.graph)
-        data = self.graph.input_nodes
+        try:
+            data = self.graph.graph_inputs()  # Note [Data nodes]
+        except ValueError as exc:
+            raise CompileError(str(exc)) from None
         n_inputs = len(data)
         if self.input_metas is not None and len(self.input_metas) != n_inputs:
             raise CompileError(
@@ -169,17 +204,23 @@ class _Compiler:
                     meta = given.copy()
                 input_ids[index] = self._add_tensor(node, 0, meta, 1 + index)
             elif node.type == "Const":
-                value: GraphTensor = node.get_attr("value")
-                buffer = DeviceBuffer(value.size)
+                value = const_value(node)
+                meta = TensorMeta(tuple(value.shape), value.data_type, value.format)
+                self._add_tensor(node, 0, meta, -len(self.consts) - 1)  # fixed up below
+                what = f"Const node '{node.name}'"
+                self._reserve(value.size, what)
+                buffer = allocate(value.size, what)
                 buffer.array[:] = np.frombuffer(value.tobytes(), np.uint8)
                 self.consts.append(buffer)
-                meta = TensorMeta(tuple(value.shape), value.data_type, value.format)
-                self._add_tensor(node, 0, meta, -len(self.consts))  # fixed up below
             else:
                 self._collect_op(node, position)
         self.input_ids = [input_ids[i] for i in range(n_inputs)]
 
     def _collect_op(self, node: Node, position: int) -> None:
+        try:
+            check_ir(node)
+        except ValueError as exc:
+            raise CompileError(f"{infer.node_label(node)}: {exc}") from None
         proto = infer.prototype_of(node)
         infer.check_layout(node, proto)
         inputs: list[int | None] = []
@@ -264,7 +305,25 @@ class _Compiler:
         for alias, root in self.aliases.items():
             self.tensors[alias].buffer = self.tensors[root].buffer
             self.tensors[alias].offset = self.tensors[root].offset
-        return output_ids, copies, DeviceBuffer(total)
+        what = f"graph '{self.graph.name}': the arena of its intermediate tensors"
+        if total > MAX_TENSOR_BYTES:
+            raise CompileError(
+                f"{what} needs {total} bytes (tensors alive at once share no "
+                f"memory); one device buffer holds at most {MAX_TENSOR_BYTES}"
+            )
+        self._reserve(total, what)
+        return output_ids, copies, allocate(total, what)
+
+    def _reserve(self, size: int, what: str) -> None:
+        """Count ``size`` bytes of device memory against MAX_DEVICE_BYTES."""
+        self.device_bytes += size
+        used = self.device_bytes
+        if used > MAX_DEVICE_BYTES:
+            raise CompileError(
+                f"{what} brings graph '{self.graph.name}' to {used} bytes of device "
+                f"memory (arena, constants, workspaces); a compiled graph uses at "
+                f"most {MAX_DEVICE_BYTES}"
+            )
 
     def _is_alias(self, tensor_id: int) -> bool:
         return any(
@@ -425,7 +484,15 @@ class _Compiler:
             lease.end()
         if result is not None:
             raise CompileError(f"{label}: declare_launch_args must return None")
-        workspaces = tasks.add_workspaces(ctx.workspaces)
+        for size in ctx.workspaces:
+            self._reserve(size, f"{label}: a workspace")
+        try:
+            workspaces = tasks.add_workspaces(ctx.workspaces)
+        except MemoryError as exc:
+            raise CompileError(
+                f"{label}: its workspaces ({sum(ctx.workspaces)} bytes) cannot be "
+                f"allocated on the CPU device ({exc})"
+            ) from None
         for launch in ctx.launches:
             try:
                 kernel = load_binary(launch.info.kernel_bin).get_function(
@@ -570,7 +637,23 @@ def compile_graph(
     cache: ImplCache | None = None,
     input_metas: Sequence[TensorMeta] | None = None,
 ) -> CompiledGraph:
-    """Compile ``graph`` for the CPU device (CompileError names the node)."""
+    """Compile ``graph`` for the CPU device (CompileError names the node;
+    TypeError for arguments of the wrong type)."""
+    if not isinstance(graph, Graph):
+        raise TypeError(
+            f"compile_graph takes a ge.graph.Graph, got {type(graph).__name__}"
+        )
+    if options is not None:
+        if not isinstance(options, Mapping):
+            raise TypeError(
+                f"options must be a dict of str to str, got {type(options).__name__}"
+            )
+        for key, value in options.items():
+            if not isinstance(key, str) or not isinstance(value, str):
+                raise TypeError(
+                    f"options must be a dict of str to str; option {key!r} is "
+                    f"{type(value).__name__} {value!r}"
+                )
     compiler = _Compiler(graph, options or {}, cache or ImplCache(), input_metas)
     compiler.collect()
     output_ids, copies, arena = compiler.place()

@@ -1,13 +1,24 @@
-"""DataType <-> numpy dtype. Types numpy cannot hold have no mapping.
+"""DataType <-> numpy dtype, and converting numbers to a DataType. Types
+numpy cannot hold have no mapping.
 
 What works without a numpy dtype: bfloat16, the fp8/fp6/fp4 types, the
 sub-byte integers, complex32, strings and the quantised types are valid
 ``DataType`` members everywhere (graphs, specs, attrs, model files); tensors of
 them can be created from raw bytes (``Tensor(data=bytes, ...)``) and moved as
 bytes, but ``Tensor.numpy()`` and list data raise TypeError for them.
+
+Note [Conversions that change values]: numbers become another type as numpy
+casts them (float -> int truncates toward zero, as GE's ``int(x)`` does),
+except where the value would silently become another one; those raise:
+complex -> real (TypeError), an integer outside the target's range, a NaN
+or infinity -> an integer, a float outside an integer's range, and a finite
+number that would become an infinity (1e40 -> float32) (ValueError). One
+rule for ``ge.graph.Tensor`` data and ``ge.runtime.Tensor.copy_from``.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 
@@ -41,12 +52,56 @@ def to_numpy_dtype(data_type: DataType) -> np.dtype:
         ) from None
 
 
-def from_numpy_dtype(dtype: np.dtype) -> DataType:
+def from_numpy_dtype(dtype: Any) -> DataType:
+    """The DataType of a numpy dtype, in either byte order."""
+    native = np.dtype(dtype).newbyteorder("=")
     try:
-        return _FROM_NUMPY[np.dtype(dtype)]
+        return _FROM_NUMPY[native]
     except KeyError:
-        raise TypeError(f"numpy dtype {np.dtype(dtype)} has no GE DataType") from None
+        raise TypeError(
+            f"numpy dtype {np.dtype(dtype)} has no GE DataType; convert the array "
+            "(array.astype(...)) or pass data_type="
+        ) from None
 
 
 def has_numpy_dtype(data_type: DataType) -> bool:
     return DataType(data_type) in _TO_NUMPY
+
+
+def convert(array: np.ndarray, data_type: DataType) -> np.ndarray:
+    """``array`` as a C-ordered array of ``data_type``'s numpy dtype,
+    refusing conversions that change values (Note [Conversions that change
+    values]). TypeError for a type numpy lacks."""
+    target = to_numpy_dtype(data_type)
+    source = array.dtype
+    if source.kind == "c" and target.kind != "c":
+        raise TypeError(f"complex data cannot be stored as {DataType(data_type).name}")
+    name = DataType(data_type).name
+    if array.size and target.kind in "iu":
+        if source.kind == "f":
+            finite = np.isfinite(array)
+            if not finite.all():
+                bad = array[~finite].flat[0]
+                raise ValueError(
+                    f"{bad} cannot be stored as {name} (not a finite number)"
+                )
+        if source.kind in "iuf":
+            info = np.iinfo(target)
+            low, high = array.min(), array.max()
+            if source.kind == "f":
+                low, high = np.trunc(low), np.trunc(high)
+            low, high = low.item(), high.item()
+            if low < info.min or high > info.max:
+                bad = low if low < info.min else high
+                raise ValueError(
+                    f"{bad} does not fit in {name} ({info.min}..{info.max})"
+                )
+    with np.errstate(over="ignore", invalid="ignore"):
+        typed = np.array(array, dtype=target, order="C")
+    if typed.size and target.kind in "fc" and source.kind in "iufc":
+        overflowed = np.isinf(typed) & ~np.isinf(array)
+        if overflowed.any():
+            bad = array[overflowed].flat[0]
+            largest = np.finfo(target).max
+            raise ValueError(f"{bad} is too large for {name} (at most {largest})")
+    return typed

@@ -20,8 +20,18 @@ import struct
 from typing import Any
 
 from ge._container import FileFormatError, Section, read, write
+from ge.graph._paths import check_path
 from ge.graph.attrs import AttrType, check_attr_value
-from ge.graph.graph import Edge, Graph, IrInput, IrOutput, Node, TensorMeta
+from ge.graph.graph import (
+    Edge,
+    Graph,
+    IrInput,
+    IrOutput,
+    Node,
+    TensorMeta,
+    check_ir,
+)
+from ge.graph.limits import MAX_DIM
 from ge.graph.named_attrs import NamedAttrs
 from ge.graph.types import DataType, Format
 
@@ -136,6 +146,7 @@ def graph_bytes(graph: Graph) -> bytes:
 
 
 def save_graph(graph: Graph, path: str | os.PathLike[str]) -> None:
+    check_path(path, "path")
     data = graph_bytes(graph)
     with open(path, "wb") as handle:
         handle.write(data)
@@ -144,18 +155,34 @@ def save_graph(graph: Graph, path: str | os.PathLike[str]) -> None:
 # -- decoding ---------------------------------------------------------------------
 
 
+_JSON_NAMES: dict[type, str] = {
+    dict: "an object",
+    list: "an array",
+    str: "a string",
+    int: "an integer",
+    bool: "true or false",
+    float: "a fractional number",
+    type(None): "null",
+}
+
+
 class _Reader:
     """Decodes the JSON document, checking every field as it goes."""
 
+    def __init__(self, what: str) -> None:
+        self.what = what  # "graph file", or "graph file <path>"
+
     def fail(self, where: str, message: str) -> FileFormatError:
-        return FileFormatError(f"{WHAT}: {where}: {message}")
+        return FileFormatError(f"{self.what}: {where}: {message}")
 
     def typed(self, value: Any, kinds: type | tuple[type, ...], where: str) -> Any:
-        if not isinstance(value, kinds) or (
-            isinstance(value, bool)
-            and bool not in (kinds if isinstance(kinds, tuple) else (kinds,))
+        expected = kinds if isinstance(kinds, tuple) else (kinds,)
+        if not isinstance(value, expected) or (
+            isinstance(value, bool) and bool not in expected
         ):
-            raise self.fail(where, f"expected {kinds}, got {type(value).__name__}")
+            wanted = " or ".join(_JSON_NAMES.get(k, k.__name__) for k in expected)
+            got = _JSON_NAMES.get(type(value), type(value).__name__)
+            raise self.fail(where, f"expected {wanted}, got {got}")
         return value
 
     def enum(self, enum_type: Any, name: Any, where: str) -> Any:
@@ -320,11 +347,10 @@ class _Reader:
                         place + ".ref_outputs", f"input slot {slot} out of range"
                     )
                 node.ref_outputs[out] = slot
-            if (
-                sum(ir.count for ir in node.ir_inputs) != len(node.inputs)
-                and node.ir_inputs
-            ):
-                raise self.fail(place, "input slots do not match the IR layout")
+            try:
+                check_ir(node)
+            except ValueError as exc:
+                raise self.fail(place, str(exc)) from None
         names = [n.name for n in nodes]
         if len(set(names)) != len(names):
             twice = next(n for n in names if names.count(n) > 1)
@@ -381,37 +407,45 @@ class _Reader:
             for dim in shape:
                 self.typed(dim, int, where)
             shape = tuple(shape)
-            if shape != (-2,) and any(d < -1 for d in shape):
+            if shape != (-2,) and any(not -1 <= d <= MAX_DIM for d in shape):
                 raise self.fail(
-                    where, f"bad shape {list(shape)} (dims are >= -1, or [-2])"
+                    where,
+                    f"bad shape {list(shape)} (dims are -1 (unknown) to {MAX_DIM} "
+                    "(int64), or the shape is [-2])",
                 )
         return TensorMeta(
             shape, self.enum(DataType, raw[1], where), self.enum(Format, raw[2], where)
         )
 
 
-def graph_from_bytes(data: bytes) -> Graph:
-    """The graph in a graph file's bytes; FileFormatError if it is damaged."""
-    _, sections = read(data, MAGIC, VERSION, WHAT)
+def graph_from_bytes(data: bytes, what: str = WHAT) -> Graph:
+    """The graph in a graph file's bytes; FileFormatError (its message
+    starting with ``what``) if it is damaged."""
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise TypeError(f"a graph file's contents are bytes, got {type(data).__name__}")
+    _, sections = read(bytes(data), MAGIC, VERSION, what)
     if _GRAPH not in sections:
-        raise FileFormatError(f"{WHAT}: no graph section")
+        raise FileFormatError(f"{what}: no graph section")
     try:
         document = json.loads(sections[_GRAPH].decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
-        raise FileFormatError(f"{WHAT}: the graph section is not JSON: {exc}") from None
+        raise FileFormatError(f"{what}: the graph section is not JSON: {exc}") from None
     except RecursionError:
         raise FileFormatError(
-            f"{WHAT}: the graph section is nested too deeply"
+            f"{what}: the graph section is nested too deeply"
         ) from None
-    return _Reader().graph(document, "graph", 0)
+    return _Reader(what).graph(document, "graph", 0)
 
 
 def load_graph(path: str | os.PathLike[str]) -> Graph:
+    """The graph in a graph file: OSError if it cannot be read,
+    FileFormatError naming the file if it is not a sound graph file."""
+    what = f"{WHAT} {os.fspath(check_path(path, 'path'))}"
     with open(path, "rb") as handle:
         size = os.fstat(handle.fileno()).st_size
         if size > MAX_FILE_BYTES:
             raise FileFormatError(
-                f"{WHAT}: {size} bytes is more than a graph file may hold "
+                f"{what}: {size} bytes is more than a graph file may hold "
                 f"({MAX_FILE_BYTES})"
             )
-        return graph_from_bytes(handle.read())
+        return graph_from_bytes(handle.read(), what)

@@ -9,14 +9,25 @@ are stored with their attr type, so a graph file round-trips exactly.
 from __future__ import annotations
 
 import enum
+import hashlib
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 from ge.graph.attrs import AttrType
 from ge.graph.types import DataType, Format
 
-__all__ = ["Graph", "Node", "TensorMeta", "IrInput", "IrOutput", "DumpFormat"]
+__all__ = [
+    "Graph",
+    "Node",
+    "TensorMeta",
+    "IrInput",
+    "IrOutput",
+    "DumpFormat",
+    "check_ir",
+    "data_index",
+]
 
 
 class DumpFormat(enum.Enum):
@@ -133,9 +144,38 @@ class Graph:
 
     @property
     def input_nodes(self) -> list[Node]:
-        """Data nodes ordered by their ``index`` attr."""
-        data = [n for n in self.nodes if n.type in _DATA_TYPES]
-        return sorted(data, key=lambda n: n.get_attr("index"))
+        """Data nodes ordered by their ``index`` attr (ValueError naming the
+        node if one has no int ``index``)."""
+        try:
+            data = [(data_index(n), n) for n in self.nodes if n.type in _DATA_TYPES]
+        except ValueError as exc:
+            raise ValueError(f"graph '{self._name}': {exc}") from None
+        return [node for _, node in sorted(data, key=lambda pair: pair[0])]
+
+    def graph_inputs(self) -> list[Node]:
+        """The Data nodes of a complete graph, by index, checked (Note [Data
+        nodes]): ValueError naming the node unless the indices are 0..n-1,
+        once each, and every Data node has one output."""
+        data = self.input_nodes
+        for position, node in enumerate(data):
+            index = data_index(node)
+            if position and index == data_index(data[position - 1]):
+                raise ValueError(
+                    f"graph '{self._name}': Data nodes '{data[position - 1].name}' "
+                    f"and '{node.name}' both have index {index}; each graph input is "
+                    "read by one Data node"
+                )
+            if index != position:
+                raise ValueError(
+                    f"graph '{self._name}': Data node '{node.name}' has index {index}, "
+                    f"but the graph has {len(data)} input(s), numbered 0..{len(data) - 1}"
+                )
+            if len(node.outputs) != 1:
+                raise ValueError(
+                    f"graph '{self._name}': Data node '{node.name}' has "
+                    f"{len(node.outputs)} outputs; a Data node has exactly one"
+                )
+        return data
 
     def get_all_subgraphs(self) -> list[Graph]:
         return [g for n in self.nodes for gs in n.subgraphs.values() for g in gs]
@@ -190,10 +230,15 @@ class Graph:
         self, format: DumpFormat = DumpFormat.kReadable, suffix: str = ""
     ) -> str:
         """Write the text form to ``ge_readable_<name><suffix>.txt`` in the
-        current directory (or ``$DUMP_GRAPH_PATH``); returns the path."""
+        current directory (or ``$DUMP_GRAPH_PATH``), the name and suffix made
+        safe as a file name (Note [Dump file names]); returns the path."""
+        if not isinstance(format, DumpFormat):
+            raise TypeError(f"format must be a DumpFormat, got {type(format).__name__}")
+        if not isinstance(suffix, str):
+            raise TypeError(f"suffix must be a str, got {type(suffix).__name__}")
         directory = os.environ.get("DUMP_GRAPH_PATH", ".")
-        path = os.path.join(directory, f"ge_readable_{self._name}{suffix}.txt")
-        with open(path, "w", encoding="utf-8") as handle:
+        path = os.path.join(directory, dump_file_name(self._name, suffix))
+        with open(path, "w", encoding="utf-8", errors="backslashreplace") as handle:
             handle.write(self.dump())
         return path
 
@@ -213,6 +258,88 @@ class Graph:
 
 
 _DATA_TYPES = frozenset({"Data", "RefData", "AippData", "AnyData"})
+
+
+# Note [Dump file names]: a graph's name and a dump suffix are any text, but
+# they become one file name in the dump directory. Every character that is
+# not a letter or digit (Unicode), "_", "-" or "." becomes "_" (so no path
+# separator, control or invisible character survives), every run of two or
+# more dots becomes as many "_" (no ".."), and a name longer than
+# _MAX_DUMP_STEM bytes (UTF-8) is cut and ends with "_" and 16 hex digits of
+# the SHA-256 of the whole text, so that names stay distinct and file names
+# stay within the 255 bytes file systems allow. The file's contents keep the
+# name as it is.
+_MAX_DUMP_STEM = 200
+_UNSAFE_DOTS = re.compile(r"\.{2,}")
+
+
+def dump_file_name(name: str, suffix: str = "") -> str:
+    """``ge_readable_<name><suffix>.txt``, made safe (Note [Dump file names])."""
+    text = name + suffix
+    stem = "".join(ch if ch.isalnum() or ch in "_-." else "_" for ch in text)
+    stem = _UNSAFE_DOTS.sub(lambda m: "_" * len(m.group()), stem)
+    if len(stem.encode("utf-8")) > _MAX_DUMP_STEM:
+        digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+        keep = _MAX_DUMP_STEM - 17
+        while len(stem[:keep].encode("utf-8")) > _MAX_DUMP_STEM - 17:
+            keep -= 1
+        stem = f"{stem[:keep]}_{digest[:16]}"
+    return f"ge_readable_{stem}.txt"
+
+
+# Note [Data nodes]: a Data node (Data, RefData, AippData, AnyData) reads
+# graph input ``index`` (an int attr) and has one output; a complete graph's
+# Data nodes number its inputs 0..n-1, once each. GraphBuilder makes them so;
+# the compiler checks graph files and hand-built graphs with
+# Graph.graph_inputs (input_nodes is the plain query builders use while
+# the numbering is still incomplete).
+
+
+def data_index(node: Node) -> int:
+    """The graph input a Data node reads (Note [Data nodes])."""
+    entry = node.attrs.get("index")
+    if entry is None or entry[0] is not AttrType.INT:
+        what = "no attr 'index'" if entry is None else f"a {entry[0].value} 'index'"
+        raise ValueError(
+            f"Data node '{node.name}' has {what}; it needs the int attr 'index' "
+            "(which graph input it reads: 0, 1, ...), e.g. node.set_attr('index', 0)"
+        )
+    return int(entry[1])
+
+
+def check_ir(node: Node) -> None:
+    """A node's input slots agree with its IR: a required or optional IR
+    input, and a non-dynamic IR output, has exactly one instance (an absent
+    optional input keeps its slot); the instances add up to the input slots;
+    only an optional input may be absent. ValueError naming the IR slot
+    otherwise."""
+    for ir in node.ir_inputs:
+        if ir.kind != "dynamic" and ir.count != 1:
+            raise ValueError(
+                f"{ir.kind} input '{ir.name}' has {ir.count} instances; it has "
+                "exactly one (an absent optional input still has its slot)"
+            )
+    if node.ir_inputs:
+        if sum(ir.count for ir in node.ir_inputs) != len(node.inputs):
+            raise ValueError(
+                f"its IR inputs have {sum(ir.count for ir in node.ir_inputs)} "
+                f"instances but it has {len(node.inputs)} input slots"
+            )
+        slot = 0
+        for ir in node.ir_inputs:
+            for instance in range(ir.count):
+                if ir.kind != "optional" and node.inputs[slot] is None:
+                    which = f"[{instance}]" if ir.kind == "dynamic" else ""
+                    raise ValueError(
+                        f"{ir.kind} input '{ir.name}'{which} is not connected; only "
+                        "an optional input may be absent"
+                    )
+                slot += 1
+    for out in node.ir_outputs:
+        if not out.dynamic and out.count != 1:
+            raise ValueError(
+                f"output '{out.name}' is not dynamic but has {out.count} instances"
+            )
 
 
 def _attr_text(value: Any) -> str:

@@ -7,7 +7,6 @@ numpy conversion needs a type numpy has (see ``ge.graph._numpy``).
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Sequence
 from typing import Any
@@ -15,18 +14,27 @@ from typing import Any
 import numpy as np
 
 from ge.device.memory import DeviceBuffer
-from ge.graph._numpy import from_numpy_dtype, has_numpy_dtype, to_numpy_dtype
-from ge.graph.types import DataType, Format, Placement, element_bits
+from ge.graph._numpy import (
+    convert,
+    from_numpy_dtype,
+    has_numpy_dtype,
+    to_numpy_dtype,
+)
+from ge.graph._paths import check_path
+from ge.graph.limits import MAX_DIM, tensor_nbytes
+from ge.graph.types import DataType, Format, Placement
 
 __all__ = ["Tensor"]
 
 
-def _nbytes(shape: Sequence[int], data_type: DataType) -> int:
-    bits = element_bits(data_type)
-    if bits <= 0:
-        raise ValueError(f"{data_type.name} has no fixed element size")
-    count = math.prod(shape)
-    return (count * bits + 7) // 8
+def _zeros(nbytes: int, shape: Sequence[int]) -> np.ndarray:
+    """Zeroed host memory; MemoryError saying what it was for."""
+    try:
+        return np.zeros(nbytes, np.uint8)
+    except MemoryError:
+        raise MemoryError(
+            f"cannot allocate {nbytes} bytes for a tensor of shape {list(shape)}"
+        ) from None
 
 
 def _check_shape(shape: Any) -> list[int]:
@@ -40,33 +48,34 @@ def _check_shape(shape: Any) -> list[int]:
             raise ValueError(
                 f"a tensor with data needs a concrete shape, got {list(shape)}"
             )
+        if dim > MAX_DIM:
+            raise ValueError(f"shape {list(shape)}: dim {dim} does not fit an int64")
         dims.append(int(dim))
     return dims
 
 
-def _check_fits(array: np.ndarray, target: np.dtype, data_type: DataType) -> None:
-    """Refuse conversions that would silently change values: integers that
-    wrap around in ``target`` and complex values losing their imaginary part
-    (float -> int truncation is numpy's documented cast and stays allowed)."""
-    if array.dtype.kind == "c" and target.kind != "c":
-        raise TypeError(f"complex data cannot be stored as {data_type.name}")
-    if array.size and array.dtype.kind in "iu" and target.kind in "iu":
-        info = np.iinfo(target)
-        low, high = int(array.min()), int(array.max())
-        if low < info.min or high > info.max:
-            bad = low if low < info.min else high
-            raise ValueError(
-                f"{bad} does not fit in {data_type.name} ({info.min}..{info.max})"
-            )
+def _default_data_type(data: Any) -> DataType:
+    """GE's default, DT_FLOAT, except that a numpy array or scalar keeps its
+    own dtype (TypeError if GE has none for it)."""
+    if isinstance(data, (np.ndarray, np.generic)):
+        if data.dtype.kind not in "biufc":
+            raise TypeError(f"tensor data must be numbers, got {data.dtype}")
+        return from_numpy_dtype(data.dtype)
+    return DataType.DT_FLOAT
 
 
 class Tensor:
     """Tensor data plus its description.
 
-    ``data`` may be a (nested) list or scalar of numbers, a numpy array, or raw
-    ``bytes``; ``file_path`` reads raw bytes from a file. ``shape`` defaults to
-    the data's shape. With ``placement=PLACEMENT_DEVICE`` the bytes live in
-    device memory and ``addr`` is where kernels find them.
+    ``data`` may be a (nested) list or scalar of numbers, a numpy array or
+    scalar, or raw ``bytes``; ``file_path`` reads raw bytes from a file.
+    ``data_type`` None (the default) means the numpy array's (or numpy
+    scalar's) own dtype, and GE's default, DT_FLOAT, for anything else; a
+    given ``data_type`` is what the data is converted to, as GE converts list
+    data, refusing conversions that change values (Note [Conversions that
+    change values] in ``ge.graph._numpy``). ``shape`` defaults to the data's
+    shape. With ``placement=PLACEMENT_DEVICE`` the bytes live in device
+    memory and ``addr`` is where kernels find them.
     """
 
     __slots__ = ("_shape", "_data_type", "_format", "_placement", "_store", "_addr")
@@ -75,11 +84,13 @@ class Tensor:
         self,
         data: Any = None,
         file_path: str | os.PathLike[str] | None = None,
-        data_type: DataType = DataType.DT_FLOAT,
+        data_type: DataType | None = None,
         format: Format = Format.FORMAT_ND,
         shape: Sequence[int] | None = None,
         placement: Placement = Placement.PLACEMENT_HOST,
     ) -> None:
+        if data_type is None:
+            data_type = _default_data_type(data)
         if not isinstance(data_type, DataType):
             raise TypeError(
                 f"data_type must be a DataType, got {type(data_type).__name__}"
@@ -104,9 +115,12 @@ class Tensor:
             )
         else:
             dims = _check_shape(shape)
+        try:
+            expected = tensor_nbytes(dims, data_type)
+        except ValueError as exc:
+            raise ValueError(f"shape {dims}: {exc}") from None
         if raw is None:
-            raw = np.zeros(_nbytes(dims, data_type) if dims != [0] else 0, np.uint8)
-        expected = _nbytes(dims, data_type)
+            raw = _zeros(expected, dims)
         if raw.size != expected:
             raise ValueError(
                 f"data holds {raw.size} bytes, but shape {dims} of "
@@ -114,7 +128,13 @@ class Tensor:
             )
         self._shape = tuple(dims)
         if placement is Placement.PLACEMENT_DEVICE:
-            buffer = DeviceBuffer(raw.size)
+            try:
+                buffer = DeviceBuffer(raw.size)
+            except MemoryError:
+                raise MemoryError(
+                    f"cannot allocate {raw.size} bytes of device memory for a "
+                    f"tensor of shape {dims}"
+                ) from None
             buffer.array[:] = raw
             self._store: np.ndarray | DeviceBuffer = buffer
         else:
@@ -126,7 +146,7 @@ class Tensor:
         data: Any, file_path: Any, data_type: DataType
     ) -> tuple[np.ndarray | None, list[int] | None]:
         if file_path is not None:
-            with open(file_path, "rb") as handle:
+            with open(check_path(file_path, "file_path"), "rb") as handle:
                 return np.frombuffer(handle.read(), np.uint8), None
         if data is None:
             return None, None
@@ -145,9 +165,7 @@ class Tensor:
             raise TypeError(
                 f"{data_type.name} tensors take raw bytes; numpy has no such type"
             )
-        target = to_numpy_dtype(data_type)
-        _check_fits(array, target, data_type)
-        typed = np.array(array, dtype=target, order="C")
+        typed = convert(array, data_type)
         return typed.reshape(-1).view(np.uint8), list(typed.shape)
 
     @classmethod
@@ -180,14 +198,7 @@ class Tensor:
         placement: Placement = Placement.PLACEMENT_HOST,
     ) -> Tensor:
         array = np.asarray(array)
-        return cls(
-            array,
-            None,
-            from_numpy_dtype(array.dtype),
-            format,
-            list(array.shape),
-            placement,
-        )
+        return cls(array, None, None, format, list(array.shape), placement)
 
     # -- description -----------------------------------------------------------
 

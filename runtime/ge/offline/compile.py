@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -14,9 +15,15 @@ from ge.custom_op import bootstrap
 from ge.engine.compiled import CompiledGraph, ExecuteStep
 from ge.engine.compiler import ImplCache, compile_graph
 from ge.engine.errors import CompileError
+from ge.graph._paths import check_path
 from ge.graph.graph import Graph
+from ge._container import FileFormatError
 from ge.offline import model_file
 from ge.offline.model_file import ModelData, TensorDescription
+
+# The most dims a model file's PLAN describes per input or output (checked
+# by model_file.decode; here to name the tensor).
+MAX_MODEL_DIMS = 32
 
 
 class OfflineError(CompileError):
@@ -98,30 +105,138 @@ def model_data(compiled: CompiledGraph) -> ModelData:
     )
 
 
+def _load_op_modules() -> None:
+    """ASCEND_CUSTOM_OPP_PATH's op modules. A path that cannot be read stays
+    an OSError or ValueError, a bad registration a TypeError or ValueError
+    (their messages name the path or op); anything else an op module raises
+    while being imported becomes a CompileError naming the module."""
+    try:
+        bootstrap.load_custom_op_plugins()
+    except (OSError, ValueError, TypeError, CompileError):
+        raise
+    except Exception as exc:
+        raise CompileError(
+            f"cannot load the op modules of {bootstrap.ENV}: {describe(exc)}"
+        ) from exc
+
+
+def describe(exc: BaseException) -> str:
+    """An exception as one line: its type (unless it is one of the errors
+    ge-atc documents), message and notes (which say what was being done)."""
+    text = str(exc)
+    if not isinstance(exc, (OSError, ValueError, TypeError, CompileError)):
+        text = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    notes = [n for n in getattr(exc, "__notes__", ()) if isinstance(n, str)]
+    if notes:
+        text += " (" + "; ".join(notes) + ")"
+    return " ".join(line.strip() for line in text.splitlines() if line.strip())
+
+
+def _check_describable(data: ModelData) -> None:
+    """What a model file can describe (docs/model-format.md: PLAN): at most
+    32 dims per graph input and output."""
+    for kind, items in (("input", data.inputs), ("output", data.outputs)):
+        for index, item in enumerate(items):
+            if len(item.shape) > MAX_MODEL_DIMS:
+                raise OfflineError(
+                    f"graph '{data.name}' {kind} {index} ('{item.name}') has "
+                    f"{len(item.shape)} dims; a model file describes at most "
+                    f"{MAX_MODEL_DIMS}"
+                )
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` so that ``path`` is either left as it was
+    or holds all of it."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(temporary, "wb") as handle:
+            handle.write(data)
+        os.replace(temporary, path)
+    except BaseException as exc:
+        try:
+            temporary.unlink(missing_ok=True)
+        except OSError:
+            pass
+        if isinstance(exc, OSError) and exc.errno is not None:
+            # Name the file asked for, not the temporary one.
+            raise type(exc)(exc.errno, exc.strerror, str(path)) from None
+        raise
+
+
 def compile_model(
     graph: Graph | str | os.PathLike[str],
     output: str | os.PathLike[str] | None = None,
     options: Mapping[str, str] | None = None,
 ) -> bytes:
     """Compile a graph (or a graph file) into a model; write it to ``output``
-    when given; return its bytes. Op modules come from ASCEND_CUSTOM_OPP_PATH."""
+    when given; return its bytes. Op modules come from ASCEND_CUSTOM_OPP_PATH.
+
+    Raises OSError (files), ValueError (a graph file that cannot be read:
+    FileFormatError; a bad path item), TypeError (a bad registration) or
+    CompileError (the graph cannot be compiled, an op module does not load;
+    OfflineError: it cannot become a model file). A model it returns loads
+    with ``load_model``; a failure writes nothing.
+    """
+    if output is not None:
+        check_path(output, "output")
+    source = None
     if not isinstance(graph, Graph):
+        if not isinstance(graph, (str, os.PathLike)):
+            raise TypeError(
+                "graph must be a ge.graph.Graph or a graph file path, got "
+                f"{type(graph).__name__} {graph!r}"
+            )
+        source = os.fspath(graph)
         graph = Graph.load_from_air(graph)
-    bootstrap.load_custom_op_plugins()
-    compiled = compile_graph(graph, options or {}, ImplCache())
-    data = model_file.encode(model_data(compiled))
+    _load_op_modules()
+    try:
+        compiled = compile_graph(graph, options or {}, ImplCache())
+        contents = model_data(compiled)
+        _check_describable(contents)
+    except CompileError as exc:
+        if source is not None:
+            exc.add_note(f"compiling graph file {source}")
+        raise
+    data = model_file.encode(contents)
     if len(data) > model_file.MAX_FILE_BYTES:
         raise OfflineError(
             f"graph '{graph.name}' makes a {len(data)}-byte model; a model file "
             f"holds at most {model_file.MAX_FILE_BYTES} bytes"
         )
+    try:
+        model_file.decode(data)  # what load_model checks, before anything is written
+    except FileFormatError as exc:
+        raise OfflineError(
+            f"graph '{graph.name}' makes a model that would not load: {exc}"
+        ) from None
     if output is not None:
-        Path(output).write_bytes(data)
+        _write_atomically(Path(check_path(output, "output")), data)
     return data
 
 
+class _OneLineWarnings:
+    """Print warnings as ``ge-atc: warning: ...`` lines."""
+
+    def __enter__(self) -> None:
+        self._saved = warnings.showwarning
+        warnings.showwarning = self._show
+
+    def __exit__(self, *exc: object) -> None:
+        warnings.showwarning = self._saved
+
+    @staticmethod
+    def _show(message: Warning | str, *args: object, **kwargs: object) -> None:
+        text = " ".join(str(message).split())
+        print(f"ge-atc: warning: {text}", file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """``ge-atc``: compile a graph file into a model file."""
+    """``ge-atc``: compile a graph file into a model file.
+
+    Exit status 0 after writing the model; 1 when it cannot be written (one
+    ``ge-atc: ...`` line on stderr, never a traceback); 2 for a usage error
+    (argparse's message); 130 when interrupted."""
     parser = argparse.ArgumentParser(
         prog="ge-atc",
         description="Compile a graph file (Graph.save_to_air) into a model file for "
@@ -147,9 +262,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     if output.suffix != ".om":
         output = output.with_name(output.name + ".om")
     try:
-        data = compile_model(args.model, output, {"ge.socVersion": args.soc_version})
+        with _OneLineWarnings():
+            data = compile_model(
+                args.model, output, {"ge.socVersion": args.soc_version}
+            )
     except (OSError, ValueError, TypeError, CompileError) as exc:
-        print(f"ge-atc: {exc}", file=sys.stderr)
+        print(f"ge-atc: {describe(exc)}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("ge-atc: interrupted", file=sys.stderr)
+        return 130
+    except MemoryError as exc:  # reading a graph file, say: not a bug
+        print(f"ge-atc: out of memory: {describe(exc)}", file=sys.stderr)
+        return 1
+    except Exception as exc:  # a bug of ge-atc itself: still one line
+        print(f"ge-atc: internal error: {describe(exc)}", file=sys.stderr)
         return 1
     print(f"ge-atc: wrote {output} ({len(data)} bytes)")
     return 0

@@ -3,13 +3,30 @@
 It describes memory the runtime owns (address, size, shape, format, dtype,
 placement); it never allocates or frees. It is valid only during the
 callback that received it.
+
+Note [numpy and borrowed tensors]: ``numpy()`` copies the elements out and
+``copy_from`` copies them in; no numpy array over the tensor's memory is
+ever handed out. A numpy array cannot be revoked when the callback returns,
+and that memory is not the runtime's to keep alive: graph inputs and
+outputs are the caller's buffers (freed when the caller drops them), and
+intermediate tensors share the graph's arena with other nodes' tensors and
+later runs. A copy is the caller's to keep; the borrowed view itself dies
+with the callback, like every borrowed object. Both work only inside the
+execute callback that received the tensor, on its thread (compile-time
+callbacks see tensors before they hold data), and only outputs are written
+(an execute callback never writes its inputs, as kernels never do).
 """
 
 from __future__ import annotations
 
+import ctypes
 import math
 from collections.abc import Sequence
+from typing import Any
 
+import numpy as np
+
+from ge.graph._numpy import convert, to_numpy_dtype
 from ge.graph.types import DataType, Format
 from ge.runtime._lease import Lease
 from ge.runtime.types import (
@@ -32,6 +49,7 @@ class Tensor:
         "_data_type",
         "_placement",
         "_lease",
+        "_writable",
     )
 
     def __init__(self, *_: object, **__: object) -> None:
@@ -61,10 +79,75 @@ class Tensor:
         view._data_type = data_type
         view._placement = placement
         view._lease = lease
+        view._writable = False
         return view
+
+    def _make_writable(self) -> None:
+        """An output of the execute callback (malloc_output_tensor,
+        make_output_ref_input): ``copy_from`` may write it."""
+        self._writable = True
 
     def _check(self) -> None:
         self._lease.check(self)
+
+    def _memory(self, method: str) -> np.ndarray:
+        """A numpy view of the tensor's memory, for this call only (Note
+        [numpy and borrowed tensors]); never returned to the caller."""
+        self._check()
+        from ge.custom_op.contexts import current_execute_lease
+
+        if current_execute_lease() is not self._lease:
+            raise RuntimeError(
+                f"Tensor.{method}() works only inside the execute callback that "
+                f"received the tensor, on its thread; this one is from "
+                f"{self._lease.what}, where tensors hold no data yet"
+            )
+        dtype = to_numpy_dtype(self._data_type)
+        dims = tuple(self._shape.storage_shape.dims)
+        nbytes = math.prod(dims) * dtype.itemsize
+        if nbytes > self._size or (nbytes and not self._addr):
+            raise RuntimeError(
+                f"Tensor.{method}(): {list(dims)} {self._data_type.name} needs "
+                f"{nbytes} bytes, but the tensor has {self._size} at 0x{self._addr:x}"
+            )
+        if not nbytes:
+            return np.empty(dims, dtype)
+        raw = (ctypes.c_ubyte * nbytes).from_address(self._addr)
+        return np.frombuffer(raw, dtype=dtype).reshape(dims)
+
+    def numpy(self) -> np.ndarray:
+        """A copy of the elements as a numpy array of the storage shape, yours
+        to keep (Note [numpy and borrowed tensors]). RuntimeError outside the
+        execute callback that received the tensor; TypeError for a data type
+        numpy has no dtype for."""
+        return self._memory("numpy").copy()
+
+    def copy_from(self, data: Any) -> None:
+        """Write ``data`` (an array, nested list or scalar of numbers;
+        broadcast to the tensor's shape as numpy does) into this output,
+        converted to its data type as ``ge.graph.Tensor`` converts data
+        (ValueError for values that would change)."""
+        target = self._memory("copy_from")
+        if not self._writable:
+            raise ValueError(
+                "copy_from: this tensor is an input of the callback, which is "
+                "read-only; execute writes only its outputs (malloc_output_tensor, "
+                "make_output_ref_input)"
+            )
+        try:
+            value = np.asarray(data)
+        except ValueError:  # numpy refuses ragged lists
+            raise ValueError("copy_from takes a regular array of numbers") from None
+        if value.dtype.kind not in "biufc":
+            raise TypeError(f"copy_from takes numbers, got {value.dtype}")
+        try:
+            value = np.broadcast_to(value, target.shape)
+        except ValueError:
+            raise ValueError(
+                f"copy_from: data of shape {value.shape} does not fit the tensor's "
+                f"shape {list(target.shape)}"
+            ) from None
+        target[...] = convert(value, self._data_type)
 
     @property
     def addr(self) -> int:
