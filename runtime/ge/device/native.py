@@ -5,6 +5,7 @@ loader] in ``ge.device.elf``), never from a path on disk."""
 from __future__ import annotations
 
 import ctypes
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -38,9 +39,11 @@ _SIGNATURES = {
 
 @dataclass(frozen=True)
 class Launcher:
-    ge_launch: ctypes._CFuncPtr
-    ge_run: ctypes._CFuncPtr
-    ge_replay: ctypes._CFuncPtr
+    """The launcher's functions, called through ctypes."""
+
+    ge_launch: Callable[..., None]
+    ge_run: Callable[..., None]
+    ge_replay: Callable[..., None]
 
 
 @lru_cache(maxsize=1)
