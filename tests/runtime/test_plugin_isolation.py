@@ -39,7 +39,7 @@ from ge.es import GraphBuilder
 from ge.ge_global import GeApi
 from ge.graph import Tensor
 from ge.runtime import TensorDesc
-from ge.session import Session
+from ge.session import CompileError, Session
 
 ROOT = Path(__file__).resolve().parents[2]
 SCALE_OPS = ROOT / "ops" / "custom" / "scale_custom.py"
@@ -200,8 +200,14 @@ def test_compiling_after_a_corrected_load(
     x = builder.create_input(0, shape=[64])
     session = Session()
     session.add_graph(0, builder.build_and_reset([ScaleCustom(x, alpha=3.0)]))
-    with pytest.raises(ImportError, match="not yet"):
+    # Session.compile_graph reports it as compile_model does: a CompileError
+    # naming the module, the op module's own error chained.
+    with pytest.raises(
+        CompileError,
+        match=r"ImportError: not yet \(while loading custom op module .*broken.py",
+    ) as info:
         session.compile_graph(0)
+    assert isinstance(info.value.__cause__, ImportError)
     write(broken, "")
     data = np.arange(64, dtype=np.float32)
     (out,) = session.run_graph(0, [Tensor(data)])

@@ -698,3 +698,20 @@ def test_execute_errors_name_the_node(session: Session) -> None:
         match=rf"^node 'bad' \({op.op_type}\): execute failed: RuntimeError: kernel exploded$",
     ):
         session.run_graph(1, [Tensor([1.0, 2.0])])
+
+
+def test_a_data_node_without_outputs_is_a_clear_error(ge_api: GeApi) -> None:
+    """Was an IndexError from add_graph (issue 8)."""
+    from ge.graph.attrs import AttrType
+    from ge.graph.graph import Node
+
+    graph = Graph("no_outputs")
+    graph.nodes.append(
+        Node("x", "Data", attrs={"index": (AttrType.INT, 0)})  # no output
+    )
+    session = Session()
+    session.add_graph(0, graph)
+    with pytest.raises(
+        CompileError, match="Data node 'x' has 0 outputs; a Data node has exactly one"
+    ):
+        session.compile_graph(0)

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ge.custom_op import bootstrap
 from ge.engine.compiled import CompiledGraph, ExecuteStep
 from ge.engine.compiler import ImplCache, compile_graph
-from ge.engine.errors import CompileError
+from ge.engine.errors import CompileError, describe
+from ge.engine.loading import load_op_modules
 from ge.graph._paths import check_path
 from ge.graph.graph import Graph
 from ge._container import FileFormatError
@@ -105,33 +105,6 @@ def model_data(compiled: CompiledGraph) -> ModelData:
     )
 
 
-def _load_op_modules() -> None:
-    """ASCEND_CUSTOM_OPP_PATH's op modules. A path that cannot be read stays
-    an OSError or ValueError, a bad registration a TypeError or ValueError
-    (their messages name the path or op); anything else an op module raises
-    while being imported becomes a CompileError naming the module."""
-    try:
-        bootstrap.load_custom_op_plugins()
-    except (OSError, ValueError, TypeError, CompileError):
-        raise
-    except Exception as exc:
-        raise CompileError(
-            f"cannot load the op modules of {bootstrap.ENV}: {describe(exc)}"
-        ) from exc
-
-
-def describe(exc: BaseException) -> str:
-    """An exception as one line: its type (unless it is one of the errors
-    ge-atc documents), message and notes (which say what was being done)."""
-    text = str(exc)
-    if not isinstance(exc, (OSError, ValueError, TypeError, CompileError)):
-        text = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-    notes = [n for n in getattr(exc, "__notes__", ()) if isinstance(n, str)]
-    if notes:
-        text += " (" + "; ".join(notes) + ")"
-    return " ".join(line.strip() for line in text.splitlines() if line.strip())
-
-
 def _check_describable(data: ModelData) -> None:
     """What a model file can describe (docs/model-format.md: PLAN): at most
     32 dims per graph input and output."""
@@ -189,7 +162,7 @@ def compile_model(
             )
         source = os.fspath(graph)
         graph = Graph.load_from_air(graph)
-    _load_op_modules()
+    load_op_modules()
     try:
         compiled = compile_graph(graph, options or {}, ImplCache())
         contents = model_data(compiled)

@@ -6,11 +6,11 @@ import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from ge.custom_op import bootstrap
 from ge.device import rt
 from ge.engine.compiled import CompiledGraph
 from ge.engine.compiler import ImplCache, compile_graph
 from ge.engine.errors import CompileError, ExecuteError
+from ge.engine.loading import load_op_modules
 from ge.ge_global import global_options, is_initialized
 from ge.graph.graph import Graph, TensorMeta
 from ge.graph.tensor import Tensor
@@ -27,8 +27,9 @@ class _Entry:
 
     def __post_init__(self) -> None:
         self.dynamic = any(
-            n.outputs[0].shape is None or any(d < 0 for d in n.outputs[0].shape)
+            output.shape is None or any(d < 0 for d in output.shape)
             for n in self.graph.input_nodes
+            for output in n.outputs[:1]
         )
 
 
@@ -102,7 +103,7 @@ class Session:
             compiled = entry.compiled.get(key)
             if compiled is None:
                 # GE loads Python custom ops before each compile (PreRun).
-                bootstrap.load_custom_op_plugins()
+                load_op_modules()
                 metas = (
                     None
                     if not dynamic
@@ -122,10 +123,7 @@ class Session:
         the node that fails). A graph with unknown input dims compiles on each
         new input shape instead; compiling it here is a no-op."""
         entry = self._entry(graph_id)
-        if all(
-            n.outputs[0].shape is not None and min(n.outputs[0].shape, default=0) >= 0
-            for n in entry.graph.input_nodes
-        ):
+        if not entry.dynamic:
             self._compile(entry, None)
 
     def compiled(
