@@ -271,36 +271,40 @@ def cmd_render(argv: Sequence[str]) -> int:
     return EXIT_OK
 
 
-_OP_TYPE = re.compile(r"^[A-Z][A-Za-z0-9_]*$")
-
-
 def cmd_new(argv: Sequence[str]) -> int:
     args = _new_parser().parse_args(argv)
-    if not _OP_TYPE.match(args.op):
+    from gen_ops.schema_check import pattern
+
+    # The shapes first (the same patterns as the schema, matched whole), so
+    # that no name can change the YAML it is written into.
+    if re.fullmatch(pattern("properties", "op"), args.op) is None:
         print(
-            f"gen-ops new: {args.op!r} is not an op type (e.g. ScaleCustom)",
+            f"gen-ops new: {args.op!r} is not an op type: an upper-case letter, "
+            "then letters, digits and _ (e.g. ScaleCustom)",
             file=sys.stderr,
         )
         return EXIT_INVALID
-    import keyword
-
-    from ge._es_reserved import RESERVED_MODULE_NAMES
-
-    if (
-        not re.match(r"^[A-Za-z][A-Za-z0-9_]*$", args.module)
-        or keyword.iskeyword(args.module)
-        or args.module in RESERVED_MODULE_NAMES
-    ):
-        print(f"gen-ops new: {args.module!r} cannot be a module name", file=sys.stderr)
+    if re.fullmatch(pattern("$defs", "identifier"), args.module) is None:
+        print(
+            f"gen-ops new: {args.module!r} cannot be a module name: a letter, "
+            "then letters, digits and _",
+            file=sys.stderr,
+        )
         return EXIT_INVALID
-    if keyword.iskeyword(args.op):
-        print(f"gen-ops new: {args.op!r} is a Python keyword", file=sys.stderr)
-        return EXIT_INVALID
-    from gen_ops import scaffold, writer
+    from gen_ops import pipeline, scaffold, writer
 
     path, text = scaffold.starter_spec(args.op, args.module, args.specs)
     if path.exists():
         print(f"gen-ops new: {path} exists; not overwritten", file=sys.stderr)
+        return EXIT_INVALID
+    # Then every check validate runs, so that new never writes a spec that
+    # validate refuses (a keyword module, a reserved op type, ...).
+    sink = Sink()
+    pipeline.check_text(text, str(path), sink)
+    if sink.items:
+        _report(sink, False, 1)
+    if sink.has_errors:
+        print(f"gen-ops new: {path} was not written", file=sys.stderr)
         return EXIT_INVALID
     try:
         args.specs.mkdir(parents=True, exist_ok=True)

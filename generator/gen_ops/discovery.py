@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from gen_ops.charset import describe, invisible
 from gen_ops.diagnostics import Sink, Span
 
 SPEC_SUFFIXES = (".yaml", ".yml")
@@ -26,6 +27,23 @@ def _display(path: Path) -> str:
         return str(path)
 
 
+def _add(found: dict[Path, SpecFile], spec: SpecFile, sink: Sink) -> None:
+    """Keep ``spec`` unless its label, which every generated banner and docs
+    page quotes, holds a character no output may hold (Note [Invisible
+    characters]); such a file is refused (E106), not read."""
+    bad = invisible(spec.label)
+    if bad is not None:
+        sink.emit(
+            "E106",
+            Span(spec.display, 1, 1),
+            f"the spec's name '{spec.label}' holds {describe(bad)}; generated "
+            "files name their spec",
+            "rename the file (or its directory) using printable characters",
+        )
+        return
+    found.setdefault(spec.path.resolve(), spec)
+
+
 def discover(roots: Sequence[Path], sink: Sink) -> list[SpecFile]:
     """Spec files under each root (a directory, searched recursively, or a
     file), each once, in a stable order."""
@@ -43,10 +61,10 @@ def discover(roots: Sequence[Path], sink: Sink) -> list[SpecFile]:
                 )
             for file in files:
                 label = f"{root.resolve().name}/{file.relative_to(root).as_posix()}"
-                found.setdefault(file.resolve(), SpecFile(file, _display(file), label))
+                _add(found, SpecFile(file, _display(file), label), sink)
         elif root.is_file():
             label = f"{root.resolve().parent.name}/{root.name}"
-            found.setdefault(root.resolve(), SpecFile(root, _display(root), label))
+            _add(found, SpecFile(root, _display(root), label), sink)
         else:
             sink.emit(
                 "E101",

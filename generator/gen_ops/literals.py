@@ -76,7 +76,7 @@ def py_docstring_body(text: str) -> str:
     return "".join(out)
 
 
-_PY_FLOAT = re.compile(r"^[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?$")
+_PY_FLOAT = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
 
 
 def _spells(text: str | None, value: float) -> bool:
@@ -94,7 +94,7 @@ def py_float(value: float, text: str | None = None) -> str:
         return 'float("inf")' if value > 0 else 'float("-inf")'
     if (
         text
-        and _PY_FLOAT.match(text)
+        and _PY_FLOAT.fullmatch(text)
         and any(c in text for c in ".eE")
         and _spells(text, value)
     ):
@@ -159,15 +159,19 @@ _CPP_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "?": "\\?"}
 
 
 def cpp_str(text: str) -> str:
-    """A C++ narrow string literal (UTF-8 kept as is, controls in octal)."""
+    """A C++ narrow string literal: printable UTF-8 kept as is; controls and
+    every other character ``str.isprintable`` rejects (bidi formatting
+    characters among them, which g++ -Wall refuses raw) as the octal escapes
+    of their UTF-8 bytes, so the literal holds the same bytes (Note
+    [Invisible characters])."""
     out = []
     for ch in text:
         if ch in _CPP_ESCAPES:
             out.append(_CPP_ESCAPES[ch])
-        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
-            out.append(f"\\{ord(ch):03o}")
-        else:
+        elif ch.isprintable():
             out.append(ch)
+        else:
+            out.append("".join(f"\\{byte:03o}" for byte in ch.encode("utf-8")))
     return '"' + "".join(out) + '"'
 
 
@@ -202,7 +206,7 @@ def cpp_comment_lines(text: str, prefix: str = "/// ") -> list[str]:
     return lines
 
 
-_CPP_FLOAT = re.compile(r"^[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?$")
+_CPP_FLOAT = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
 
 
 def cpp_float(value: float, text: str | None = None) -> str:
@@ -211,7 +215,7 @@ def cpp_float(value: float, text: str | None = None) -> str:
     if math.isinf(value):
         sign = "" if value > 0 else "-"
         return f"{sign}std::numeric_limits<float>::infinity()"
-    if text and _CPP_FLOAT.match(text) and _spells(text, value):
+    if text and _CPP_FLOAT.fullmatch(text) and _spells(text, value):
         if any(c in text for c in ".eE"):
             return text.lstrip("+")
         return text.lstrip("+") + ".0"
@@ -272,6 +276,27 @@ def needs_limits(attr_type: AttrType, default: Default | None) -> bool:
 
 
 # --- history JSON (GE's operators.json) ---------------------------------------
+
+
+def json_text(data: Any) -> str:
+    """``data`` as a JSON file: UTF-8 text, indented by 2, with every
+    character ``str.isprintable`` rejects written as a ``\\u`` escape (JSON
+    itself escapes only C0 controls), so strings from specs cannot hide in the
+    file (Note [Invisible characters])."""
+    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    if text.replace("\n", "").isprintable():  # the common case, at C speed
+        return text
+    return "".join(
+        ch if ch.isprintable() or ch == "\n" else _json_escape(ch) for ch in text
+    )
+
+
+def _json_escape(ch: str) -> str:
+    code = ord(ch)
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
 
 
 def json_default(attr_type: AttrType, default: Default) -> str:

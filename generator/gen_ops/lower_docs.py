@@ -7,12 +7,11 @@ defaults as JSON literals stored in strings, attrs in IR order.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gen_ops.literals import json_default, py_default
+from gen_ops.literals import json_default, json_text, py_default
 from gen_ops.lower_cpp import lower as lower_cpp
 from gen_ops.lower_cpp import tensor_type
 from gen_ops.lower_python import dtype_words
@@ -93,7 +92,7 @@ def lower(op: OpSpec) -> DocPage:
     return DocPage(
         op_type=op.op_type,
         module=op.module,
-        source=op.label,
+        source=md_code(op.label),
         doc=op.doc,
         since=op.since,
         deprecated=op.deprecated,
@@ -265,7 +264,7 @@ def files(ops: Sequence[OpSpec]) -> list[tuple[str, str]]:
         out.append(
             (
                 f"history/{module}/operators.json",
-                json.dumps(data, indent=2, ensure_ascii=False) + "\n",
+                json_text(data),
             )
         )
     return out

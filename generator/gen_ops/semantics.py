@@ -10,17 +10,19 @@ from __future__ import annotations
 
 import difflib
 import posixpath
-import re
 from collections.abc import Iterable, Sequence
 from pathlib import PurePosixPath
 from typing import Any
 
 from ge._es_reserved import RESERVED_MODULE_NAMES
+from ge._node_types import RESERVED_NODE_TYPES
 from ge.graph.attrs import AttrType, check_attr_value
 from ge.graph.named_attrs import NamedAttrs
 from ge.graph.types import NAMED_TENSOR_TYPES, DataType, dtype_from_spec_name
 from ge.graph.types import dtype_spec_names
 
+from gen_ops.charset import describe as describe_char
+from gen_ops.charset import invisible_in_doc
 from gen_ops.diagnostics import Severity, Sink, Span
 from gen_ops.model import (
     Attr,
@@ -62,9 +64,6 @@ from gen_ops.source import LoadedSpec, Path_
 
 DEFAULT_MODULE = "custom"
 
-# Control characters other than newline and tab cannot be shown faithfully in
-# a C++ comment (a lone CR ends it), so docs may not hold them.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u2028\u2029]")
 
 # Attr types whose only default is "empty".
 _EMPTY_ONLY = {
@@ -119,13 +118,14 @@ class _OpChecker:
         for part in where:
             node = node[part]
         text = str(node)
-        bad = _CONTROL.search(text)
-        if bad:
+        bad = invisible_in_doc(text)  # Note [Invisible characters]
+        if bad is not None:
             self.error(
                 "E303",
                 where,
-                f"text holds control character U+{ord(bad.group()):04X}",
-                "remove it; docs may use newlines and tabs only",
+                f"text holds {describe_char(bad)}",
+                "remove it; docs may use newlines and tabs, and no other "
+                "invisible or reordering character",
             )
         # Trailing spaces carry no meaning, and leading tabs are expanded as
         # black expands them in docstrings, so docs read the same everywhere.
@@ -156,7 +156,15 @@ class _OpChecker:
                 f"module '{module}' is taken by the runtime (ge.es.{module})",
                 "choose another module name",
             )
-        if self.op in PYTHON_KEYWORDS:
+        if self.op in RESERVED_NODE_TYPES:
+            self.error(
+                "E308",
+                ("op",),
+                f"op type '{self.op}' is a node type the runtime itself creates or "
+                "treats specially (" + ", ".join(sorted(RESERVED_NODE_TYPES)) + ")",
+                f"choose another op type, e.g. {self.op}Custom",
+            )
+        elif self.op in PYTHON_KEYWORDS:
             self.error(
                 "E304",
                 ("op",),

@@ -34,18 +34,24 @@ class _Loader(_BaseLoader):
 
 
 _Loader.yaml_implicit_resolvers = {}
+# PyYAML applies these with re.match; \Z (not $) ends them at the end of the
+# scalar, never before a final newline.
 _IMPLICIT = [
-    ("tag:yaml.org,2002:null", r"^(?:~|null|Null|NULL|)$", list("~nN") + [""]),
-    ("tag:yaml.org,2002:bool", r"^(?:true|True|TRUE|false|False|FALSE)$", list("tTfF")),
+    ("tag:yaml.org,2002:null", r"^(?:~|null|Null|NULL|)\Z", list("~nN") + [""]),
+    (
+        "tag:yaml.org,2002:bool",
+        r"^(?:true|True|TRUE|false|False|FALSE)\Z",
+        list("tTfF"),
+    ),
     (
         "tag:yaml.org,2002:int",
-        r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$",
+        r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)\Z",
         list("-+0123456789"),
     ),
     (
         "tag:yaml.org,2002:float",
         r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
-        r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$",
+        r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))\Z",
         list("-+0123456789."),
     ),
 ]

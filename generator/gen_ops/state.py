@@ -29,12 +29,17 @@ def _code_digest() -> str:
     """Hash of gen-ops' sources, templates and the runtime tables it reads."""
     digest = hashlib.sha256(__version__.encode())
     package = Path(__file__).resolve().parent
+    import ge._es_reserved
+    import ge._node_types
     import ge.graph.attrs
     import ge.graph.types
 
     sources = sorted(package.rglob("*.py")) + sorted(package.rglob("*.json"))
     sources += sorted(p for p in template_dir().rglob("*") if p.is_file())
-    sources += [Path(ge.graph.types.__file__), Path(ge.graph.attrs.__file__)]
+    sources += [
+        Path(module.__file__ or "")
+        for module in (ge.graph.types, ge.graph.attrs, ge._node_types, ge._es_reserved)
+    ]
     for path in sources:
         digest.update(str(path.name).encode())
         digest.update(path.read_bytes())

@@ -178,6 +178,29 @@ def test_new_writes_a_valid_starter_spec_once(
     assert gen("new", "Fine", "--module", "not-a-name") == 2
 
 
+@pytest.mark.parametrize(
+    "args, says",
+    [
+        (["RelNl\n"], "'RelNl\\n' is not an op type"),
+        (["Rel\u202eNl"], "'Rel\\u202eNl' is not an op type"),
+        (["Fine", "--module", "cu\n"], "'cu\\n' cannot be a module name"),
+        (["Data"], "error[E308]: Data: op type 'Data' is a node type"),
+        (["Tensor"], "error[E304]: Tensor: op type 'Tensor' is a name"),
+        (["Fine", "--module", "graph_builder"], "error[E304]: Fine: module"),
+        (["Fine", "--module", "class"], "error[E304]: Fine: module 'class'"),
+    ],
+)
+def test_new_refuses_what_validate_refuses_and_writes_nothing(
+    project: Path, capsys: pytest.CaptureFixture[str], args: list[str], says: str
+) -> None:
+    before = sorted(p.name for p in (project / "specs").iterdir())
+    assert gen("new", *args) == 2
+    err = capsys.readouterr().err
+    assert says in err, err
+    assert "Traceback" not in err
+    assert sorted(p.name for p in (project / "specs").iterdir()) == before
+
+
 def test_invalid_specs_generate_nothing_and_exit_2(project: Path) -> None:
     (project / "specs/bad.yaml").write_text("op: Bad\ninputs: 3\n")
     assert gen() == 2

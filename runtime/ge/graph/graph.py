@@ -13,6 +13,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
+from ge._node_types import DATA_NODE_TYPES as _DATA_TYPES
 from ge.graph.attrs import AttrType
 from ge.graph.types import DataType, Format
 
@@ -210,9 +211,6 @@ class Graph:
 
     def __repr__(self) -> str:
         return f"Graph({self._name!r}, {len(self.nodes)} nodes)"
-
-
-_DATA_TYPES = frozenset({"Data", "RefData", "AippData", "AnyData"})
 
 
 def _attr_text(value: Any) -> str:
