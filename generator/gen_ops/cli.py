@@ -249,6 +249,14 @@ def cmd_render(argv: Sequence[str]) -> int:
             if args.no_scaffold
             else scaffold.scaffold_authors(ops, args.scaffold_dir)
         )
+    except scaffold.OutsideProject as exc:
+        print(
+            f"gen-ops: cannot scaffold {discovery.display(exc.path)}: it resolves "
+            f"outside the project root {discovery.display(exc.project)} (through a "
+            "symlink); no author module was written",
+            file=sys.stderr,
+        )
+        return EXIT_IO
     except OSError as exc:
         print(
             f"gen-ops: cannot write {exc.filename or out}: {exc.strerror or exc}",
@@ -261,7 +269,11 @@ def cmd_render(argv: Sequence[str]) -> int:
     if fingerprint is not None:
         state.record(out, fingerprint, outputs + authors)
     for path in written:
-        _say(args, f"gen-ops: scaffolded {path} (yours to edit; never overwritten)")
+        _say(
+            args,
+            f"gen-ops: scaffolded {discovery.display(path)} (yours to edit; never "
+            "overwritten)",
+        )
     _say(
         args,
         f"gen-ops: {len(ops)} op(s): {len(the_plan.writes)} file(s) written, "

@@ -1,4 +1,15 @@
-"""Finding spec files: directories are searched recursively for *.yaml."""
+"""Finding spec files: directories are searched recursively for *.yaml.
+
+Note [Project root]: author modules (``impl.author`` and the default
+``<scaffold-dir>/<module>/<stem>.py``) are placed relative to the spec's
+project root, never to the current directory, so that running gen-ops from
+anywhere finds the same modules. The project root of a spec is the nearest
+directory above the spec file that holds a ``pyproject.toml``; without one,
+the parent of its spec directory (the ``--specs`` directory it was found in,
+or the directory of a spec file named directly), which is the project of the
+``specs/`` + ``generated/`` + ``ops/`` layout. It is decided here, once per
+spec file, and carried by the model.
+"""
 
 from __future__ import annotations
 
@@ -18,9 +29,23 @@ class SpecFile:
     path: Path
     display: str  # for diagnostics
     label: str  # for banners
+    project: Path  # absolute (Note [Project root])
 
 
-def _display(path: Path) -> str:
+def _project_root(spec_dir: Path, file: Path, known: dict[Path, Path]) -> Path:
+    """Note [Project root]; ``known`` remembers directories already searched."""
+    start = file.resolve().parent
+    if start not in known:
+        found = next(
+            (d for d in (start, *start.parents) if (d / "pyproject.toml").is_file()),
+            None,
+        )
+        known[start] = found if found is not None else spec_dir.resolve().parent
+    return known[start]
+
+
+def display(path: Path) -> str:
+    """``path`` relative to the current directory, for messages."""
     try:
         return os.path.relpath(path)
     except ValueError:  # another drive on Windows
@@ -48,6 +73,7 @@ def discover(roots: Sequence[Path], sink: Sink) -> list[SpecFile]:
     """Spec files under each root (a directory, searched recursively, or a
     file), each once, in a stable order."""
     found: dict[Path, SpecFile] = {}
+    projects: dict[Path, Path] = {}
     for root in roots:
         if root.is_dir():
             files = sorted(
@@ -56,19 +82,21 @@ def discover(roots: Sequence[Path], sink: Sink) -> list[SpecFile]:
             if not files:
                 sink.emit(
                     "E105",
-                    Span(_display(root), 1, 1),
+                    Span(display(root), 1, 1),
                     "no .yaml or .yml spec files in this directory",
                 )
             for file in files:
                 label = f"{root.resolve().name}/{file.relative_to(root).as_posix()}"
-                _add(found, SpecFile(file, _display(file), label), sink)
+                project = _project_root(root, file, projects)
+                _add(found, SpecFile(file, display(file), label, project), sink)
         elif root.is_file():
             label = f"{root.resolve().parent.name}/{root.name}"
-            _add(found, SpecFile(root, _display(root), label), sink)
+            project = _project_root(root.parent, root, projects)
+            _add(found, SpecFile(root, display(root), label, project), sink)
         else:
             sink.emit(
                 "E101",
-                Span(_display(root), 1, 1),
+                Span(display(root), 1, 1),
                 "no such file or directory",
                 "pass a spec file or a directory of specs with --specs",
             )

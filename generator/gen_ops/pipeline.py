@@ -25,7 +25,9 @@ def load_and_check(files: Sequence[SpecFile], sink: Sink) -> list[OpSpec]:
     for file in files:
         spec = load_spec(file.path, file.display, sink)
         if spec is not None:
-            loaded.append(dataclasses.replace(spec, label=file.label))
+            loaded.append(
+                dataclasses.replace(spec, label=file.label, project=file.project)
+            )
     models: list[OpSpec] = []
     for spec in loaded:
         if schema_check.check(spec, sink):

@@ -9,9 +9,9 @@ error yields no model.
 from __future__ import annotations
 
 import difflib
-import posixpath
+import re
 from collections.abc import Iterable, Sequence
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ge._es_reserved import RESERVED_MODULE_NAMES
@@ -22,7 +22,7 @@ from ge.graph.types import NAMED_TENSOR_TYPES, DataType, dtype_from_spec_name
 from ge.graph.types import dtype_spec_names
 
 from gen_ops.charset import describe as describe_char
-from gen_ops.charset import invisible_in_doc
+from gen_ops.charset import invisible, invisible_in_doc
 from gen_ops.diagnostics import Severity, Sink, Span
 from gen_ops.model import (
     Attr,
@@ -233,6 +233,7 @@ class _OpChecker:
             label=self.spec.label or self.spec.path,
             file_stem=snake_case(self.op),
             span=self.at("op"),
+            project=self.spec.project,
         )
         self.naming_notes(op)
         self.reg_op_clashes(op)
@@ -973,12 +974,44 @@ class _OpChecker:
                 "launch_args are given but impl names no kernel",
                 "add `kernel: <function name in the kernel binary>`",
             )
+        if "author" in data:
+            self.author(data["author"])
         return Impl(
             capabilities=ordered,
             kernel=data.get("kernel"),
             launch_args=tuple(launch_args),
             author=data.get("author"),
         )
+
+    def author(self, path: str) -> None:
+        """E704: impl.author stays inside the project (Note [Project root]):
+        relative, POSIX, no "..", nothing invisible."""
+        bad = invisible(path)
+        parts = PurePosixPath(path).parts
+        problem = (
+            f"holds {describe_char(bad)}"
+            if bad is not None
+            else (
+                "is an absolute path"
+                if path.startswith(("/", "~")) or re.match(r"[A-Za-z]:", path)
+                else (
+                    "uses \\; write paths with /"
+                    if "\\" in path
+                    else (
+                        "climbs out of the project with '..'" if ".." in parts else None
+                    )
+                )
+            )
+        )
+        if problem is not None:
+            self.error(
+                "E704",
+                ("impl", "author"),
+                f"impl.author {path!r} {problem}",
+                "write a path relative to the project root (the directory of the "
+                "nearest pyproject.toml, or the parent of the specs directory), "
+                "e.g. ops/custom/my_op.py",
+            )
 
 
 def check_spec(spec: LoadedSpec, sink: Sink) -> OpSpec | None:
@@ -1041,9 +1074,10 @@ def check_across(
             exported.setdefault((model.module, name), model)
 
 
-def author_path(spec: OpSpec, scaffold_dir: str) -> PurePosixPath:
-    """Where the author's module for ``spec`` lives (relative to the cwd)."""
+def author_path(spec: OpSpec, scaffold_dir: str) -> Path:
+    """Where the author's module for ``spec`` lives: ``impl.author``, or
+    ``<scaffold_dir>/<module>/<stem>.py``, under the project root (Note
+    [Project root]); an absolute ``scaffold_dir`` stands on its own."""
     if spec.impl and spec.impl.author:
-        joined = PurePosixPath(spec.source).parent / spec.impl.author
-        return PurePosixPath(posixpath.normpath(joined.as_posix()))
-    return PurePosixPath(scaffold_dir) / spec.module / f"{spec.file_stem}.py"
+        return spec.project / spec.impl.author
+    return spec.project / scaffold_dir / spec.module / f"{spec.file_stem}.py"

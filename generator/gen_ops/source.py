@@ -99,6 +99,7 @@ class LoadedSpec:
     data: Any
     source: SourceMap
     label: str = ""
+    project: Path = Path(".")  # Note [Project root] (discovery)
 
 
 def _span(path: str, mark: Any) -> Span:

@@ -141,6 +141,62 @@ def test_author_modules_are_scaffolded_once(project: Path) -> None:
     assert (project / "elsewhere/custom/add_one.py").exists()
 
 
+def test_author_modules_go_to_the_project_root_from_any_directory(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The project root is the parent of the specs directory here (no
+    pyproject.toml above it): running from elsewhere scaffolds there too, and
+    never a second set under the current directory."""
+    elsewhere = project / "deep/down"
+    elsewhere.mkdir(parents=True)
+    monkeypatch.chdir(elsewhere)
+    assert gen("--specs", "../../specs", "--out", "../../generated") == 0
+    assert (project / "ops/custom/add_one.py").is_file()
+    assert not (elsewhere / "ops").exists()
+    monkeypatch.chdir(project)
+    before = sorted(p.relative_to(project) for p in project.rglob("*.py"))
+    assert gen() == 0
+    after = sorted(p.relative_to(project) for p in project.rglob("*.py"))
+    assert after == before  # nothing scaffolded twice
+
+
+def test_the_project_root_is_the_nearest_pyproject(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Specs nested below a pyproject.toml: impl.author and the default
+    scaffold directory are relative to the pyproject's directory, whatever the
+    current directory and however --specs names them."""
+    root = tmp_path / "proj"
+    (root / "defs/nn").mkdir(parents=True)
+    (root / "pyproject.toml").write_text("[project]\nname = 'p'\n")
+    (root / "defs/nn/add_one.yaml").write_text(ADD + "  author: impl/add_one.py\n")
+    (root / "defs/nn/mul_two.yaml").write_text(MUL)
+    monkeypatch.chdir(tmp_path)
+    assert gen("--specs", "proj/defs/nn/add_one.yaml", "--out", "o1") == 0
+    assert (root / "impl/add_one.py").is_file()
+    monkeypatch.chdir(root / "defs")
+    assert gen("--specs", "nn", "--out", "../o2") == 0
+    assert (root / "ops/custom/mul_two.py").is_file()
+    authors = [
+        p.relative_to(root).as_posix()
+        for p in root.rglob("*.py")
+        if not p.is_relative_to(root / "o2")
+    ]
+    assert sorted(authors) == ["impl/add_one.py", "ops/custom/mul_two.py"]
+
+
+def test_an_author_path_through_a_symlink_out_of_the_project_is_refused(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    outside = project.parent / (project.name + "_outside")
+    outside.mkdir()
+    (project / "ops").symlink_to(outside, target_is_directory=True)
+    assert gen() == 3
+    err = capsys.readouterr().err
+    assert "outside the project" in err and "add_one.py" in err, err
+    assert not any(outside.rglob("*"))
+
+
 def test_no_change_run_is_skipped_and_detects_edits(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

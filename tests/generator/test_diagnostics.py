@@ -793,6 +793,42 @@ CASES: list[Case] = [
           launch_args:
             - workspace: 8
     """),
+    case("E704", "4:11", "absolute author path", """
+        op: A
+        impl:
+          capabilities: [execute]
+          author: /tmp/evil.py
+    """),
+    case("E704", "4:11", "author path climbs with ..", """
+        op: A
+        impl:
+          capabilities: [execute]
+          author: ops/../../evil.py
+    """),
+    case("E704", "4:11", "author path with a backslash", """
+        op: A
+        impl:
+          capabilities: [execute]
+          author: 'ops\\evil.py'
+    """),
+    case("E704", "4:11", "author path with a drive letter", """
+        op: A
+        impl:
+          capabilities: [execute]
+          author: 'C:/evil.py'
+    """),
+    case("E704", "4:11", "author path with a bidi override", """
+        op: A
+        impl:
+          capabilities: [execute]
+          author: "ops/\\u202eyp.evil.py"
+    """),
+    case("E704", "4:11", "author path with a tab", """
+        op: A
+        impl:
+          capabilities: [execute]
+          author: "ops/a\\tb.py"
+    """),
     # -- E8xx: across specs ------------------------------------------------
     case("E801", "1:5", "same op in two files", {
         "specs/a.yaml": "op: AddCustom\n",
