@@ -56,6 +56,9 @@ CODES: dict[str, CodeInfo] = {
     "E603": CodeInfo(Severity.ERROR, "rule does not fit what it names"),
     "E604": CodeInfo(Severity.ERROR, "infer_meta must cover every output"),
     "E605": CodeInfo(Severity.ERROR, "count rule on a non-dynamic output"),
+    "E606": CodeInfo(
+        Severity.ERROR, "infer_meta leaves a part to an implementation the op lacks"
+    ),
     "E701": CodeInfo(
         Severity.ERROR, "launch argument names an unknown input, output or attr"
     ),

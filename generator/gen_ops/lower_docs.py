@@ -16,7 +16,7 @@ from gen_ops.lower_cpp import lower as lower_cpp
 from gen_ops.lower_cpp import tensor_type
 from gen_ops.lower_python import dtype_words
 from gen_ops.lower_python import lower as lower_python
-from gen_ops.model import Capability, InputKind, OpSpec
+from gen_ops.model import Capability, DtypeRule, InputKind, OpSpec, ShapeRule
 from gen_ops.render import render
 
 
@@ -160,7 +160,13 @@ def lower(op: OpSpec) -> DocPage:
             for v in op.type_vars
         ),
         infer=tuple(
-            Row((md_code(r.output), md_code(str(r.shape)), md_code(str(r.dtype))))
+            Row(
+                (
+                    md_code(r.output),
+                    _rule_cell(r.shape, "infer_shapes"),
+                    _rule_cell(r.dtype, "infer_dtypes"),
+                )
+            )
             for r in (op.infer_meta or ())
         ),
         impl=tuple(impl),
@@ -169,6 +175,14 @@ def lower(op: OpSpec) -> DocPage:
         + ")\n"
         + "\n".join("    " + line for line in cpp.lines),
     )
+
+
+def _rule_cell(rule: ShapeRule | DtypeRule | None, method: str) -> str:
+    """A rule, or who infers the part it leaves out (Note [Partial
+    infer_meta] in lower_impl)."""
+    if rule is None:
+        return f"by the implementation ({md_code(method)})"
+    return md_code(str(rule))
 
 
 def history(ops: Sequence[OpSpec]) -> dict[str, Any]:

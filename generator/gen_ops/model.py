@@ -180,9 +180,12 @@ class DtypeRule:
 
 @dataclass(frozen=True)
 class InferOutput:
+    """One output's infer_meta rule. A part that is None is inferred by the
+    implementation (its ``infer_shapes`` / ``infer_dtypes``); never both."""
+
     output: str
-    shape: ShapeRule
-    dtype: DtypeRule
+    shape: ShapeRule | None
+    dtype: DtypeRule | None
 
 
 class Capability(enum.Enum):

@@ -280,6 +280,9 @@ def _report(error: ValidationError, spec: LoadedSpec, sink: Sink) -> None:
             hint,
         )
         return
+    if keyword == "minProperties" and rule_value == 1 and value == {}:
+        sink.emit("E204", source.at(where), f"{describe(where)} is empty", hint)
+        return
     if keyword in ("minItems", "minProperties", "maxProperties", "minimum"):
         sink.emit(
             "E204",

@@ -753,20 +753,41 @@ class _OpChecker:
         for output in outputs:
             if output.name not in rules:
                 continue
+            rule = rules[output.name]
             where: Path_ = ("infer_meta", output.name)
-            shape = self.shape_rule(
-                rules[output.name]["shape"], where + ("shape",), by_input, by_attr
-            )
-            dtype = self.dtype_rule(
-                rules[output.name]["dtype"],
-                where + ("dtype",),
-                by_input,
-                by_attr,
-                output,
-            )
-            if shape is not None and dtype is not None:
-                result.append(InferOutput(output.name, shape, dtype))
+            shape = dtype = None
+            if "shape" in rule:
+                shape = self.shape_rule(
+                    rule["shape"], where + ("shape",), by_input, by_attr
+                )
+            if "dtype" in rule:
+                dtype = self.dtype_rule(
+                    rule["dtype"], where + ("dtype",), by_input, by_attr, output
+                )
+            # A rule that failed has reported it, and the spec gets no model.
+            result.append(InferOutput(output.name, shape, dtype))
+        self.partial_infer_needs_impl(
+            {name: rule for name, rule in rules.items() if name in by_output}
+        )
         return tuple(result)
+
+    def partial_infer_needs_impl(self, rules: dict[str, Any]) -> None:
+        """E606: what a rule leaves out, the implementation infers
+        (infer_shapes, infer_dtypes), so the op needs an impl."""
+        if "impl" in self.data:
+            return
+        for part, method in (("shape", "infer_shapes"), ("dtype", "infer_dtypes")):
+            left = [name for name, rule in rules.items() if rule and part not in rule]
+            if left:
+                self.sink.emit(
+                    "E606",
+                    self.src.key(("infer_meta", left[0])),
+                    f"{self.op}: infer_meta gives no {part} rule for output(s) "
+                    f"{', '.join(left)}, but the op has no impl to infer it",
+                    f"add impl (its author module defines {method}), or give "
+                    f"{'that output' if len(left) == 1 else 'those outputs'} a "
+                    f"{part} rule",
+                )
 
     def shape_rule(
         self,

@@ -724,6 +724,26 @@ CASES: list[Case] = [
           - {name: y, dtype: float32}
         infer_meta: {}
     """),
+    case("E606", "5:3", "dtype-only rule without impl", """
+        op: A
+        outputs:
+          - {name: y, dtype: float32}
+        infer_meta:
+          y: {dtype: float32}
+    """),
+    case("E606", "9:3", "shape-only rule without impl", with_ops("""
+        outputs:
+          - {name: y, dtype: float32}
+        infer_meta:
+          y: {shape: same_as(x)}
+    """)),
+    case("E204", "5:6", "infer_meta entry with neither rule", """
+        op: A
+        outputs:
+          - {name: y, dtype: float32}
+        infer_meta:
+          y: {}
+    """),
     case("E605", "5:38", "count without dynamic", """
         op: A
         attrs:
