@@ -1,8 +1,10 @@
 """The ``gen-ops`` command line. See docs/cli.md.
 
 Exit status: 0 success; 1 ``--check`` found drift; 2 invalid specs or usage;
-3 an output could not be written. No traceback ever reaches the user: an
-unexpected error is reported in one line (set GEN_OPS_DEBUG=1 for the trace).
+3 an output could not be written; 4 an internal error; 128 + N when signal N
+(SIGHUP, SIGINT, SIGTERM) stopped it: 129, 130, 143. No traceback ever
+reaches the user: an unexpected error is reported in one line (set
+GEN_OPS_DEBUG=1 for the trace).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gen_ops import __version__, discovery, state
+from gen_ops import __version__, discovery, interrupts, state
 from gen_ops.diagnostics import Severity, Sink
 from gen_ops.outputs import Target
 
@@ -71,7 +73,8 @@ def _render_parser() -> argparse.ArgumentParser:
         "headers, implementation skeletons and reference docs.",
         epilog="other commands: gen-ops validate | new <Op> | schema "
         "(each has --help). Exit status: 0 ok, 1 drift (--check), 2 invalid "
-        "specs or usage, 3 cannot write.",
+        "specs or usage, 3 cannot write, 4 internal error, 129/130/143 stopped "
+        "by SIGHUP/SIGINT/SIGTERM.",
     )
     _spec_options(parser)
     parser.add_argument(
@@ -220,7 +223,7 @@ def cmd_render(argv: Sequence[str]) -> int:
                 f"{time.perf_counter() - started:.2f} s)",
             )
             return EXIT_OK
-    from gen_ops import pipeline, scaffold, writer
+    from gen_ops import pipeline, scaffold, transaction, writer
 
     sink = Sink()
     files, ops = _load(args, sink)
@@ -229,26 +232,46 @@ def cmd_render(argv: Sequence[str]) -> int:
         print("gen-ops: nothing was generated", file=sys.stderr)
         return EXIT_INVALID
     rendered = pipeline.render(ops, args.only)
-    the_plan = writer.plan(out, rendered, args.only)
     if args.check:
+        the_plan = writer.plan(out, rendered, args.only)
         diff = writer.drift(out, the_plan)
+        partial = writer.partial_state(out)
         if diff:
             sys.stdout.write(diff)
+        for line in partial:
+            print(f"gen-ops: {line}", file=sys.stderr)
+        if diff or partial:
             print(
                 f"gen-ops: {out} is out of date: {len(the_plan.writes)} file(s) differ, "
-                f"{len(the_plan.deletes)} would be removed; run gen-ops",
+                f"{len(the_plan.deletes)} would be removed"
+                + (f", {len(partial)} left by an interrupted run" if partial else "")
+                + "; run gen-ops",
                 file=sys.stderr,
             )
             return EXIT_DRIFT
         _say(args, f"gen-ops: {out} is up to date ({len(rendered)} files)")
         return EXIT_OK
     try:
+        # Note [One transaction]: finish or clean up what an interrupted run
+        # left, forget the fast-path state (a run stopped from here on must
+        # not look up to date), then write.
+        repaired = transaction.recover(out)
+        if repaired:
+            _say(args, f"gen-ops: repaired {repaired} file(s) an interrupted run left")
+        state.forget(out)
+        the_plan = writer.plan(out, rendered, args.only)
         writer.apply(out, the_plan)
         written = (
             []
             if args.no_scaffold
             else scaffold.scaffold_authors(ops, args.scaffold_dir)
         )
+    except transaction.WriteError as exc:
+        print(
+            f"gen-ops: {exc}" + ("" if exc.changed else f"; {out} was not changed"),
+            file=sys.stderr,
+        )
+        return EXIT_IO
     except scaffold.OutsideProject as exc:
         print(
             f"gen-ops: cannot scaffold {discovery.display(exc.path)}: it resolves "
@@ -303,7 +326,7 @@ def cmd_new(argv: Sequence[str]) -> int:
             file=sys.stderr,
         )
         return EXIT_INVALID
-    from gen_ops import pipeline, scaffold, writer
+    from gen_ops import pipeline, scaffold, transaction
 
     path, text = scaffold.starter_spec(args.op, args.module, args.specs)
     if path.exists():
@@ -320,7 +343,7 @@ def cmd_new(argv: Sequence[str]) -> int:
         return EXIT_INVALID
     try:
         args.specs.mkdir(parents=True, exist_ok=True)
-        writer.write_atomic(path, text)
+        transaction.write_atomic(path, text)
     except OSError as exc:
         print(
             f"gen-ops new: cannot write {path}: {exc.strerror or exc}", file=sys.stderr
@@ -349,11 +372,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         "schema": cmd_schema,
     }[command]
     try:
-        return handler(rest)
+        with interrupts.as_exceptions():
+            return handler(rest)
     except SystemExit as exc:  # argparse's --help, --version and usage errors
         return exc.code if isinstance(exc.code, int) else EXIT_INVALID
+    except interrupts.Interrupted as exc:
+        print(f"gen-ops: interrupted by {exc.name}", file=sys.stderr)
+        return exc.status
     except KeyboardInterrupt:
-        print("gen-ops: interrupted", file=sys.stderr)
+        print("gen-ops: interrupted by SIGINT", file=sys.stderr)
         return 130
     except Exception as exc:  # never a traceback for the user
         if os.environ.get("GEN_OPS_DEBUG"):

@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Any
+from collections.abc import Iterator
+from typing import Any, TypeAlias
 
 from ge.graph.attrs import AttrType
 from ge.graph.types import DataType
@@ -116,8 +117,14 @@ def _split_texts(default: Default, count: int) -> list[str | None]:
     return [p or None for p in parts] if len(parts) == count else [None] * count
 
 
-def py_default(attr_type: AttrType, default: Default) -> str:
-    """The Python literal of an attr default (immutable: lists are tuples)."""
+# A Python literal as a tree: a spelled leaf, or a list of items that is a
+# tuple literal. pyformat lays a tree out over several lines when it is long.
+PyTree: TypeAlias = "str | list[PyTree]"
+
+
+def py_default_tree(attr_type: AttrType, default: Default) -> PyTree:
+    """The Python literal of an attr default (immutable: lists are tuples),
+    as a tree."""
     value = default.value
     if value is None:
         return "None"
@@ -125,11 +132,57 @@ def py_default(attr_type: AttrType, default: Default) -> str:
         return py_float(value, default.text)
     if attr_type is AttrType.LIST_FLOAT:
         texts = _split_texts(default, len(value))
-        return _py_tuple([py_float(v, t) for v, t in zip(value, texts)])
+        return [py_float(v, t) for v, t in zip(value, texts)]
     return _py_value(value)
 
 
-def _py_value(value: Any) -> str:
+def py_flat(tree: PyTree) -> str:
+    """A tree as one line: ``(1, 2)``, ``(1,)``, ``()``."""
+    if isinstance(tree, str):
+        return tree
+    items = [py_flat(item) for item in tree]
+    return "(" + items[0] + ",)" if len(items) == 1 else "(" + ", ".join(items) + ")"
+
+
+def py_default(attr_type: AttrType, default: Default) -> str:
+    """The Python literal of an attr default, on one line."""
+    return py_flat(py_default_tree(attr_type, default))
+
+
+# Defaults longer than this are shortened where they are only read (docstrings,
+# docs pages); code always holds the whole value.
+SUMMARY_LIMIT = 80
+
+
+def py_default_summary(attr_type: AttrType, default: Default) -> str:
+    """The default for readers: whole when short, else its start and size,
+    e.g. ``(0, 0, 0, ... (100000 items))``. A 100,000-item default would
+    otherwise be a 200 KB docstring line. Spells only the items it shows."""
+    value = default.value
+    if not isinstance(value, tuple):
+        flat = py_default(attr_type, default)
+        if len(flat) <= SUMMARY_LIMIT:
+            return flat
+        return flat[: SUMMARY_LIMIT - 10] + f"... ({len(flat)} characters)"
+    shown: list[str] = []
+    width = 0
+    for text in _item_spellings(attr_type, default):
+        width += len(text) + 2
+        if width > SUMMARY_LIMIT:
+            return "(" + ", ".join(shown + [f"... ({len(value)} items)"]) + ")"
+        shown.append(text)
+    return py_flat(list(shown))
+
+
+def _item_spellings(attr_type: AttrType, default: Default) -> Iterator[str]:
+    """The spelled items of a tuple default, one at a time."""
+    if attr_type is AttrType.LIST_FLOAT:
+        texts = _split_texts(default, len(default.value))
+        return (py_float(v, t) for v, t in zip(default.value, texts))
+    return (py_flat(_py_value(v)) for v in default.value)
+
+
+def _py_value(value: Any) -> PyTree:
     if isinstance(value, bool):
         return "True" if value else "False"
     if isinstance(value, DataType):
@@ -143,14 +196,10 @@ def _py_value(value: Any) -> str:
     if isinstance(value, bytes):
         return py_bytes(value)
     if isinstance(value, tuple):
-        return _py_tuple([_py_value(v) for v in value])
+        if all(type(v) is int for v in value):  # list_int: the common big case
+            return list(map(str, value))
+        return [_py_value(v) for v in value]
     raise TypeError(f"no Python literal for {type(value).__name__}")
-
-
-def _py_tuple(items: list[str]) -> str:
-    if len(items) == 1:
-        return f"({items[0]},)"
-    return "(" + ", ".join(items) + ")"
 
 
 # --- C++ --------------------------------------------------------------------
@@ -259,6 +308,8 @@ def _cpp_value(value: Any) -> str:
     if isinstance(value, str):
         return cpp_str(value)
     if isinstance(value, tuple):
+        if all(type(v) is int for v in value):  # list_int: the common big case
+            return "{" + ", ".join(map(cpp_int, value)) + "}"
         return "{" + ", ".join(_cpp_value(v) for v in value) + "}"
     raise TypeError(f"no C++ literal for {type(value).__name__}")
 
@@ -310,6 +361,8 @@ def json_default(attr_type: AttrType, default: Default) -> str:
 
 
 def _json_value(value: Any) -> Any:
+    if isinstance(value, tuple) and all(type(v) is int for v in value):
+        return list(value)  # list_int: the common big case
     if isinstance(value, float) and not math.isfinite(value):
         return repr(value)  # "inf", "-inf", "nan": JSON has no such numbers
     if isinstance(value, DataType):

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gen_ops.literals import json_default, json_text, py_default
+from gen_ops.literals import json_default, json_text, py_default_summary
 from gen_ops.lower_cpp import lower as lower_cpp
 from gen_ops.lower_cpp import tensor_type
 from gen_ops.lower_python import dtype_words
@@ -62,12 +62,13 @@ class DocPage:
 
 
 def lower(op: OpSpec) -> DocPage:
-    builder = lower_python(op)
+    builder = lower_python(op, code=False)
     params = []
     for i, p in enumerate(builder.params):
         if i == builder.star_index:
             params.append("*")
-        params.append(p.name + (f"={p.default}" if p.default is not None else ""))
+        shown = p.summary if p.summary is not None else p.default
+        params.append(p.name + (f"={shown}" if shown is not None else ""))
     if builder.star_index == len(builder.params):
         params.append("*")
     signature = f"{op.op_type}({', '.join(params)}) -> {builder.returns}"
@@ -135,7 +136,7 @@ def lower(op: OpSpec) -> DocPage:
                             f"derived: {a.derive}"
                             if a.derive
                             else (
-                                md_code(py_default(a.type, a.default))
+                                md_code(py_default_summary(a.type, a.default))
                                 if a.default is not None
                                 else ""
                             )

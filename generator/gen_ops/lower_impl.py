@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from ge.graph.attrs import python_annotation
 
-from gen_ops.literals import py_default, py_str
+from gen_ops.literals import PyTree, py_str
 from gen_ops.model import (
     Capability,
     CountKind,
@@ -33,8 +33,9 @@ from gen_ops.model import (
     OpSpec,
     ShapeKind,
 )
+from gen_ops.lower_python import default_code
 from gen_ops.names import impl_names
-from gen_ops.pyformat import format_python
+from gen_ops.pyformat import format_python, layout
 from gen_ops.render import render
 
 
@@ -71,6 +72,7 @@ class ImplModule:
     kernel: str | None
     methods: tuple[Method, ...]
     imports: tuple[str, ...]
+    constants: tuple[str, ...] = ()  # module-level lines after KERNEL_NAME
     # The methods of the author's subclass the prototype calls (infer_meta, or
     # infer_shapes / infer_dtypes: Note [Partial infer_meta]), and the comment
     # above the dict that holds them.
@@ -94,12 +96,12 @@ def _attr_params(op: OpSpec, with_defaults: bool) -> tuple[Param, ...]:
     for attr in op.attrs:
         annotation = python_annotation(attr.type, tensor="GraphTensor")
         default = None
-        if with_defaults and attr.default is not None:
-            default = py_default(attr.type, attr.default)
-            if default == "None":
-                annotation += " | None"
+        if with_defaults and attr.default is not None and attr.default.value is None:
+            annotation += " | None"
         if with_defaults and attr.type.is_list:
             annotation = annotation.replace("list[", "Sequence[")
+        if with_defaults and attr.default is not None:
+            default = default_code(attr.name, annotation, attr)
         params.append(Param(attr.name, annotation, default))
     # Keyword-only parameters with and without defaults may mix freely.
     return tuple(params)
@@ -124,11 +126,31 @@ def _plus(base: str, term: str) -> str:
     return term if base == "0" else f"{base} + {term}"
 
 
+# A literal shape longer than this is a module constant (``_SHAPE_<output>``),
+# laid out by pyformat, rather than a list in the return statement: a
+# 100,000-dim literal would otherwise be one line that only black could wrap.
+_INLINE_SHAPE = 40
+
+
+def _shape_constants(op: OpSpec) -> tuple[str, ...]:
+    """The module constants of the long literal shapes (_INLINE_SHAPE)."""
+    lines = []
+    for rule in op.infer_meta or ():
+        shape = rule.shape
+        if shape is not None and shape.kind is ShapeKind.LITERAL:
+            if len(str(shape)) > _INLINE_SHAPE:
+                dims: PyTree = [str(d) for d in shape.dims]
+                lines.append(layout(f"_SHAPE_{rule.output} = ", dims, "", 0))
+    return tuple(lines)
+
+
 def _shape_expr(rule: InferOutput, names: dict[str, str]) -> str:
     shape = rule.shape
     if shape is None:  # the author's infer_shapes gave it
         return f"_{rule.output}_shape"
     if shape.kind is ShapeKind.LITERAL:
+        if len(str(shape)) > _INLINE_SHAPE:
+            return f"_SHAPE_{rule.output}"
         return "[" + ", ".join(map(str, shape.dims)) + "]"
     if shape.kind is ShapeKind.ATTR:
         return f"_b.list({shape.refs[0]})"
@@ -463,6 +485,7 @@ def lower(op: OpSpec) -> ImplModule:
         kernel=op.impl.kernel if op.impl else None,
         methods=tuple(methods),
         imports=imports,
+        constants=_shape_constants(op),
         author_infer=author_infer,
         author_comment=(
             f"# The author's {' and '.join(author_infer)}, set when a subclass of "

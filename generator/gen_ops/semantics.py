@@ -573,9 +573,9 @@ class _OpChecker:
             message = str(exc.args[0]) if exc.args else str(exc)
             bad(message, self.default_hint(attr_type, value))
             return None
-        text = self.src.texts.get(where) if attr_type is AttrType.FLOAT else None
+        text = self.src.text(where) if attr_type is AttrType.FLOAT else None
         if attr_type is AttrType.LIST_FLOAT:
-            texts = [self.src.texts.get(where + (i,)) for i in range(len(value))]
+            texts = [self.src.text(where + (i,)) for i in range(len(value))]
             text = "\x1f".join(t or "" for t in texts)
         return Default(normalised, text)
 

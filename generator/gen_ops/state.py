@@ -81,9 +81,20 @@ def record(out: Path, fingerprint_: str, files: Iterable[Path]) -> None:
         pass  # only a cache
 
 
+def forget(out: Path) -> None:
+    """Drop the recorded state, before a run changes anything: a run that
+    stops halfway must not look up to date to the next one."""
+    try:
+        (out / STATE).unlink()
+    except FileNotFoundError:
+        pass
+    except OSError:
+        pass  # only a cache; unchanged() cannot match a state it cannot read
+
+
 def unchanged(out: Path, fingerprint_: str | None) -> bool:
-    if fingerprint_ is None:
-        return False
+    if fingerprint_ is None or (out / ".gen-ops-journal.json").exists():
+        return False  # an interrupted commit is never "up to date"
     try:
         data = json.loads((out / STATE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
