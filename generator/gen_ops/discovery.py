@@ -75,11 +75,24 @@ def discover(roots: Sequence[Path], sink: Sink) -> list[SpecFile]:
     found: dict[Path, SpecFile] = {}
     projects: dict[Path, Path] = {}
     for root in roots:
-        if root.is_dir():
-            files = sorted(
-                p for p in root.rglob("*") if p.suffix in SPEC_SUFFIXES and p.is_file()
+        kind = _kind(root)
+        if isinstance(kind, OSError):
+            sink.emit(
+                "E101",
+                Span(display(root), 1, 1),
+                f"cannot read it: {kind.strerror or kind}",
+                "pass a spec file or a directory of specs with --specs",
             )
-            if not files:
+        elif kind == "directory":
+            named = sorted(
+                p
+                for p in root.rglob("*")
+                if p.suffix in SPEC_SUFFIXES and not p.is_dir()
+            )
+            files = [p for p in named if p.is_file()]
+            for odd in (p for p in named if not p.is_file()):
+                _not_regular(odd, sink)
+            if not named:
                 sink.emit(
                     "E105",
                     Span(display(root), 1, 1),
@@ -89,10 +102,12 @@ def discover(roots: Sequence[Path], sink: Sink) -> list[SpecFile]:
                 label = f"{root.resolve().name}/{file.relative_to(root).as_posix()}"
                 project = _project_root(root, file, projects)
                 _add(found, SpecFile(file, display(file), label, project), sink)
-        elif root.is_file():
+        elif kind == "file":
             label = f"{root.resolve().parent.name}/{root.name}"
             project = _project_root(root.parent, root, projects)
             _add(found, SpecFile(root, display(root), label, project), sink)
+        elif kind == "other":
+            _not_regular(root, sink)
         else:
             sink.emit(
                 "E101",
@@ -101,3 +116,34 @@ def discover(roots: Sequence[Path], sink: Sink) -> list[SpecFile]:
                 "pass a spec file or a directory of specs with --specs",
             )
     return sorted(found.values(), key=lambda f: f.label)
+
+
+def _kind(path: Path) -> str | OSError:
+    """ "directory", "file", "other" (a FIFO, a device, a dangling link) or
+    "missing"; the OSError when the path cannot even be looked at (a name
+    too long, no permission on a parent)."""
+    try:
+        if path.is_dir():
+            return "directory"
+        if path.is_file():
+            return "file"
+        return "other" if path.exists() or path.is_symlink() else "missing"
+    except OSError as exc:
+        return exc
+
+
+def _not_regular(path: Path, sink: Sink) -> None:
+    """E101 for a spec path that is neither a regular file nor a directory: a
+    FIFO or a device (reading it could block or never end) or a symlink that
+    leads nowhere."""
+    what = (
+        "a symlink to nothing"
+        if path.is_symlink() and not path.exists()
+        else "a FIFO, a socket or a device"
+    )
+    sink.emit(
+        "E101",
+        Span(display(path), 1, 1),
+        f"not a regular file: {what}",
+        "a spec is a regular YAML file",
+    )

@@ -13,7 +13,7 @@ from gen_ops.pyformat import format_python
 from gen_ops.render import render
 from gen_ops.resources import schema_path
 from gen_ops.semantics import author_path
-from gen_ops.transaction import TEMP_PREFIX, write_atomic
+from gen_ops.transaction import TEMP_PREFIX, WriteError, write_atomic
 
 
 def author_module(op: OpSpec) -> str:
@@ -52,8 +52,11 @@ def scaffold_authors(ops: list[OpSpec], scaffold_dir: str) -> list[Path]:
                 raise OutsideProject(path, op.project)
         todo.append((op, path))
     for op, path in todo:
-        _remove_stale_temps(path)
-        write_atomic(path, author_module(op))
+        try:
+            _remove_stale_temps(path)
+            write_atomic(path, author_module(op))
+        except OSError as exc:
+            raise WriteError(path, exc.strerror or str(exc), changed=True) from None
     return [path for _, path in todo]
 
 

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import base64
 import binascii
+import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -309,17 +311,29 @@ def load_spec(file: Path, display: str, sink: Sink) -> LoadedSpec | None:
     """Read and parse one spec; None (with diagnostics) when it cannot be read."""
     origin = Span(display, 1, 1)
     try:
-        if file.stat().st_size > MAX_SPEC_BYTES:
-            sink.emit(
-                "E101",
-                origin,
-                f"file is larger than {MAX_SPEC_BYTES} bytes; a spec is a short "
-                "YAML file",
-            )
-            return None
-        raw = file.read_bytes()
+        # Non-blocking, so that a FIFO swapped in after discovery cannot hang
+        # the run; at most one byte more than a spec may hold is read.
+        handle = os.open(file, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(handle, "rb") as stream:
+            if not stat.S_ISREG(os.fstat(handle).st_mode):
+                sink.emit(
+                    "E101",
+                    origin,
+                    "not a regular file",
+                    "a spec is a regular YAML file",
+                )
+                return None
+            raw = stream.read(MAX_SPEC_BYTES + 1)
     except OSError as exc:
         sink.emit("E101", origin, f"cannot read file: {exc.strerror or exc}")
+        return None
+    if len(raw) > MAX_SPEC_BYTES:
+        sink.emit(
+            "E101",
+            origin,
+            f"file is larger than {MAX_SPEC_BYTES} bytes; a spec is a short "
+            "YAML file",
+        )
         return None
     return load_spec_text(raw, display, sink)
 

@@ -92,8 +92,17 @@ def forget(out: Path) -> None:
         pass  # only a cache; unchanged() cannot match a state it cannot read
 
 
+def _journal_present(out: Path) -> bool:
+    """An interrupted commit is never "up to date" (transaction.JOURNAL;
+    not imported, to keep the fast path's imports small)."""
+    try:
+        return (out / ".gen-ops-journal.json").exists()
+    except OSError:
+        return True  # cannot tell: take the full path, which reports it
+
+
 def unchanged(out: Path, fingerprint_: str | None) -> bool:
-    if fingerprint_ is None or (out / ".gen-ops-journal.json").exists():
+    if fingerprint_ is None or _journal_present(out):
         return False  # an interrupted commit is never "up to date"
     try:
         data = json.loads((out / STATE).read_text(encoding="utf-8"))

@@ -262,6 +262,20 @@ def _safe(relative: object) -> bool:
     return not path.is_absolute() and ".." not in path.parts
 
 
+def _exists(path: Path) -> bool:
+    """Whether ``path`` exists; False when it cannot be looked at (then the
+    write that follows reports the error, naming the file)."""
+    try:
+        return path.exists()
+    except OSError:
+        return False
+
+
+def interrupted(out: Path) -> bool:
+    """Whether ``out`` holds the journal of an interrupted commit."""
+    return _exists(out / JOURNAL)
+
+
 def read_journal(out: Path) -> Journal | None:
     """The journal of an interrupted commit, or None. A journal that cannot
     be read (or names paths outside ``out``) is treated as absent: the files
@@ -286,10 +300,10 @@ def recover(out: Path) -> int:
     journal = read_journal(out)
     if journal is not None:
         with interrupts.held():
-            pending = [t for t, _ in journal.renames if (out / t).exists()]
+            pending = [t for t, _ in journal.renames if _exists(out / t)]
             _commit(out, journal)
         done += len(pending)
-    elif (out / JOURNAL).exists():
+    elif interrupted(out):
         with contextlib.suppress(OSError):
             (out / JOURNAL).unlink()
     for leftover in leftovers(out):
@@ -301,7 +315,10 @@ def recover(out: Path) -> int:
 
 def leftovers(out: Path) -> list[Path]:
     """Temporary files gen-ops left in ``out`` (not those a journal lists)."""
-    if not out.is_dir():
+    try:
+        if not out.is_dir():
+            return []
+    except OSError:
         return []
     journal = read_journal(out)
     listed = {out / t for t, _ in journal.renames} if journal else set()

@@ -119,7 +119,7 @@ def partial_state(out: Path) -> list[str]:
     """What an interrupted run left in ``out`` (a journal, temporary files),
     as lines for ``--check``; a run of gen-ops repairs both."""
     problems = []
-    if (out / transaction.JOURNAL).exists():
+    if transaction.interrupted(out):
         problems.append(
             f"{out}/{transaction.JOURNAL}: a run was interrupted while it renamed "
             "its files into place; the next run completes it"

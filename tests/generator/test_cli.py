@@ -403,3 +403,119 @@ def test_scaffolds_import_exactly_what_they_use(
         params = {n.arg for n in ast.walk(tree) if isinstance(n, ast.arg)}
         missing = used - defined - params - set(dir(builtins))
         assert not missing, (path.name, sorted(missing))
+
+
+# -- no traceback for any input (every command) ------------------------------
+
+
+def _run(
+    args: list[str], cwd: Path, **kwargs: object
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "gen_ops", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        **kwargs,  # type: ignore[arg-type]
+    )
+
+
+def _one_clear_message(result: subprocess.CompletedProcess[str]) -> str:
+    err = result.stderr
+    assert "Traceback" not in err and "internal error" not in err, err
+    assert "Exception ignored" not in err, err
+    assert err.strip(), "no message"
+    return err
+
+
+@pytest.mark.parametrize(
+    "args, status, says",
+    [
+        (["--out", ""], 2, "--out: an empty path"),
+        (["--specs", ""], 2, "--specs: an empty path"),
+        (["--scaffold-dir", ""], 2, "--scaffold-dir: an empty path"),
+        (["validate", "--specs", ""], 2, "--specs: an empty path"),
+        (["new", "Fine", "--specs", ""], 2, "--specs: an empty path"),
+        (["new"], 2, "the following arguments are required: Op"),
+        (["new", "A B"], 2, "'A B' is not an op type"),
+        (["schema", "extra"], 2, "unrecognized arguments: extra"),
+        (["--only", ","], 2, "unknown target(s) (none)"),
+        (["--bogus"], 2, "unrecognized arguments: --bogus"),
+        (["validate", "--specs", "missing.yaml"], 2, "no such file or directory"),
+        (["--specs", "fifo.yaml"], 2, "not a regular file"),
+        (["validate", "--specs", "fifo.yaml"], 2, "not a regular file"),
+        (["--check", "--specs", "fifo.yaml"], 2, "not a regular file"),
+        (["validate", "--specs", "links"], 2, "not a regular file"),
+        (["new", "Fine", "--specs", "afile"], 3, "afile is not a directory"),
+        (["--specs", "specs", "--out", "afile", "--no-scaffold"], 3, "afile"),
+        # A name longer than the file system allows, in every path argument.
+        (["validate", "--specs", "y" * 300 + ".yaml"], 2, "File name too long"),
+        (["--out", "o" * 300, "--no-scaffold"], 3, "File name too long"),
+        (["--out", "o" * 300, "--check"], 1, "is out of date"),
+        (["--scaffold-dir", "s" * 300], 3, "File name too long"),
+        (["new", "A" + "a" * 300], 3, "File name too long"),
+    ],
+)
+def test_bad_input_gives_one_clear_message(
+    project: Path, args: list[str], status: int, says: str
+) -> None:
+    os.mkfifo(project / "fifo.yaml")
+    (project / "links").mkdir()
+    (project / "links/gone.yaml").symlink_to(project / "nowhere.yaml")
+    (project / "afile").write_text("a file\n")
+    result = _run(args, project)
+    err = _one_clear_message(result)
+    assert result.returncode == status, err
+    assert says in err, err
+    assert not (project / "docs").exists()  # nothing written in the cwd
+
+
+def test_check_of_a_file_instead_of_a_directory_is_drift(project: Path) -> None:
+    (project / "afile").write_text("a file\n")
+    result = _run(["--check", "--out", "afile"], project)
+    _one_clear_message(result)
+    assert result.returncode == 1
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["schema"], ["--check", "--out", "elsewhere"], ["validate"]],
+)
+def test_a_closed_standard_output_ends_quietly(project: Path, args: list[str]) -> None:
+    """Like `gen-ops schema | head -c 1`: the reader has gone."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        result = subprocess.run(
+            [sys.executable, "-m", "gen_ops", *args],
+            cwd=project,
+            stdout=write,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    finally:
+        os.close(write)
+    assert result.returncode == 141, result.stderr
+    assert result.stderr in ("", "gen-ops: 2 op(s) in 2 spec file(s) are valid\n")
+    assert "Traceback" not in result.stderr
+
+
+def test_a_terminal_that_cannot_show_the_text_gets_escapes(project: Path) -> None:
+    """Diff and diagnostics hold spec text; a latin-1 terminal shows escapes."""
+    (project / "specs/uni.yaml").write_text(
+        'op: Uni\ndoc: "中文 ünï \\u202e"\ninputs:\n  - {name: x, dtype: flöat}\n'
+    )
+    env = dict(os.environ, PYTHONIOENCODING="latin-1")
+    result = _run(["validate"], project, env=env, encoding="latin-1")
+    err = _one_clear_message(result)
+    assert result.returncode == 2
+    assert "'flöat'" in err or "'fl\\xf6at'" in err
+    (project / "specs/uni.yaml").write_text("op: Uni\ndoc: 中文 ünï\n")
+    check = _run(["--check"], project, env=env, encoding="latin-1")
+    _one_clear_message(check)
+    assert check.returncode == 1
+    assert "\\u4e2d\\u6587" in check.stdout
