@@ -46,6 +46,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gen_ops import interrupts
+from gen_ops.discovery import display
 
 JOURNAL = ".gen-ops-journal.json"
 TEMP_PREFIX = ".gen-ops-tmp-"
@@ -115,11 +116,13 @@ def _fault(phase: str, number: int) -> None:
 # -- staging -------------------------------------------------------------------
 
 
-def _display(path: Path) -> str:
+def _is_dir(path: Path) -> bool:
+    """``path.is_dir()``, False when the path cannot be looked at (the write
+    that follows names the file and the reason)."""
     try:
-        return os.path.relpath(path)
-    except ValueError:
-        return str(path)
+        return path.is_dir()
+    except OSError:
+        return False
 
 
 class _Stage:
@@ -131,9 +134,11 @@ class _Stage:
         self.created: list[Path] = []
 
     def mkdirs(self, directory: Path, for_path: Path) -> None:
+        """Create ``directory`` and its missing parents, remembering them;
+        ``for_path`` is the file an error names."""
         missing = []
         walk = directory
-        while not walk.is_dir():
+        while not _is_dir(walk):
             missing.append(walk)
             if walk.parent == walk:
                 break
@@ -142,22 +147,22 @@ class _Stage:
             try:
                 path.mkdir()
             except FileExistsError:
-                if path.is_dir():
+                if _is_dir(path):
                     continue
                 raise WriteError(
-                    for_path, f"{_display(path)} is in the way: it is not a directory"
+                    for_path, f"{display(path)} is in the way: it is not a directory"
                 ) from None
             except OSError as exc:
                 raise WriteError(
                     for_path,
-                    f"cannot create its directory {_display(path)}: "
+                    f"cannot create its directory {display(path)}: "
                     f"{exc.strerror or exc}",
                 ) from None
             self.created.append(path)
 
     def write(self, number: int, relative: str, text: str) -> None:
         path = self.out / relative
-        if path.is_dir() and not path.is_symlink():
+        if _is_dir(path) and not path.is_symlink():
             raise WriteError(path, "a directory is in the way")
         self.mkdirs(path.parent, path)
         try:

@@ -263,7 +263,7 @@ def test_temporaries_of_earlier_gen_ops_versions_are_removed(
 
 def test_in_process_run_restores_the_signal_handlers(project_dir: Path) -> None:
     before = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
-    assert main(["--no-scaffold", "--specs", str(project_dir / "specs")]) in (0, 3)
+    assert main(["--no-scaffold", "--specs", str(project_dir / "specs")]) == 0
     assert {s: signal.getsignal(s) for s in before} == before
 
 
