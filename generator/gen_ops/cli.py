@@ -1,8 +1,11 @@
 """The ``gen-ops`` command line. See docs/cli.md.
 
 Exit status: 0 success; 1 ``--check`` found drift; 2 invalid specs or usage;
-3 an output could not be written. No traceback ever reaches the user: an
-unexpected error is reported in one line (set GEN_OPS_DEBUG=1 for the trace).
+3 an output could not be written (or the system refused a path); 4 an
+internal error; 128 + N when signal N (SIGHUP, SIGINT, SIGTERM) stopped it:
+129, 130, 143; 141 when standard output was closed early. No traceback ever
+reaches the user: an unexpected error is reported in one line (set
+GEN_OPS_DEBUG=1 for the trace).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gen_ops import __version__, discovery, state
+from gen_ops import __version__, discovery, interrupts, state
 from gen_ops.diagnostics import Severity, Sink
 from gen_ops.outputs import Target
 
@@ -35,12 +38,24 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(EXIT_INVALID)
 
 
+def _path_text(text: str) -> str:
+    """A path argument: never empty (an empty path would mean the current
+    directory, where gen-ops would then write)."""
+    if not text:
+        raise argparse.ArgumentTypeError("an empty path; name a file or directory")
+    return text
+
+
+def _path(text: str) -> Path:
+    return Path(_path_text(text))
+
+
 def _spec_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--specs",
         metavar="PATH",
         action="append",
-        type=Path,
+        type=_path,
         help="a spec file or a directory searched for *.yaml and *.yml (repeatable; "
         "default: specs)",
     )
@@ -71,13 +86,14 @@ def _render_parser() -> argparse.ArgumentParser:
         "headers, implementation skeletons and reference docs.",
         epilog="other commands: gen-ops validate | new <Op> | schema "
         "(each has --help). Exit status: 0 ok, 1 drift (--check), 2 invalid "
-        "specs or usage, 3 cannot write.",
+        "specs or usage, 3 cannot write, 4 internal error, 129/130/143 stopped "
+        "by SIGHUP/SIGINT/SIGTERM, 141 standard output closed.",
     )
     _spec_options(parser)
     parser.add_argument(
         "--out",
         metavar="DIR",
-        type=Path,
+        type=_path,
         default=Path("generated"),
         help="output directory (default: generated)",
     )
@@ -97,6 +113,7 @@ def _render_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--scaffold-dir",
         metavar="DIR",
+        type=_path_text,
         default="ops",
         help="where author modules are scaffolded for ops whose spec names no "
         "impl.author (default: ops)",
@@ -135,7 +152,7 @@ def _new_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--specs",
         metavar="DIR",
-        type=Path,
+        type=_path,
         default=Path("specs"),
         help="directory to write the spec in (default: specs)",
     )
@@ -220,7 +237,7 @@ def cmd_render(argv: Sequence[str]) -> int:
                 f"{time.perf_counter() - started:.2f} s)",
             )
             return EXIT_OK
-    from gen_ops import pipeline, scaffold, writer
+    from gen_ops import pipeline, scaffold, transaction, writer
 
     sink = Sink()
     files, ops = _load(args, sink)
@@ -229,39 +246,73 @@ def cmd_render(argv: Sequence[str]) -> int:
         print("gen-ops: nothing was generated", file=sys.stderr)
         return EXIT_INVALID
     rendered = pipeline.render(ops, args.only)
-    the_plan = writer.plan(out, rendered, args.only)
     if args.check:
+        the_plan = writer.plan(out, rendered, args.only)
         diff = writer.drift(out, the_plan)
+        partial = writer.partial_state(out)
         if diff:
             sys.stdout.write(diff)
+        for line in partial:
+            print(f"gen-ops: {line}", file=sys.stderr)
+        if diff or partial:
             print(
                 f"gen-ops: {out} is out of date: {len(the_plan.writes)} file(s) differ, "
-                f"{len(the_plan.deletes)} would be removed; run gen-ops",
+                f"{len(the_plan.deletes)} would be removed"
+                + (f", {len(partial)} left by an interrupted run" if partial else "")
+                + "; run gen-ops",
                 file=sys.stderr,
             )
             return EXIT_DRIFT
         _say(args, f"gen-ops: {out} is up to date ({len(rendered)} files)")
         return EXIT_OK
     try:
+        # Note [One transaction]: finish or clean up what an interrupted run
+        # left, forget the fast-path state (a run stopped from here on must
+        # not look up to date), then write.
+        repaired = transaction.recover(out)
+        state.forget(out)
+        the_plan = writer.plan(out, rendered, args.only)
         writer.apply(out, the_plan)
         written = (
             []
             if args.no_scaffold
             else scaffold.scaffold_authors(ops, args.scaffold_dir)
         )
-    except OSError as exc:
+    except transaction.WriteError as exc:
+        print(
+            f"gen-ops: {exc}" + ("" if exc.changed else f"; {out} was not changed"),
+            file=sys.stderr,
+        )
+        return EXIT_IO
+    except scaffold.OutsideProject as exc:
+        print(
+            f"gen-ops: cannot scaffold {discovery.display(exc.path)}: it resolves "
+            f"outside the project root {discovery.display(exc.project)} (through a "
+            "symlink); no author module was written",
+            file=sys.stderr,
+        )
+        return EXIT_IO
+    except OSError as exc:  # BrokenPipeError is main's, not a write failure
+        if isinstance(exc, BrokenPipeError):
+            raise
         print(
             f"gen-ops: cannot write {exc.filename or out}: {exc.strerror or exc}",
             file=sys.stderr,
         )
         return EXIT_IO
+    if repaired:
+        _say(args, f"gen-ops: repaired {repaired} file(s) an interrupted run left")
     outputs = [out / f.path for f in rendered] + [out / writer.MANIFEST]
     authors = [] if args.no_scaffold else scaffold.author_paths(ops, args.scaffold_dir)
     fingerprint = state.fingerprint(spec_paths or [f.path for f in files], options)
     if fingerprint is not None:
         state.record(out, fingerprint, outputs + authors)
     for path in written:
-        _say(args, f"gen-ops: scaffolded {path} (yours to edit; never overwritten)")
+        _say(
+            args,
+            f"gen-ops: scaffolded {discovery.display(path)} (yours to edit; never "
+            "overwritten)",
+        )
     _say(
         args,
         f"gen-ops: {len(ops)} op(s): {len(the_plan.writes)} file(s) written, "
@@ -271,40 +322,56 @@ def cmd_render(argv: Sequence[str]) -> int:
     return EXIT_OK
 
 
-_OP_TYPE = re.compile(r"^[A-Z][A-Za-z0-9_]*$")
-
-
 def cmd_new(argv: Sequence[str]) -> int:
     args = _new_parser().parse_args(argv)
-    if not _OP_TYPE.match(args.op):
+    from gen_ops.schema_check import pattern
+
+    # The shapes first (the same patterns as the schema, matched whole), so
+    # that no name can change the YAML it is written into.
+    if re.fullmatch(pattern("properties", "op"), args.op) is None:
         print(
-            f"gen-ops new: {args.op!r} is not an op type (e.g. ScaleCustom)",
+            f"gen-ops new: {args.op!r} is not an op type: an upper-case letter, "
+            "then letters, digits and _ (e.g. ScaleCustom)",
             file=sys.stderr,
         )
         return EXIT_INVALID
-    import keyword
-
-    from ge._es_reserved import RESERVED_MODULE_NAMES
-
-    if (
-        not re.match(r"^[A-Za-z][A-Za-z0-9_]*$", args.module)
-        or keyword.iskeyword(args.module)
-        or args.module in RESERVED_MODULE_NAMES
-    ):
-        print(f"gen-ops new: {args.module!r} cannot be a module name", file=sys.stderr)
+    if re.fullmatch(pattern("$defs", "identifier"), args.module) is None:
+        print(
+            f"gen-ops new: {args.module!r} cannot be a module name: a letter, "
+            "then letters, digits and _",
+            file=sys.stderr,
+        )
         return EXIT_INVALID
-    if keyword.iskeyword(args.op):
-        print(f"gen-ops new: {args.op!r} is a Python keyword", file=sys.stderr)
-        return EXIT_INVALID
-    from gen_ops import scaffold, writer
+    from gen_ops import pipeline, scaffold, transaction
 
     path, text = scaffold.starter_spec(args.op, args.module, args.specs)
-    if path.exists():
+    try:
+        blocked = args.specs.exists() and not args.specs.is_dir()
+        exists = not blocked and path.exists()
+    except OSError as exc:
+        print(f"gen-ops new: cannot write {path}: {exc.strerror}", file=sys.stderr)
+        return EXIT_IO
+    if blocked:
+        print(
+            f"gen-ops new: cannot write {path}: {args.specs} is not a directory",
+            file=sys.stderr,
+        )
+        return EXIT_IO
+    if exists:
         print(f"gen-ops new: {path} exists; not overwritten", file=sys.stderr)
+        return EXIT_INVALID
+    # Then every check validate runs, so that new never writes a spec that
+    # validate refuses (a keyword module, a reserved op type, ...).
+    sink = Sink()
+    pipeline.check_text(text, str(path), sink)
+    if sink.items:
+        _report(sink, False, 1)
+    if sink.has_errors:
+        print(f"gen-ops new: {path} was not written", file=sys.stderr)
         return EXIT_INVALID
     try:
         args.specs.mkdir(parents=True, exist_ok=True)
-        writer.write_atomic(path, text)
+        transaction.write_atomic(path, text)
     except OSError as exc:
         print(
             f"gen-ops new: cannot write {path}: {exc.strerror or exc}", file=sys.stderr
@@ -322,8 +389,33 @@ def cmd_schema(argv: Sequence[str]) -> int:
     return EXIT_OK
 
 
+EXIT_PIPE = 141  # 128 + SIGPIPE: standard output was closed early
+
+
+def _escape_unencodable() -> None:
+    """A terminal that cannot show a character gets an escape, not a crash
+    (a diff or a diagnostic may quote any text of a spec)."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
+
+
+def _stdout_closed() -> int:
+    """The reader of standard output went away (``gen-ops schema | head``):
+    stop quietly, and keep Python from reporting the unflushed rest."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass  # not a real file (a test's capture): nothing left to flush
+    return EXIT_PIPE
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    _escape_unencodable()
     command = argv[0] if argv and argv[0] in COMMANDS else "render"
     rest = argv[1:] if argv and argv[0] in COMMANDS else argv
     handler = {
@@ -333,12 +425,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         "schema": cmd_schema,
     }[command]
     try:
-        return handler(rest)
-    except SystemExit as exc:  # argparse's --help, --version and usage errors
-        return exc.code if isinstance(exc.code, int) else EXIT_INVALID
+        with interrupts.as_exceptions():
+            try:
+                status = handler(rest)
+            except SystemExit as exc:  # argparse's --help, --version, usage
+                status = exc.code if isinstance(exc.code, int) else EXIT_INVALID
+            sys.stdout.flush()  # a closed pipe shows here, not at exit
+            return status
+    except BrokenPipeError:
+        return _stdout_closed()
+    except interrupts.Interrupted as exc:
+        print(f"gen-ops: interrupted by {exc.name}", file=sys.stderr)
+        return exc.status
     except KeyboardInterrupt:
-        print("gen-ops: interrupted", file=sys.stderr)
+        print("gen-ops: interrupted by SIGINT", file=sys.stderr)
         return 130
+    except OSError as exc:  # the system refused a file: not a bug in gen-ops
+        where = exc.filename if exc.filename is not None else "a file"
+        print(f"gen-ops: {where}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_IO
     except Exception as exc:  # never a traceback for the user
         if os.environ.get("GEN_OPS_DEBUG"):
             traceback.print_exc()

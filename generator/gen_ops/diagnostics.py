@@ -9,6 +9,8 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
+from gen_ops.charset import escape
+
 
 class Severity(enum.Enum):
     ERROR = "error"
@@ -30,16 +32,20 @@ CODES: dict[str, CodeInfo] = {
     "E103": CodeInfo(Severity.ERROR, "duplicate YAML key"),
     "E104": CodeInfo(Severity.ERROR, "unsupported YAML feature"),
     "E105": CodeInfo(Severity.ERROR, "no spec files found"),
+    "E106": CodeInfo(Severity.ERROR, "spec file name cannot be used"),
     "E201": CodeInfo(Severity.ERROR, "unknown key"),
     "E202": CodeInfo(Severity.ERROR, "missing required key"),
     "E203": CodeInfo(Severity.ERROR, "wrong value type"),
     "E204": CodeInfo(Severity.ERROR, "invalid value"),
     "E301": CodeInfo(Severity.ERROR, "duplicate name"),
-    "E303": CodeInfo(Severity.ERROR, "text contains a control character"),
+    "E303": CodeInfo(
+        Severity.ERROR, "text contains a control or bidi formatting character"
+    ),
     "E304": CodeInfo(Severity.ERROR, "module or op name cannot be used"),
     "E305": CodeInfo(Severity.ERROR, "input is both optional and dynamic"),
     "E306": CodeInfo(Severity.ERROR, "REG_OP would declare a member twice"),
     "E307": CodeInfo(Severity.ERROR, "REG_OP would declare a system macro"),
+    "E308": CodeInfo(Severity.ERROR, "op type is a node type the runtime reserves"),
     "E401": CodeInfo(Severity.ERROR, "unknown dtype"),
     "E402": CodeInfo(Severity.ERROR, "unknown type variable"),
     "E403": CodeInfo(Severity.ERROR, "type variable shadows a dtype or named set"),
@@ -50,11 +56,15 @@ CODES: dict[str, CodeInfo] = {
     "E603": CodeInfo(Severity.ERROR, "rule does not fit what it names"),
     "E604": CodeInfo(Severity.ERROR, "infer_meta must cover every output"),
     "E605": CodeInfo(Severity.ERROR, "count rule on a non-dynamic output"),
+    "E606": CodeInfo(
+        Severity.ERROR, "infer_meta leaves a part to an implementation the op lacks"
+    ),
     "E701": CodeInfo(
         Severity.ERROR, "launch argument names an unknown input, output or attr"
     ),
     "E702": CodeInfo(Severity.ERROR, "launch argument cannot be passed"),
     "E703": CodeInfo(Severity.ERROR, "impl is inconsistent"),
+    "E704": CodeInfo(Severity.ERROR, "impl.author is not a path inside the project"),
     "E801": CodeInfo(Severity.ERROR, "op type defined twice"),
     "E802": CodeInfo(Severity.ERROR, "two ops map to the same file or name"),
     "W901": CodeInfo(Severity.WARNING, "Python keyword renamed"),
@@ -88,7 +98,12 @@ class Diagnostic:
         return CODES[self.code].severity
 
     def format(self) -> str:
-        text = f"{self.span}: {self.severity.value}[{self.code}]: {self.message}"
+        """One line (and a hint line); paths and messages show every
+        invisible character as an escape (Note [Invisible characters])."""
+        text = (
+            f"{escape(str(self.span))}: {self.severity.value}[{self.code}]: "
+            f"{self.message}"
+        )
         if self.hint:
             text += f"\n  hint: {self.hint}"
         return text
@@ -105,7 +120,13 @@ class Sink:
     ) -> None:
         if code not in CODES:  # a programming error, caught by the tests
             raise KeyError(f"undeclared diagnostic code {code}")
-        self.items.append(Diagnostic(code, span, message, hint))
+        # Messages quote spec text, which may hold anything (a name that ends
+        # in a newline, a bidi override): shown escaped, on one line.
+        self.items.append(
+            Diagnostic(
+                code, span, escape(message), None if hint is None else escape(hint)
+            )
+        )
 
     @property
     def has_errors(self) -> bool:

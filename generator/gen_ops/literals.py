@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Any
+from collections.abc import Iterator
+from typing import Any, TypeAlias
 
 from ge.graph.attrs import AttrType
 from ge.graph.types import DataType
@@ -76,7 +77,7 @@ def py_docstring_body(text: str) -> str:
     return "".join(out)
 
 
-_PY_FLOAT = re.compile(r"^[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?$")
+_PY_FLOAT = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
 
 
 def _spells(text: str | None, value: float) -> bool:
@@ -94,7 +95,7 @@ def py_float(value: float, text: str | None = None) -> str:
         return 'float("inf")' if value > 0 else 'float("-inf")'
     if (
         text
-        and _PY_FLOAT.match(text)
+        and _PY_FLOAT.fullmatch(text)
         and any(c in text for c in ".eE")
         and _spells(text, value)
     ):
@@ -116,8 +117,14 @@ def _split_texts(default: Default, count: int) -> list[str | None]:
     return [p or None for p in parts] if len(parts) == count else [None] * count
 
 
-def py_default(attr_type: AttrType, default: Default) -> str:
-    """The Python literal of an attr default (immutable: lists are tuples)."""
+# A Python literal as a tree: a spelled leaf, or a list of items that is a
+# tuple literal. pyformat lays a tree out over several lines when it is long.
+PyTree: TypeAlias = "str | list[PyTree]"
+
+
+def py_default_tree(attr_type: AttrType, default: Default) -> PyTree:
+    """The Python literal of an attr default (immutable: lists are tuples),
+    as a tree."""
     value = default.value
     if value is None:
         return "None"
@@ -125,11 +132,57 @@ def py_default(attr_type: AttrType, default: Default) -> str:
         return py_float(value, default.text)
     if attr_type is AttrType.LIST_FLOAT:
         texts = _split_texts(default, len(value))
-        return _py_tuple([py_float(v, t) for v, t in zip(value, texts)])
+        return [py_float(v, t) for v, t in zip(value, texts)]
     return _py_value(value)
 
 
-def _py_value(value: Any) -> str:
+def py_flat(tree: PyTree) -> str:
+    """A tree as one line: ``(1, 2)``, ``(1,)``, ``()``."""
+    if isinstance(tree, str):
+        return tree
+    items = [py_flat(item) for item in tree]
+    return "(" + items[0] + ",)" if len(items) == 1 else "(" + ", ".join(items) + ")"
+
+
+def py_default(attr_type: AttrType, default: Default) -> str:
+    """The Python literal of an attr default, on one line."""
+    return py_flat(py_default_tree(attr_type, default))
+
+
+# Defaults longer than this are shortened where they are only read (docstrings,
+# docs pages); code always holds the whole value.
+SUMMARY_LIMIT = 80
+
+
+def py_default_summary(attr_type: AttrType, default: Default) -> str:
+    """The default for readers: whole when short, else its start and size,
+    e.g. ``(0, 0, 0, ... (100000 items))``. A 100,000-item default would
+    otherwise be a 200 KB docstring line. Spells only the items it shows."""
+    value = default.value
+    if not isinstance(value, tuple):
+        flat = py_default(attr_type, default)
+        if len(flat) <= SUMMARY_LIMIT:
+            return flat
+        return flat[: SUMMARY_LIMIT - 10] + f"... ({len(flat)} characters)"
+    shown: list[str] = []
+    width = 0
+    for text in _item_spellings(attr_type, default):
+        width += len(text) + 2
+        if width > SUMMARY_LIMIT:
+            return "(" + ", ".join(shown + [f"... ({len(value)} items)"]) + ")"
+        shown.append(text)
+    return py_flat(list(shown))
+
+
+def _item_spellings(attr_type: AttrType, default: Default) -> Iterator[str]:
+    """The spelled items of a tuple default, one at a time."""
+    if attr_type is AttrType.LIST_FLOAT:
+        texts = _split_texts(default, len(default.value))
+        return (py_float(v, t) for v, t in zip(default.value, texts))
+    return (py_flat(_py_value(v)) for v in default.value)
+
+
+def _py_value(value: Any) -> PyTree:
     if isinstance(value, bool):
         return "True" if value else "False"
     if isinstance(value, DataType):
@@ -143,14 +196,10 @@ def _py_value(value: Any) -> str:
     if isinstance(value, bytes):
         return py_bytes(value)
     if isinstance(value, tuple):
-        return _py_tuple([_py_value(v) for v in value])
+        if all(type(v) is int for v in value):  # list_int: the common big case
+            return list(map(str, value))
+        return [_py_value(v) for v in value]
     raise TypeError(f"no Python literal for {type(value).__name__}")
-
-
-def _py_tuple(items: list[str]) -> str:
-    if len(items) == 1:
-        return f"({items[0]},)"
-    return "(" + ", ".join(items) + ")"
 
 
 # --- C++ --------------------------------------------------------------------
@@ -159,15 +208,19 @@ _CPP_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "?": "\\?"}
 
 
 def cpp_str(text: str) -> str:
-    """A C++ narrow string literal (UTF-8 kept as is, controls in octal)."""
+    """A C++ narrow string literal: printable UTF-8 kept as is; controls and
+    every other character ``str.isprintable`` rejects (bidi formatting
+    characters among them, which g++ -Wall refuses raw) as the octal escapes
+    of their UTF-8 bytes, so the literal holds the same bytes (Note
+    [Invisible characters])."""
     out = []
     for ch in text:
         if ch in _CPP_ESCAPES:
             out.append(_CPP_ESCAPES[ch])
-        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
-            out.append(f"\\{ord(ch):03o}")
-        else:
+        elif ch.isprintable():
             out.append(ch)
+        else:
+            out.append("".join(f"\\{byte:03o}" for byte in ch.encode("utf-8")))
     return '"' + "".join(out) + '"'
 
 
@@ -202,7 +255,7 @@ def cpp_comment_lines(text: str, prefix: str = "/// ") -> list[str]:
     return lines
 
 
-_CPP_FLOAT = re.compile(r"^[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?$")
+_CPP_FLOAT = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
 
 
 def cpp_float(value: float, text: str | None = None) -> str:
@@ -211,7 +264,7 @@ def cpp_float(value: float, text: str | None = None) -> str:
     if math.isinf(value):
         sign = "" if value > 0 else "-"
         return f"{sign}std::numeric_limits<float>::infinity()"
-    if text and _CPP_FLOAT.match(text) and _spells(text, value):
+    if text and _CPP_FLOAT.fullmatch(text) and _spells(text, value):
         if any(c in text for c in ".eE"):
             return text.lstrip("+")
         return text.lstrip("+") + ".0"
@@ -255,6 +308,8 @@ def _cpp_value(value: Any) -> str:
     if isinstance(value, str):
         return cpp_str(value)
     if isinstance(value, tuple):
+        if all(type(v) is int for v in value):  # list_int: the common big case
+            return "{" + ", ".join(map(cpp_int, value)) + "}"
         return "{" + ", ".join(_cpp_value(v) for v in value) + "}"
     raise TypeError(f"no C++ literal for {type(value).__name__}")
 
@@ -274,6 +329,27 @@ def needs_limits(attr_type: AttrType, default: Default | None) -> bool:
 # --- history JSON (GE's operators.json) ---------------------------------------
 
 
+def json_text(data: Any) -> str:
+    """``data`` as a JSON file: UTF-8 text, indented by 2, with every
+    character ``str.isprintable`` rejects written as a ``\\u`` escape (JSON
+    itself escapes only C0 controls), so strings from specs cannot hide in the
+    file (Note [Invisible characters])."""
+    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    if text.replace("\n", "").isprintable():  # the common case, at C speed
+        return text
+    return "".join(
+        ch if ch.isprintable() or ch == "\n" else _json_escape(ch) for ch in text
+    )
+
+
+def _json_escape(ch: str) -> str:
+    code = ord(ch)
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+
+
 def json_default(attr_type: AttrType, default: Default) -> str:
     """GE's ``default_value``: a JSON literal stored as a string."""
     value = default.value
@@ -285,6 +361,8 @@ def json_default(attr_type: AttrType, default: Default) -> str:
 
 
 def _json_value(value: Any) -> Any:
+    if isinstance(value, tuple) and all(type(v) is int for v in value):
+        return list(value)  # list_int: the common big case
     if isinstance(value, float) and not math.isfinite(value):
         return repr(value)  # "inf", "-inf", "nan": JSON has no such numbers
     if isinstance(value, DataType):

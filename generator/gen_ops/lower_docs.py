@@ -7,17 +7,16 @@ defaults as JSON literals stored in strings, attrs in IR order.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gen_ops.literals import json_default, py_default
+from gen_ops.literals import json_default, json_text, py_default_summary
 from gen_ops.lower_cpp import lower as lower_cpp
 from gen_ops.lower_cpp import tensor_type
 from gen_ops.lower_python import dtype_words
 from gen_ops.lower_python import lower as lower_python
-from gen_ops.model import Capability, InputKind, OpSpec
+from gen_ops.model import Capability, DtypeRule, InputKind, OpSpec, ShapeRule
 from gen_ops.render import render
 
 
@@ -63,12 +62,13 @@ class DocPage:
 
 
 def lower(op: OpSpec) -> DocPage:
-    builder = lower_python(op)
+    builder = lower_python(op, code=False)
     params = []
     for i, p in enumerate(builder.params):
         if i == builder.star_index:
             params.append("*")
-        params.append(p.name + (f"={p.default}" if p.default is not None else ""))
+        shown = p.summary if p.summary is not None else p.default
+        params.append(p.name + (f"={shown}" if shown is not None else ""))
     if builder.star_index == len(builder.params):
         params.append("*")
     signature = f"{op.op_type}({', '.join(params)}) -> {builder.returns}"
@@ -93,7 +93,7 @@ def lower(op: OpSpec) -> DocPage:
     return DocPage(
         op_type=op.op_type,
         module=op.module,
-        source=op.label,
+        source=md_code(op.label),
         doc=op.doc,
         since=op.since,
         deprecated=op.deprecated,
@@ -136,7 +136,7 @@ def lower(op: OpSpec) -> DocPage:
                             f"derived: {a.derive}"
                             if a.derive
                             else (
-                                md_code(py_default(a.type, a.default))
+                                md_code(py_default_summary(a.type, a.default))
                                 if a.default is not None
                                 else ""
                             )
@@ -161,7 +161,13 @@ def lower(op: OpSpec) -> DocPage:
             for v in op.type_vars
         ),
         infer=tuple(
-            Row((md_code(r.output), md_code(str(r.shape)), md_code(str(r.dtype))))
+            Row(
+                (
+                    md_code(r.output),
+                    _rule_cell(r.shape, "infer_shapes"),
+                    _rule_cell(r.dtype, "infer_dtypes"),
+                )
+            )
             for r in (op.infer_meta or ())
         ),
         impl=tuple(impl),
@@ -170,6 +176,14 @@ def lower(op: OpSpec) -> DocPage:
         + ")\n"
         + "\n".join("    " + line for line in cpp.lines),
     )
+
+
+def _rule_cell(rule: ShapeRule | DtypeRule | None, method: str) -> str:
+    """A rule, or who infers the part it leaves out (Note [Partial
+    infer_meta] in lower_impl)."""
+    if rule is None:
+        return f"by the implementation ({md_code(method)})"
+    return md_code(str(rule))
 
 
 def history(ops: Sequence[OpSpec]) -> dict[str, Any]:
@@ -265,7 +279,7 @@ def files(ops: Sequence[OpSpec]) -> list[tuple[str, str]]:
         out.append(
             (
                 f"history/{module}/operators.json",
-                json.dumps(data, indent=2, ensure_ascii=False) + "\n",
+                json_text(data),
             )
         )
     return out

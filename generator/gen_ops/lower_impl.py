@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from ge.graph.attrs import python_annotation
 
-from gen_ops.literals import py_default, py_str
+from gen_ops.literals import PyTree, py_str
 from gen_ops.model import (
     Capability,
     CountKind,
@@ -33,8 +33,9 @@ from gen_ops.model import (
     OpSpec,
     ShapeKind,
 )
+from gen_ops.lower_python import default_code
 from gen_ops.names import impl_names
-from gen_ops.pyformat import format_python
+from gen_ops.pyformat import format_python, layout
 from gen_ops.render import render
 
 
@@ -71,6 +72,12 @@ class ImplModule:
     kernel: str | None
     methods: tuple[Method, ...]
     imports: tuple[str, ...]
+    constants: tuple[str, ...] = ()  # module-level lines after KERNEL_NAME
+    # The methods of the author's subclass the prototype calls (infer_meta, or
+    # infer_shapes / infer_dtypes: Note [Partial infer_meta]), and the comment
+    # above the dict that holds them.
+    author_infer: tuple[str, ...] = ()
+    author_comment: str = ""
     author_imports: tuple[str, ...] = ()  # of the scaffolded author module
 
 
@@ -89,12 +96,12 @@ def _attr_params(op: OpSpec, with_defaults: bool) -> tuple[Param, ...]:
     for attr in op.attrs:
         annotation = python_annotation(attr.type, tensor="GraphTensor")
         default = None
-        if with_defaults and attr.default is not None:
-            default = py_default(attr.type, attr.default)
-            if default == "None":
-                annotation += " | None"
+        if with_defaults and attr.default is not None and attr.default.value is None:
+            annotation += " | None"
         if with_defaults and attr.type.is_list:
             annotation = annotation.replace("list[", "Sequence[")
+        if with_defaults and attr.default is not None:
+            default = default_code(attr.name, annotation, attr)
         params.append(Param(attr.name, annotation, default))
     # Keyword-only parameters with and without defaults may mix freely.
     return tuple(params)
@@ -119,9 +126,31 @@ def _plus(base: str, term: str) -> str:
     return term if base == "0" else f"{base} + {term}"
 
 
+# A literal shape longer than this is a module constant (``_SHAPE_<output>``),
+# laid out by pyformat, rather than a list in the return statement: a
+# 100,000-dim literal would otherwise be one line that only black could wrap.
+_INLINE_SHAPE = 40
+
+
+def _shape_constants(op: OpSpec) -> tuple[str, ...]:
+    """The module constants of the long literal shapes (_INLINE_SHAPE)."""
+    lines = []
+    for rule in op.infer_meta or ():
+        shape = rule.shape
+        if shape is not None and shape.kind is ShapeKind.LITERAL:
+            if len(str(shape)) > _INLINE_SHAPE:
+                dims: PyTree = [str(d) for d in shape.dims]
+                lines.append(layout(f"_SHAPE_{rule.output} = ", dims, "", 0))
+    return tuple(lines)
+
+
 def _shape_expr(rule: InferOutput, names: dict[str, str]) -> str:
     shape = rule.shape
+    if shape is None:  # the author's infer_shapes gave it
+        return f"_{rule.output}_shape"
     if shape.kind is ShapeKind.LITERAL:
+        if len(str(shape)) > _INLINE_SHAPE:
+            return f"_SHAPE_{rule.output}"
         return "[" + ", ".join(map(str, shape.dims)) + "]"
     if shape.kind is ShapeKind.ATTR:
         return f"_b.list({shape.refs[0]})"
@@ -131,6 +160,8 @@ def _shape_expr(rule: InferOutput, names: dict[str, str]) -> str:
 
 def _dtype_expr(rule: InferOutput, op: OpSpec, names: dict[str, str]) -> str:
     dtype = rule.dtype
+    if dtype is None:  # the author's infer_dtypes gave it
+        return f"_{rule.output}_dtype"
     if dtype.kind is DtypeRuleKind.FIXED:
         assert dtype.dtype is not None
         return f"_types.DataType.{dtype.dtype.name}"
@@ -143,12 +174,72 @@ def _dtype_expr(rule: InferOutput, op: OpSpec, names: dict[str, str]) -> str:
     return f"{names[dtype.ref]}.data_type"
 
 
+@dataclass(frozen=True)
+class AuthorPart:
+    """What a partial infer_meta leaves to the author's subclass: its method
+    (``infer_shapes`` or ``infer_dtypes``), the part and the outputs."""
+
+    method: str
+    part: str  # "shape" or "dtype"
+    outputs: tuple[str, ...]
+
+
+def _author_parts(op: OpSpec) -> tuple[AuthorPart, ...]:
+    """Note [Partial infer_meta]: an output's rule may give only its shape or
+    only its dtype. The prototype computes the declared parts and calls the
+    author's ``infer_shapes`` / ``infer_dtypes`` (static methods of the
+    subclass, with the prototype's parameters) for the rest: one value per
+    output that lacks the part, in IR order (a tuple when there are several; a
+    list per dynamic output, one item per instance)."""
+    parts = []
+    for part, method in (("shape", "infer_shapes"), ("dtype", "infer_dtypes")):
+        left = tuple(r.output for r in op.infer_meta or () if getattr(r, part) is None)
+        if left:
+            parts.append(AuthorPart(method, part, left))
+    return tuple(parts)
+
+
+def _author_call(op: OpSpec, names: dict[str, str]) -> str:
+    """The prototype's arguments, passed on: inputs by position, attrs by name."""
+    return ", ".join(
+        [names[i.name] for i in op.inputs] + [f"{a.name}={a.name}" for a in op.attrs]
+    )
+
+
+def _ask_author(op: OpSpec, method: str, message: str) -> list[str]:
+    """Look up the author's ``method`` (Note [Partial infer_meta]); raise
+    NotImplementedError with ``message`` while it is not defined."""
+    return [
+        f'_{method} = _AUTHOR.get("{method}")',
+        f"if _{method} is None:",
+        "    raise NotImplementedError(",
+        f'        "{message}"',
+        "    )",
+    ]
+
+
 def _proto_body(op: OpSpec, names: dict[str, str]) -> tuple[str, ...]:
     assert op.infer_meta is not None
+    lines: list[str] = []
+    for ask in _author_parts(op):
+        lines += _ask_author(
+            op,
+            ask.method,
+            f"{op.op_type} leaves the {ask.part}s of {', '.join(ask.outputs)} to "
+            f"its implementation: define {ask.method} in a subclass of "
+            f"{op.op_type}Base",
+        )
+        targets = ", ".join(f"_{name}_{ask.part}" for name in ask.outputs)
+        lines.append(f"{targets} = _{ask.method}({_author_call(op, names)})")
     exprs = []
     for ir_index, (output, rule) in enumerate(zip(op.outputs, op.infer_meta)):
-        desc = f"_rt.TensorDesc({_shape_expr(rule, names)}, {_dtype_expr(rule, op, names)})"
-        if output.dynamic:
+        shape, dtype = _shape_expr(rule, names), _dtype_expr(rule, op, names)
+        desc = f"_rt.TensorDesc({shape}, {dtype})"
+        if output.dynamic and rule.shape is None:
+            desc = f"[_rt.TensorDesc(_s, {dtype}) for _s in {shape}]"
+        elif output.dynamic and rule.dtype is None:
+            desc = f"[_rt.TensorDesc({shape}, _d) for _d in {dtype}]"
+        elif output.dynamic:
             if output.count is None:
                 count = f"_infer.output_count({ir_index})"
             elif output.count.kind is CountKind.LEN:
@@ -158,8 +249,8 @@ def _proto_body(op: OpSpec, names: dict[str, str]) -> tuple[str, ...]:
             desc = f"[{desc} for _ in _b.range({count})]"
         exprs.append(desc)
     if len(exprs) == 1:
-        return (f"return {exprs[0]}",)
-    return ("return (",) + tuple(f"    {e}," for e in exprs) + (")",)
+        return tuple(lines) + (f"return {exprs[0]}",)
+    return tuple(lines) + ("return (",) + tuple(f"    {e}," for e in exprs) + (")",)
 
 
 def _launch_body(
@@ -259,16 +350,17 @@ def lower(op: OpSpec) -> ImplModule:
     )
     if op.infer_meta is not None:
         proto_body = _proto_body(op, names.inputs)
+        author_infer = tuple(ask.method for ask in _author_parts(op))
     else:
-        proto_body = (
-            f'_infer_meta = _AUTHOR.get("infer_meta")',
-            "if _infer_meta is None:",
-            "    raise NotImplementedError(",
-            f'        "{op.op_type} has no infer_meta: define it in a subclass of '
-            f'{base}"',
-            "    )",
-            f"return _infer_meta({call})",
+        proto_body = tuple(
+            _ask_author(
+                op,
+                "infer_meta",
+                f"{op.op_type} has no infer_meta: define it in a subclass of {base}",
+            )
+            + [f"return _infer_meta({call})"]
         )
+        author_infer = ("infer_meta",) if op.impl else ()
     methods: list[Method] = []
     runtime_pos = tuple(
         Param(names.inputs[i.name], _input_annotation(i.kind, "Tensor"))
@@ -288,6 +380,18 @@ def lower(op: OpSpec) -> ImplModule:
                     attrs_kw,
                     proto_returns,
                     "Infer output metadata (the spec declares no infer_meta rules).",
+                    abstract=True,
+                    static=True,
+                )
+            )
+        for ask in _author_parts(op):
+            methods.append(
+                Method(
+                    ask.method,
+                    proto_pos,
+                    attrs_kw,
+                    _part_returns(op, ask),
+                    _part_doc(ask),
                     abstract=True,
                     static=True,
                 )
@@ -381,7 +485,33 @@ def lower(op: OpSpec) -> ImplModule:
         kernel=op.impl.kernel if op.impl else None,
         methods=tuple(methods),
         imports=imports,
+        constants=_shape_constants(op),
+        author_infer=author_infer,
+        author_comment=(
+            f"# The author's {' and '.join(author_infer)}, set when a subclass of "
+            f"{base} defines {'it' if len(author_infer) == 1 else 'them'}."
+            if author_infer
+            else ""
+        ),
         author_imports=_author_imports(author_text),
+    )
+
+
+def _part_returns(op: OpSpec, ask: AuthorPart) -> str:
+    """infer_shapes / infer_dtypes' return annotation: one value per output
+    that lacks the part, a list of them for a dynamic output."""
+    one = "list[int]" if ask.part == "shape" else "DataType"
+    kinds = [f"list[{one}]" if op.output(name).dynamic else one for name in ask.outputs]
+    return kinds[0] if len(kinds) == 1 else "tuple[" + ", ".join(kinds) + "]"
+
+
+def _part_doc(ask: AuthorPart) -> str:
+    several = len(ask.outputs) > 1
+    return (
+        f"The {ask.part}{'s' if several else ''} of output{'s' if several else ''} "
+        + ", ".join(ask.outputs)
+        + (", in IR order" if several else "")
+        + "; infer_meta in the spec declares everything else."
     )
 
 
@@ -404,12 +534,12 @@ def _imports(op: OpSpec, text: str, methods: list[Method]) -> tuple[str, ...]:
         lines.append("import builtins as _b")
     if uses("Sequence"):
         lines.append("from collections.abc import Sequence")
-    if op.impl and op.infer_meta is None:
+    if op.impl and (op.infer_meta is None or _author_parts(op)):
         lines.append("from typing import Any")
     if lines:
         lines.append("")
     lines.append("import ge.custom_op as _cop")
-    if op.infer_meta is not None:
+    if any("_infer." in line for line in bodies):
         lines.append("import ge.custom_op.infer as _infer")
     if any("_types." in line for line in bodies):
         lines.append("import ge.graph.types as _types")

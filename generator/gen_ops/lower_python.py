@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from ge.graph.attrs import python_annotation
 from ge.graph.types import DataType
 
-from gen_ops.literals import py_default, py_str
+from gen_ops.literals import py_default_summary, py_default_tree, py_str
 from gen_ops.model import (
     Attr,
     CountKind,
@@ -27,7 +27,7 @@ from gen_ops.model import (
     Output,
 )
 from gen_ops.names import exported_names, python_names
-from gen_ops.pyformat import format_python
+from gen_ops.pyformat import format_python, layout
 from gen_ops.render import render
 
 _TENSOR_IN = "TensorHolder | TensorLike"
@@ -37,9 +37,10 @@ _TENSOR_IN = "TensorHolder | TensorLike"
 class Param:
     name: str
     annotation: str
-    default: str | None
+    default: str | None  # as the signature holds it (laid out: pyformat.layout)
     keyword_only: bool
     doc: str  # the Args entry, without the name
+    summary: str | None = None  # the default for docs (py_default_summary)
 
 
 @dataclass(frozen=True)
@@ -112,7 +113,7 @@ def _attr_doc(attr: Attr) -> str:
     parts = [_sentence(attr.doc)] if attr.doc else []
     kind = attr.type.value
     if attr.default is not None:
-        parts.append(f"{kind}, default {py_default(attr.type, attr.default)}.")
+        parts.append(f"{kind}, default {py_default_summary(attr.type, attr.default)}.")
     else:
         parts.append(f"{kind}, required.")
     return " ".join(parts)
@@ -122,7 +123,9 @@ def _output_annotation(output: Output) -> str:
     return "list[TensorHolder]" if output.dynamic else "TensorHolder"
 
 
-def lower(op: OpSpec) -> PyBuilder:
+def lower(op: OpSpec, code: bool = True) -> PyBuilder:
+    """The builder of ``op``. Without ``code`` (the docs only read the
+    signature), attr defaults are their summaries, not the laid-out code."""
     names = python_names(op)
     params: list[Param] = []
     only_optional = bool(op.inputs) and all(
@@ -202,20 +205,14 @@ def lower(op: OpSpec) -> PyBuilder:
     for attr in sorted(given_attrs, key=lambda a: not a.required):
         # Defaults are immutable, so list attrs take any Sequence (tuples).
         annotation = python_annotation(attr.type, sequence="Sequence")
-        default = None
+        name = names.params[("attr", attr.name)]
+        default = summary = None
         if attr.default is not None:
-            default = py_default(attr.type, attr.default)
-            if default == "None":
+            if attr.default.value is None:
                 annotation += " | None"
-        params.append(
-            Param(
-                names.params[("attr", attr.name)],
-                annotation,
-                default,
-                True,
-                _attr_doc(attr),
-            )
-        )
+            summary = py_default_summary(attr.type, attr.default)
+            default = default_code(name, annotation, attr) if code else summary
+        params.append(Param(name, annotation, default, True, _attr_doc(attr), summary))
     params.append(
         Param(
             "name",
@@ -324,6 +321,15 @@ def lower(op: OpSpec) -> PyBuilder:
             sorted([op.op_type] + ([result_class] if result_class else []))
         ),
     )
+
+
+def default_code(name: str, annotation: str, attr: Attr) -> str:
+    """``attr``'s default as a parameter ``name: annotation = <this>,`` at
+    indent 4 holds it: one line, or exploded when long (pyformat.layout)."""
+    assert attr.default is not None
+    head = f"{name}: {annotation} = "
+    laid_out = layout(head, py_default_tree(attr.type, attr.default), ",", 4)
+    return laid_out[len(head) : -1]
 
 
 def _article(word: str) -> str:

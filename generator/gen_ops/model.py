@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from ge.graph.attrs import AttrType
@@ -179,9 +180,12 @@ class DtypeRule:
 
 @dataclass(frozen=True)
 class InferOutput:
+    """One output's infer_meta rule. A part that is None is inferred by the
+    implementation (its ``infer_shapes`` / ``infer_dtypes``); never both."""
+
     output: str
-    shape: ShapeRule
-    dtype: DtypeRule
+    shape: ShapeRule | None
+    dtype: DtypeRule | None
 
 
 class Capability(enum.Enum):
@@ -211,7 +215,8 @@ class Impl:
     capabilities: tuple[Capability, ...]
     kernel: str | None
     launch_args: tuple[LaunchArg, ...]
-    # Author module path as written in the spec (relative to the spec file).
+    # Author module path as written in the spec: relative to the project root,
+    # without "..", checked (E704).
     author: str | None
 
     def has(self, capability: Capability) -> bool:
@@ -236,6 +241,8 @@ class OpSpec:
     label: str  # the spec file as banners name it: stable across machines
     file_stem: str  # snake_case name of every per-op file
     span: Span
+    # Where author modules are placed from (Note [Project root] in discovery).
+    project: Path = Path(".")
 
     def input(self, name: str) -> Input:
         return next(i for i in self.inputs if i.name == name)

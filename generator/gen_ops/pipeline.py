@@ -14,7 +14,7 @@ from gen_ops.diagnostics import Severity, Sink
 from gen_ops.discovery import SpecFile, discover
 from gen_ops.model import OpSpec
 from gen_ops.outputs import OutputFile, Target
-from gen_ops.source import LoadedSpec, load_spec
+from gen_ops.source import LoadedSpec, load_spec, load_spec_text
 
 __all__ = ["Target", "OutputFile", "SpecFile", "discover", "load_and_check", "render"]
 
@@ -25,7 +25,9 @@ def load_and_check(files: Sequence[SpecFile], sink: Sink) -> list[OpSpec]:
     for file in files:
         spec = load_spec(file.path, file.display, sink)
         if spec is not None:
-            loaded.append(dataclasses.replace(spec, label=file.label))
+            loaded.append(
+                dataclasses.replace(spec, label=file.label, project=file.project)
+            )
     models: list[OpSpec] = []
     for spec in loaded:
         if schema_check.check(spec, sink):
@@ -39,6 +41,15 @@ def load_and_check(files: Sequence[SpecFile], sink: Sink) -> list[OpSpec]:
     return sorted(
         (m for m in models if m.source not in failed), key=lambda m: m.op_type
     )
+
+
+def check_text(text: str, display: str, sink: Sink) -> OpSpec | None:
+    """Every check of one spec given as text, named ``display`` in
+    diagnostics (``gen-ops new`` checks its starter spec before writing it)."""
+    spec = load_spec_text(text.encode("utf-8"), display, sink)
+    if spec is None or not schema_check.check(spec, sink):
+        return None
+    return semantics.check_spec(spec, sink)
 
 
 def render(ops: Sequence[OpSpec], targets: frozenset[Target]) -> list[OutputFile]:

@@ -8,8 +8,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_CALL = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*\((.*)\)\s*$", re.DOTALL)
-_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+# Matched against the whole rule (fullmatch): whitespace around a rule or a
+# name is allowed, nothing else.
+_CALL = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*\((.*)\)\s*", re.DOTALL)
+_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 
 
 @dataclass(frozen=True)
@@ -24,7 +26,7 @@ class RuleSyntaxError(ValueError):
 
 def parse_call(text: str, allowed: dict[str, tuple[int, int | None]]) -> Call:
     """Parse ``func(a, b)``; ``allowed`` maps func -> (min args, max args)."""
-    match = _CALL.match(text)
+    match = _CALL.fullmatch(text)
     if not match:
         raise RuleSyntaxError(
             f"{text!r} is not a rule; expected one of "
@@ -42,6 +44,6 @@ def parse_call(text: str, allowed: dict[str, tuple[int, int | None]]) -> Call:
         want = str(low) if high == low else f"{low} or more"
         raise RuleSyntaxError(f"{func}(...) takes {want} name(s), got {len(args)}")
     for arg in args:
-        if not _NAME.match(arg):
+        if not _NAME.fullmatch(arg):
             raise RuleSyntaxError(f"{arg!r} in {func}(...) is not a name")
     return Call(func, args)

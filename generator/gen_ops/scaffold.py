@@ -13,7 +13,7 @@ from gen_ops.pyformat import format_python
 from gen_ops.render import render
 from gen_ops.resources import schema_path
 from gen_ops.semantics import author_path
-from gen_ops.writer import write_atomic
+from gen_ops.transaction import TEMP_PREFIX, WriteError, write_atomic
 
 
 def author_module(op: OpSpec) -> str:
@@ -25,23 +25,50 @@ def author_module(op: OpSpec) -> str:
     )
 
 
+class OutsideProject(Exception):
+    """An author module would land outside its project (a symlink leads out)."""
+
+    def __init__(self, path: Path, project: Path) -> None:
+        super().__init__(f"{path} resolves outside the project {project}")
+        self.path = path
+        self.project = project
+
+
 def scaffold_authors(ops: list[OpSpec], scaffold_dir: str) -> list[Path]:
     """Write the author module of every op with an impl that has none yet;
-    the paths written. Existing files are never touched."""
-    written = []
+    the paths written. Existing files are never touched. A module whose path,
+    followed through symlinks, leaves its project root is refused
+    (OutsideProject) before anything is written; ``impl.author`` cannot say
+    so itself (E704), a symlink in the tree can."""
+    todo = []
     for op in ops:
         if op.impl is None:
             continue
-        path = Path(author_path(op, scaffold_dir))
+        path = author_path(op, scaffold_dir)
         if path.exists():
             continue
-        write_atomic(path, author_module(op))
-        written.append(path)
-    return written
+        if not Path(scaffold_dir).is_absolute() or op.impl.author:
+            if not path.resolve().is_relative_to(op.project.resolve()):
+                raise OutsideProject(path, op.project)
+        todo.append((op, path))
+    for op, path in todo:
+        try:
+            _remove_stale_temps(path)
+            write_atomic(path, author_module(op))
+        except OSError as exc:
+            raise WriteError(path, exc.strerror or str(exc), changed=True) from None
+    return [path for _, path in todo]
+
+
+def _remove_stale_temps(path: Path) -> None:
+    """Temporary files an interrupted scaffold of ``path`` left beside it."""
+    if path.parent.is_dir():
+        for stale in path.parent.glob(f"{TEMP_PREFIX}{path.name}.*"):
+            stale.unlink(missing_ok=True)
 
 
 def author_paths(ops: list[OpSpec], scaffold_dir: str) -> list[Path]:
-    return [Path(author_path(op, scaffold_dir)) for op in ops if op.impl is not None]
+    return [author_path(op, scaffold_dir) for op in ops if op.impl is not None]
 
 
 def starter_spec(op_type: str, module: str, spec_dir: Path) -> tuple[Path, str]:

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from typing import Any
 
@@ -42,13 +43,45 @@ def _inline_refs(node: Any, defs: dict[str, Any]) -> Any:
     return node
 
 
+def _whole_value_pattern(
+    validator: Any, pattern: str, instance: Any, schema: dict[str, Any]
+) -> Iterator[ValidationError]:
+    """``pattern`` as ECMA-262 reads it, where ``$`` is the end of the text:
+    jsonschema uses ``re.search``, whose ``$`` also matches before a final
+    newline, so ``"AddCustom\\n"`` would pass ``^[A-Z][A-Za-z0-9_]*$``. Every
+    pattern of the schema is anchored, so a full match is the same rule."""
+    if isinstance(instance, str) and re.fullmatch(pattern, instance) is None:
+        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+_Validator = jsonschema.validators.extend(
+    jsonschema.Draft202012Validator, {"pattern": _whole_value_pattern}
+)
+
+
 @lru_cache(maxsize=1)
-def _validator() -> jsonschema.Draft202012Validator:
-    schema = json.loads(schema_text())
+def _schema() -> dict[str, Any]:
+    schema: dict[str, Any] = json.loads(schema_text())
+    return schema
+
+
+def pattern(*where: str) -> str:
+    """A pattern of the schema, by its place: ``pattern("properties", "op")``,
+    ``pattern("$defs", "identifier")``; for checks outside the schema
+    (``gen-ops new``), which then match it with ``re.fullmatch``."""
+    node: Any = _schema()
+    for key in where:
+        node = node[key]
+    return str(node["pattern"])
+
+
+@lru_cache(maxsize=1)
+def _validator() -> Any:
+    schema = _schema()
     jsonschema.Draft202012Validator.check_schema(schema)
     inlined = _inline_refs(schema, schema.get("$defs", {}))
     inlined.pop("$defs", None)
-    return jsonschema.Draft202012Validator(inlined)
+    return _Validator(inlined)
 
 
 def describe(where: Path_) -> str:
@@ -246,6 +279,9 @@ def _report(error: ValidationError, spec: LoadedSpec, sink: Sink) -> None:
             f"{describe(where)} lists an item twice",
             hint,
         )
+        return
+    if keyword == "minProperties" and rule_value == 1 and value == {}:
+        sink.emit("E204", source.at(where), f"{describe(where)} is empty", hint)
         return
     if keyword in ("minItems", "minProperties", "maxProperties", "minimum"):
         sink.emit(

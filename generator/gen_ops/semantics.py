@@ -9,18 +9,20 @@ error yields no model.
 from __future__ import annotations
 
 import difflib
-import posixpath
 import re
 from collections.abc import Iterable, Sequence
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ge._es_reserved import RESERVED_MODULE_NAMES
+from ge._node_types import RESERVED_NODE_TYPES
 from ge.graph.attrs import AttrType, check_attr_value
 from ge.graph.named_attrs import NamedAttrs
 from ge.graph.types import NAMED_TENSOR_TYPES, DataType, dtype_from_spec_name
 from ge.graph.types import dtype_spec_names
 
+from gen_ops.charset import describe as describe_char
+from gen_ops.charset import invisible, invisible_in_doc
 from gen_ops.diagnostics import Severity, Sink, Span
 from gen_ops.model import (
     Attr,
@@ -62,9 +64,6 @@ from gen_ops.source import LoadedSpec, Path_
 
 DEFAULT_MODULE = "custom"
 
-# Control characters other than newline and tab cannot be shown faithfully in
-# a C++ comment (a lone CR ends it), so docs may not hold them.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u2028\u2029]")
 
 # Attr types whose only default is "empty".
 _EMPTY_ONLY = {
@@ -119,13 +118,14 @@ class _OpChecker:
         for part in where:
             node = node[part]
         text = str(node)
-        bad = _CONTROL.search(text)
-        if bad:
+        bad = invisible_in_doc(text)  # Note [Invisible characters]
+        if bad is not None:
             self.error(
                 "E303",
                 where,
-                f"text holds control character U+{ord(bad.group()):04X}",
-                "remove it; docs may use newlines and tabs only",
+                f"text holds {describe_char(bad)}",
+                "remove it; docs may use newlines and tabs, and no other "
+                "invisible or reordering character",
             )
         # Trailing spaces carry no meaning, and leading tabs are expanded as
         # black expands them in docstrings, so docs read the same everywhere.
@@ -156,7 +156,15 @@ class _OpChecker:
                 f"module '{module}' is taken by the runtime (ge.es.{module})",
                 "choose another module name",
             )
-        if self.op in PYTHON_KEYWORDS:
+        if self.op in RESERVED_NODE_TYPES:
+            self.error(
+                "E308",
+                ("op",),
+                f"op type '{self.op}' is a node type the runtime itself creates or "
+                "treats specially (" + ", ".join(sorted(RESERVED_NODE_TYPES)) + ")",
+                f"choose another op type, e.g. {self.op}Custom",
+            )
+        elif self.op in PYTHON_KEYWORDS:
             self.error(
                 "E304",
                 ("op",),
@@ -225,6 +233,7 @@ class _OpChecker:
             label=self.spec.label or self.spec.path,
             file_stem=snake_case(self.op),
             span=self.at("op"),
+            project=self.spec.project,
         )
         self.naming_notes(op)
         self.reg_op_clashes(op)
@@ -564,9 +573,9 @@ class _OpChecker:
             message = str(exc.args[0]) if exc.args else str(exc)
             bad(message, self.default_hint(attr_type, value))
             return None
-        text = self.src.texts.get(where) if attr_type is AttrType.FLOAT else None
+        text = self.src.text(where) if attr_type is AttrType.FLOAT else None
         if attr_type is AttrType.LIST_FLOAT:
-            texts = [self.src.texts.get(where + (i,)) for i in range(len(value))]
+            texts = [self.src.text(where + (i,)) for i in range(len(value))]
             text = "\x1f".join(t or "" for t in texts)
         return Default(normalised, text)
 
@@ -744,20 +753,41 @@ class _OpChecker:
         for output in outputs:
             if output.name not in rules:
                 continue
+            rule = rules[output.name]
             where: Path_ = ("infer_meta", output.name)
-            shape = self.shape_rule(
-                rules[output.name]["shape"], where + ("shape",), by_input, by_attr
-            )
-            dtype = self.dtype_rule(
-                rules[output.name]["dtype"],
-                where + ("dtype",),
-                by_input,
-                by_attr,
-                output,
-            )
-            if shape is not None and dtype is not None:
-                result.append(InferOutput(output.name, shape, dtype))
+            shape = dtype = None
+            if "shape" in rule:
+                shape = self.shape_rule(
+                    rule["shape"], where + ("shape",), by_input, by_attr
+                )
+            if "dtype" in rule:
+                dtype = self.dtype_rule(
+                    rule["dtype"], where + ("dtype",), by_input, by_attr, output
+                )
+            # A rule that failed has reported it, and the spec gets no model.
+            result.append(InferOutput(output.name, shape, dtype))
+        self.partial_infer_needs_impl(
+            {name: rule for name, rule in rules.items() if name in by_output}
+        )
         return tuple(result)
+
+    def partial_infer_needs_impl(self, rules: dict[str, Any]) -> None:
+        """E606: what a rule leaves out, the implementation infers
+        (infer_shapes, infer_dtypes), so the op needs an impl."""
+        if "impl" in self.data:
+            return
+        for part, method in (("shape", "infer_shapes"), ("dtype", "infer_dtypes")):
+            left = [name for name, rule in rules.items() if rule and part not in rule]
+            if left:
+                self.sink.emit(
+                    "E606",
+                    self.src.key(("infer_meta", left[0])),
+                    f"{self.op}: infer_meta gives no {part} rule for output(s) "
+                    f"{', '.join(left)}, but the op has no impl to infer it",
+                    f"add impl (its author module defines {method}), or give "
+                    f"{'that output' if len(left) == 1 else 'those outputs'} a "
+                    f"{part} rule",
+                )
 
     def shape_rule(
         self,
@@ -965,12 +995,44 @@ class _OpChecker:
                 "launch_args are given but impl names no kernel",
                 "add `kernel: <function name in the kernel binary>`",
             )
+        if "author" in data:
+            self.author(data["author"])
         return Impl(
             capabilities=ordered,
             kernel=data.get("kernel"),
             launch_args=tuple(launch_args),
             author=data.get("author"),
         )
+
+    def author(self, path: str) -> None:
+        """E704: impl.author stays inside the project (Note [Project root]):
+        relative, POSIX, no "..", nothing invisible."""
+        bad = invisible(path)
+        parts = PurePosixPath(path).parts
+        problem = (
+            f"holds {describe_char(bad)}"
+            if bad is not None
+            else (
+                "is an absolute path"
+                if path.startswith(("/", "~")) or re.match(r"[A-Za-z]:", path)
+                else (
+                    "uses \\; write paths with /"
+                    if "\\" in path
+                    else (
+                        "climbs out of the project with '..'" if ".." in parts else None
+                    )
+                )
+            )
+        )
+        if problem is not None:
+            self.error(
+                "E704",
+                ("impl", "author"),
+                f"impl.author {path!r} {problem}",
+                "write a path relative to the project root (the directory of the "
+                "nearest pyproject.toml, or the parent of the specs directory), "
+                "e.g. ops/custom/my_op.py",
+            )
 
 
 def check_spec(spec: LoadedSpec, sink: Sink) -> OpSpec | None:
@@ -1033,9 +1095,10 @@ def check_across(
             exported.setdefault((model.module, name), model)
 
 
-def author_path(spec: OpSpec, scaffold_dir: str) -> PurePosixPath:
-    """Where the author's module for ``spec`` lives (relative to the cwd)."""
+def author_path(spec: OpSpec, scaffold_dir: str) -> Path:
+    """Where the author's module for ``spec`` lives: ``impl.author``, or
+    ``<scaffold_dir>/<module>/<stem>.py``, under the project root (Note
+    [Project root]); an absolute ``scaffold_dir`` stands on its own."""
     if spec.impl and spec.impl.author:
-        joined = PurePosixPath(spec.source).parent / spec.impl.author
-        return PurePosixPath(posixpath.normpath(joined.as_posix()))
-    return PurePosixPath(scaffold_dir) / spec.module / f"{spec.file_stem}.py"
+        return spec.project / spec.impl.author
+    return spec.project / scaffold_dir / spec.module / f"{spec.file_stem}.py"

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import base64
 import binascii
+import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,28 +31,40 @@ MAX_VALUES = 200_000
 _BaseLoader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
+# The YAML 1.2 core schema's plain scalars, in PyYAML's order of trying them
+# (null, bool, int, float); anything else is a string. Each pattern must
+# match the whole scalar.
+_IMPLICIT = [
+    ("tag:yaml.org,2002:null", r"~|null|Null|NULL|"),
+    ("tag:yaml.org,2002:bool", r"true|True|TRUE|false|False|FALSE"),
+    ("tag:yaml.org,2002:int", r"[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+"),
+    (
+        "tag:yaml.org,2002:float",
+        r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+        r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)",
+    ),
+]
+# One regex for all four (a named group each): one match per scalar instead
+# of PyYAML's one per candidate resolver, which matters for 100,000-item lists.
+_PLAIN = re.compile(
+    "|".join(f"(?P<t{i}>{pattern})" for i, (_, pattern) in enumerate(_IMPLICIT))
+)
+_PLAIN_TAGS: dict[str | None, str] = {
+    f"t{i}": tag for i, (tag, _) in enumerate(_IMPLICIT)
+}
+
+
 class _Loader(_BaseLoader):
     """Composes nodes only; tags follow the YAML 1.2 core schema."""
 
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
+        if kind is yaml.ScalarNode and implicit[0]:
+            match = _PLAIN.fullmatch(value)
+            return _PLAIN_TAGS[match.lastgroup] if match else _STR
+        return super().resolve(kind, value, implicit)
+
 
 _Loader.yaml_implicit_resolvers = {}
-_IMPLICIT = [
-    ("tag:yaml.org,2002:null", r"^(?:~|null|Null|NULL|)$", list("~nN") + [""]),
-    ("tag:yaml.org,2002:bool", r"^(?:true|True|TRUE|false|False|FALSE)$", list("tTfF")),
-    (
-        "tag:yaml.org,2002:int",
-        r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$",
-        list("-+0123456789"),
-    ),
-    (
-        "tag:yaml.org,2002:float",
-        r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
-        r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$",
-        list("-+0123456789."),
-    ),
-]
-for _tag, _pattern, _first in _IMPLICIT:
-    _Loader.add_implicit_resolver(_tag, re.compile(_pattern), _first)
 
 _STR = "tag:yaml.org,2002:str"
 _INT = "tag:yaml.org,2002:int"
@@ -66,25 +80,48 @@ Path_ = tuple[str | int, ...]
 
 @dataclass(frozen=True)
 class SourceMap:
-    """Where each value (and each mapping key) of a loaded file stands."""
+    """Where each value (and each mapping key) of a loaded file stands, as
+    1-based (line, column) pairs; ``at`` and ``key`` make the Span. The items
+    of a list of scalars are kept as their YAML nodes and read only when asked
+    for: a spec may hold a 100,000-item default, and few items are ever named."""
 
     path: str
-    values: dict[Path_, Span] = field(default_factory=dict)
-    keys: dict[Path_, Span] = field(default_factory=dict)
+    values: dict[Path_, tuple[int, int]] = field(default_factory=dict)
+    keys: dict[Path_, tuple[int, int]] = field(default_factory=dict)
     # Source text of plain scalars that are numbers, so 1e-8 stays 1e-8.
     texts: dict[Path_, str] = field(default_factory=dict)
+    scalar_lists: dict[Path_, list[yaml.ScalarNode]] = field(default_factory=dict)
+
+    def _item(self, where: Path_) -> yaml.ScalarNode | None:
+        if where and isinstance(where[-1], int):
+            items = self.scalar_lists.get(where[:-1])
+            if items is not None and 0 <= where[-1] < len(items):
+                return items[where[-1]]
+        return None
 
     def at(self, where: Path_) -> Span:
         """The value at ``where``, or the nearest enclosing value that exists."""
+        item = self._item(where)
+        if item is not None:
+            mark = item.start_mark
+            return Span(self.path, mark.line + 1, mark.column + 1)
         for end in range(len(where), -1, -1):
-            span = self.values.get(where[:end])
-            if span is not None:
-                return span
+            pos = self.values.get(where[:end])
+            if pos is not None:
+                return Span(self.path, *pos)
         return Span(self.path, 1, 1)
+
+    def text(self, where: Path_) -> str | None:
+        """The source text of the number at ``where``, if it is one."""
+        item = self._item(where)
+        if item is not None:
+            return item.value if item.tag in (_INT, _FLOAT) else None
+        return self.texts.get(where)
 
     def key(self, where: Path_) -> Span:
         """The key that introduces ``where`` (falls back to the value)."""
-        return self.keys.get(where) or self.at(where)
+        pos = self.keys.get(where)
+        return Span(self.path, *pos) if pos is not None else self.at(where)
 
 
 @dataclass(frozen=True)
@@ -93,6 +130,7 @@ class LoadedSpec:
     data: Any
     source: SourceMap
     label: str = ""
+    project: Path = Path(".")  # Note [Project root] (discovery)
 
 
 def _span(path: str, mark: Any) -> Span:
@@ -145,9 +183,27 @@ class _Builder:
         self.count = 0
 
     def build(self, node: yaml.Node, where: Path_) -> Any:
-        span = _span(self.path, node.start_mark)
-        self.source.values[where] = span
+        mark = node.start_mark
+        self.source.values[where] = (mark.line + 1, mark.column + 1)
         self.count += 1
+        if self.count > MAX_VALUES or len(where) > MAX_DEPTH or id(node) in self.active:
+            self._refuse(node, where)
+        if isinstance(node, yaml.ScalarNode):
+            try:
+                value = _scalar(node)
+            except _Unsupported as exc:
+                raise _Unsupported(str(exc), self.source.at(where)) from None
+            except (ValueError, binascii.Error) as exc:
+                raise _Unsupported(
+                    f"cannot read {node.tag} value: {exc}", self.source.at(where)
+                ) from None
+            if node.tag in (_INT, _FLOAT):
+                self.source.texts[where] = node.value
+            return value
+        return self._collection(node, where)
+
+    def _refuse(self, node: yaml.Node, where: Path_) -> None:
+        span = self.source.at(where)
         if self.count > MAX_VALUES:
             raise _Unsupported(
                 f"document expands to more than {MAX_VALUES} values " "(YAML aliases?)",
@@ -155,41 +211,64 @@ class _Builder:
             )
         if len(where) > MAX_DEPTH:
             raise _Unsupported(f"nesting deeper than {MAX_DEPTH} levels", span)
-        if id(node) in self.active:
-            raise _Unsupported("a YAML alias refers to its own ancestor", span)
-        if isinstance(node, yaml.ScalarNode):
-            try:
-                value = _scalar(node)
-            except _Unsupported as exc:
-                raise _Unsupported(str(exc), span) from None
-            except (ValueError, binascii.Error) as exc:
-                raise _Unsupported(
-                    f"cannot read {node.tag} value: {exc}", span
-                ) from None
-            if node.tag in (_INT, _FLOAT):
-                self.source.texts[where] = node.value
-            return value
+        raise _Unsupported("a YAML alias refers to its own ancestor", span)
+
+    def _collection(self, node: yaml.Node, where: Path_) -> Any:
         self.active.add(id(node))
         try:
             if isinstance(node, yaml.SequenceNode):
                 if node.tag != _SEQ:
-                    raise _Unsupported(f"YAML tag {node.tag!r} is not supported", span)
-                return [
-                    self.build(item, where + (i,)) for i, item in enumerate(node.value)
-                ]
+                    raise _Unsupported(
+                        f"YAML tag {node.tag!r} is not supported", self.source.at(where)
+                    )
+                items = node.value
+                if (
+                    all(type(item) is yaml.ScalarNode for item in items)
+                    and self.count + len(items) <= MAX_VALUES
+                    and len(where) < MAX_DEPTH
+                ):
+                    return self._scalars(items, where)
+                return [self.build(item, where + (i,)) for i, item in enumerate(items)]
             if node.tag != _MAP:
-                raise _Unsupported(f"YAML tag {node.tag!r} is not supported", span)
+                raise _Unsupported(
+                    f"YAML tag {node.tag!r} is not supported", self.source.at(where)
+                )
             # The composer makes only scalar, sequence and mapping nodes.
             assert isinstance(node, yaml.MappingNode)
             return self._mapping(node, where)
         finally:
             self.active.discard(id(node))
 
+    def _scalars(self, items: list[yaml.ScalarNode], where: Path_) -> list[Any]:
+        """``build`` of a list of scalars, with no work per item but its value
+        (a default may hold 100,000 of them): the limits are checked for all
+        at once, and positions and texts are read from the nodes when asked
+        for (SourceMap.scalar_lists)."""
+        self.count += len(items)
+        self.source.scalar_lists[where] = items
+        out = []
+        for i, item in enumerate(items):
+            value = item.value
+            if item.tag == _INT and value.isdigit():  # the common case, inline
+                out.append(int(value))
+                continue
+            try:
+                out.append(_scalar(item))
+            except _Unsupported as exc:
+                raise _Unsupported(str(exc), self.source.at(where + (i,))) from None
+            except (ValueError, binascii.Error) as exc:
+                raise _Unsupported(
+                    f"cannot read {item.tag} value: {exc}",
+                    self.source.at(where + (i,)),
+                ) from None
+        return out
+
     def _mapping(self, node: yaml.MappingNode, where: Path_) -> dict[str, Any]:
         result: dict[str, Any] = {}
         first_seen: dict[str, Span] = {}
         for key_node, value_node in node.value:
-            key_span = _span(self.path, key_node.start_mark)
+            key_pos = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
+            key_span = Span(self.path, *key_pos)
             if not isinstance(key_node, yaml.ScalarNode):
                 raise _Unsupported("mapping keys must be plain names", key_span)
             try:
@@ -216,7 +295,7 @@ class _Builder:
                 )
                 continue
             first_seen[key] = key_span
-            self.source.keys[where + (key,)] = key_span
+            self.source.keys[where + (key,)] = key_pos
             result[key] = self.build(value_node, where + (key,))
         return result
 
@@ -232,17 +311,29 @@ def load_spec(file: Path, display: str, sink: Sink) -> LoadedSpec | None:
     """Read and parse one spec; None (with diagnostics) when it cannot be read."""
     origin = Span(display, 1, 1)
     try:
-        if file.stat().st_size > MAX_SPEC_BYTES:
-            sink.emit(
-                "E101",
-                origin,
-                f"file is larger than {MAX_SPEC_BYTES} bytes; a spec is a short "
-                "YAML file",
-            )
-            return None
-        raw = file.read_bytes()
+        # Non-blocking, so that a FIFO swapped in after discovery cannot hang
+        # the run; at most one byte more than a spec may hold is read.
+        handle = os.open(file, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(handle, "rb") as stream:
+            if not stat.S_ISREG(os.fstat(handle).st_mode):
+                sink.emit(
+                    "E101",
+                    origin,
+                    "not a regular file",
+                    "a spec is a regular YAML file",
+                )
+                return None
+            raw = stream.read(MAX_SPEC_BYTES + 1)
     except OSError as exc:
         sink.emit("E101", origin, f"cannot read file: {exc.strerror or exc}")
+        return None
+    if len(raw) > MAX_SPEC_BYTES:
+        sink.emit(
+            "E101",
+            origin,
+            f"file is larger than {MAX_SPEC_BYTES} bytes; a spec is a short "
+            "YAML file",
+        )
         return None
     return load_spec_text(raw, display, sink)
 

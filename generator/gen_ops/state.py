@@ -29,12 +29,17 @@ def _code_digest() -> str:
     """Hash of gen-ops' sources, templates and the runtime tables it reads."""
     digest = hashlib.sha256(__version__.encode())
     package = Path(__file__).resolve().parent
+    import ge._es_reserved
+    import ge._node_types
     import ge.graph.attrs
     import ge.graph.types
 
     sources = sorted(package.rglob("*.py")) + sorted(package.rglob("*.json"))
     sources += sorted(p for p in template_dir().rglob("*") if p.is_file())
-    sources += [Path(ge.graph.types.__file__), Path(ge.graph.attrs.__file__)]
+    sources += [
+        Path(module.__file__ or "")
+        for module in (ge.graph.types, ge.graph.attrs, ge._node_types, ge._es_reserved)
+    ]
     for path in sources:
         digest.update(str(path.name).encode())
         digest.update(path.read_bytes())
@@ -76,9 +81,29 @@ def record(out: Path, fingerprint_: str, files: Iterable[Path]) -> None:
         pass  # only a cache
 
 
+def forget(out: Path) -> None:
+    """Drop the recorded state, before a run changes anything: a run that
+    stops halfway must not look up to date to the next one."""
+    try:
+        (out / STATE).unlink()
+    except FileNotFoundError:
+        pass
+    except OSError:
+        pass  # only a cache; unchanged() cannot match a state it cannot read
+
+
+def _journal_present(out: Path) -> bool:
+    """An interrupted commit is never "up to date" (transaction.JOURNAL;
+    not imported, to keep the fast path's imports small)."""
+    try:
+        return (out / ".gen-ops-journal.json").exists()
+    except OSError:
+        return True  # cannot tell: take the full path, which reports it
+
+
 def unchanged(out: Path, fingerprint_: str | None) -> bool:
-    if fingerprint_ is None:
-        return False
+    if fingerprint_ is None or _journal_present(out):
+        return False  # an interrupted commit is never "up to date"
     try:
         data = json.loads((out / STATE).read_text(encoding="utf-8"))
     except (OSError, ValueError):

@@ -1,26 +1,26 @@
-"""Writing outputs: a manifest of owned files, atomic writes, only when changed.
+"""Writing outputs: a manifest of owned files, only what changed, as one
+transaction.
 
 The manifest (``.gen-ops-manifest.json`` in the output directory) lists every
 file gen-ops wrote, with its target and hash. A run rewrites a file only when
 its bytes change, and removes the files of the selected targets that it no
 longer renders (an op that disappeared); it never deletes or rewrites a file
 outside the set it renders (whatever stood at a rendered path is replaced).
-``--check`` computes the same plan without writing and shows it as a unified
-diff.
+The changes are applied as one transaction (Note [One transaction] in
+``transaction``). ``--check`` computes the same plan without writing and
+shows it as a unified diff, and reports what an interrupted run left.
 """
 
 from __future__ import annotations
 
-import contextlib
 import difflib
 import hashlib
 import json
-import os
-import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from gen_ops import transaction
 from gen_ops.outputs import OutputFile, Target
 
 MANIFEST = ".gen-ops-manifest.json"
@@ -105,51 +105,31 @@ def plan(out: Path, rendered: Sequence[OutputFile], targets: Iterable[Target]) -
     return Plan(tuple(writes), tuple(deletes), Manifest(files), unchanged)
 
 
-def _file_mode() -> int:
-    """What a plain ``open(path, "w")`` would give: 0o666 less the umask."""
-    mask = os.umask(0)
-    os.umask(mask)
-    return 0o666 & ~mask
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text`` so readers never see half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp = tempfile.mkstemp(
-        dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"
-    )
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
-            stream.write(text)
-        os.chmod(temp, _file_mode())  # mkstemp makes 0600 files
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
-
-
 def apply(out: Path, the_plan: Plan) -> None:
-    """Carry out a plan: write changed files, delete stale ones, then record."""
-    for file in the_plan.writes:
-        write_atomic(out / file.path, file.content)
-    for path in the_plan.deletes:
-        target = out / path
-        target.unlink(missing_ok=True)
-        _prune_empty_dirs(target.parent, out)
+    """Carry out a plan as one transaction: changed files, then the manifest
+    (renamed in last), and the removal of stale files."""
+    writes = [(file.path, file.content) for file in the_plan.writes]
     manifest_text = the_plan.manifest.text()
     if _read(out / MANIFEST) != manifest_text:
-        write_atomic(out / MANIFEST, manifest_text)
+        writes.append((MANIFEST, manifest_text))
+    transaction.apply(out, transaction.Change(writes, the_plan.deletes))
 
 
-def _prune_empty_dirs(directory: Path, stop: Path) -> None:
-    stop = stop.resolve()
-    while directory.resolve() != stop and directory.is_dir():
-        try:
-            directory.rmdir()
-        except OSError:
-            return
-        directory = directory.parent
+def partial_state(out: Path) -> list[str]:
+    """What an interrupted run left in ``out`` (a journal, temporary files),
+    as lines for ``--check``; a run of gen-ops repairs both."""
+    problems = []
+    if transaction.interrupted(out):
+        problems.append(
+            f"{out}/{transaction.JOURNAL}: a run was interrupted while it renamed "
+            "its files into place; the next run completes it"
+        )
+    for path in transaction.leftovers(out):
+        problems.append(
+            f"{path}: a temporary file an interrupted run left; the next run "
+            "removes it"
+        )
+    return problems
 
 
 def drift(out: Path, the_plan: Plan) -> str:

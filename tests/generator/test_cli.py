@@ -141,6 +141,62 @@ def test_author_modules_are_scaffolded_once(project: Path) -> None:
     assert (project / "elsewhere/custom/add_one.py").exists()
 
 
+def test_author_modules_go_to_the_project_root_from_any_directory(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The project root is the parent of the specs directory here (no
+    pyproject.toml above it): running from elsewhere scaffolds there too, and
+    never a second set under the current directory."""
+    elsewhere = project / "deep/down"
+    elsewhere.mkdir(parents=True)
+    monkeypatch.chdir(elsewhere)
+    assert gen("--specs", "../../specs", "--out", "../../generated") == 0
+    assert (project / "ops/custom/add_one.py").is_file()
+    assert not (elsewhere / "ops").exists()
+    monkeypatch.chdir(project)
+    before = sorted(p.relative_to(project) for p in project.rglob("*.py"))
+    assert gen() == 0
+    after = sorted(p.relative_to(project) for p in project.rglob("*.py"))
+    assert after == before  # nothing scaffolded twice
+
+
+def test_the_project_root_is_the_nearest_pyproject(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Specs nested below a pyproject.toml: impl.author and the default
+    scaffold directory are relative to the pyproject's directory, whatever the
+    current directory and however --specs names them."""
+    root = tmp_path / "proj"
+    (root / "defs/nn").mkdir(parents=True)
+    (root / "pyproject.toml").write_text("[project]\nname = 'p'\n")
+    (root / "defs/nn/add_one.yaml").write_text(ADD + "  author: impl/add_one.py\n")
+    (root / "defs/nn/mul_two.yaml").write_text(MUL)
+    monkeypatch.chdir(tmp_path)
+    assert gen("--specs", "proj/defs/nn/add_one.yaml", "--out", "o1") == 0
+    assert (root / "impl/add_one.py").is_file()
+    monkeypatch.chdir(root / "defs")
+    assert gen("--specs", "nn", "--out", "../o2") == 0
+    assert (root / "ops/custom/mul_two.py").is_file()
+    authors = [
+        p.relative_to(root).as_posix()
+        for p in root.rglob("*.py")
+        if not p.is_relative_to(root / "o2")
+    ]
+    assert sorted(authors) == ["impl/add_one.py", "ops/custom/mul_two.py"]
+
+
+def test_an_author_path_through_a_symlink_out_of_the_project_is_refused(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    outside = project.parent / (project.name + "_outside")
+    outside.mkdir()
+    (project / "ops").symlink_to(outside, target_is_directory=True)
+    assert gen() == 3
+    err = capsys.readouterr().err
+    assert "outside the project" in err and "add_one.py" in err, err
+    assert not any(outside.rglob("*"))
+
+
 def test_no_change_run_is_skipped_and_detects_edits(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -176,6 +232,29 @@ def test_new_writes_a_valid_starter_spec_once(
     assert gen("new", "ScaleCustom") == 2  # never overwrites
     assert gen("new", "lower") == 2
     assert gen("new", "Fine", "--module", "not-a-name") == 2
+
+
+@pytest.mark.parametrize(
+    "args, says",
+    [
+        (["RelNl\n"], "'RelNl\\n' is not an op type"),
+        (["Rel\u202eNl"], "'Rel\\u202eNl' is not an op type"),
+        (["Fine", "--module", "cu\n"], "'cu\\n' cannot be a module name"),
+        (["Data"], "error[E308]: Data: op type 'Data' is a node type"),
+        (["Tensor"], "error[E304]: Tensor: op type 'Tensor' is a name"),
+        (["Fine", "--module", "graph_builder"], "error[E304]: Fine: module"),
+        (["Fine", "--module", "class"], "error[E304]: Fine: module 'class'"),
+    ],
+)
+def test_new_refuses_what_validate_refuses_and_writes_nothing(
+    project: Path, capsys: pytest.CaptureFixture[str], args: list[str], says: str
+) -> None:
+    before = sorted(p.name for p in (project / "specs").iterdir())
+    assert gen("new", *args) == 2
+    err = capsys.readouterr().err
+    assert says in err, err
+    assert "Traceback" not in err
+    assert sorted(p.name for p in (project / "specs").iterdir()) == before
 
 
 def test_invalid_specs_generate_nothing_and_exit_2(project: Path) -> None:
@@ -324,3 +403,119 @@ def test_scaffolds_import_exactly_what_they_use(
         params = {n.arg for n in ast.walk(tree) if isinstance(n, ast.arg)}
         missing = used - defined - params - set(dir(builtins))
         assert not missing, (path.name, sorted(missing))
+
+
+# -- no traceback for any input (every command) ------------------------------
+
+
+def _run(
+    args: list[str], cwd: Path, **kwargs: object
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "gen_ops", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        **kwargs,  # type: ignore[arg-type]
+    )
+
+
+def _one_clear_message(result: subprocess.CompletedProcess[str]) -> str:
+    err = result.stderr
+    assert "Traceback" not in err and "internal error" not in err, err
+    assert "Exception ignored" not in err, err
+    assert err.strip(), "no message"
+    return err
+
+
+@pytest.mark.parametrize(
+    "args, status, says",
+    [
+        (["--out", ""], 2, "--out: an empty path"),
+        (["--specs", ""], 2, "--specs: an empty path"),
+        (["--scaffold-dir", ""], 2, "--scaffold-dir: an empty path"),
+        (["validate", "--specs", ""], 2, "--specs: an empty path"),
+        (["new", "Fine", "--specs", ""], 2, "--specs: an empty path"),
+        (["new"], 2, "the following arguments are required: Op"),
+        (["new", "A B"], 2, "'A B' is not an op type"),
+        (["schema", "extra"], 2, "unrecognized arguments: extra"),
+        (["--only", ","], 2, "unknown target(s) (none)"),
+        (["--bogus"], 2, "unrecognized arguments: --bogus"),
+        (["validate", "--specs", "missing.yaml"], 2, "no such file or directory"),
+        (["--specs", "fifo.yaml"], 2, "not a regular file"),
+        (["validate", "--specs", "fifo.yaml"], 2, "not a regular file"),
+        (["--check", "--specs", "fifo.yaml"], 2, "not a regular file"),
+        (["validate", "--specs", "links"], 2, "not a regular file"),
+        (["new", "Fine", "--specs", "afile"], 3, "afile is not a directory"),
+        (["--specs", "specs", "--out", "afile", "--no-scaffold"], 3, "afile"),
+        # A name longer than the file system allows, in every path argument.
+        (["validate", "--specs", "y" * 300 + ".yaml"], 2, "File name too long"),
+        (["--out", "o" * 300, "--no-scaffold"], 3, "File name too long"),
+        (["--out", "o" * 300, "--check"], 1, "is out of date"),
+        (["--scaffold-dir", "s" * 300], 3, "File name too long"),
+        (["new", "A" + "a" * 300], 3, "File name too long"),
+    ],
+)
+def test_bad_input_gives_one_clear_message(
+    project: Path, args: list[str], status: int, says: str
+) -> None:
+    os.mkfifo(project / "fifo.yaml")
+    (project / "links").mkdir()
+    (project / "links/gone.yaml").symlink_to(project / "nowhere.yaml")
+    (project / "afile").write_text("a file\n")
+    result = _run(args, project)
+    err = _one_clear_message(result)
+    assert result.returncode == status, err
+    assert says in err, err
+    assert not (project / "docs").exists()  # nothing written in the cwd
+
+
+def test_check_of_a_file_instead_of_a_directory_is_drift(project: Path) -> None:
+    (project / "afile").write_text("a file\n")
+    result = _run(["--check", "--out", "afile"], project)
+    _one_clear_message(result)
+    assert result.returncode == 1
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["schema"], ["--check", "--out", "elsewhere"], ["validate"]],
+)
+def test_a_closed_standard_output_ends_quietly(project: Path, args: list[str]) -> None:
+    """Like `gen-ops schema | head -c 1`: the reader has gone."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        result = subprocess.run(
+            [sys.executable, "-m", "gen_ops", *args],
+            cwd=project,
+            stdout=write,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    finally:
+        os.close(write)
+    assert result.returncode == 141, result.stderr
+    assert result.stderr in ("", "gen-ops: 2 op(s) in 2 spec file(s) are valid\n")
+    assert "Traceback" not in result.stderr
+
+
+def test_a_terminal_that_cannot_show_the_text_gets_escapes(project: Path) -> None:
+    """Diff and diagnostics hold spec text; a latin-1 terminal shows escapes."""
+    (project / "specs/uni.yaml").write_text(
+        'op: Uni\ndoc: "中文 ünï \\u202e"\ninputs:\n  - {name: x, dtype: flöat}\n'
+    )
+    env = dict(os.environ, PYTHONIOENCODING="latin-1")
+    result = _run(["validate"], project, env=env, encoding="latin-1")
+    err = _one_clear_message(result)
+    assert result.returncode == 2
+    assert "'flöat'" in err or "'fl\\xf6at'" in err
+    (project / "specs/uni.yaml").write_text("op: Uni\ndoc: 中文 ünï\n")
+    check = _run(["--check"], project, env=env, encoding="latin-1")
+    _one_clear_message(check)
+    assert check.returncode == 1
+    assert "\\u4e2d\\u6587" in check.stdout

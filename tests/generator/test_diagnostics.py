@@ -149,6 +149,16 @@ CASES: list[Case] = [
          dirs=("specs",), roots=("specs",), where="specs"),
     case("E105", "1:1", "directory without yaml", {"specs/notes.txt": "op: A\n"},
          roots=("specs",), where="specs"),
+    case("E106", "1:1", "file name with a newline", {"specs/a\nb.yaml": "op: A\n"},
+         roots=("specs",), where="specs/a\nb.yaml"),
+    case("E106", "1:1", "file name with a bidi override",
+         {"specs/a\u202eb.yaml": "op: A\n"}, roots=("specs",),
+         where="specs/a\u202eb.yaml"),
+    case("E106", "1:1", "file name that is not UTF-8",
+         {"specs/\udcff.yaml": "op: A\n"}, roots=("specs",),
+         where="specs/\udcff.yaml"),
+    case("E106", "1:1", "directory name with a newline", {"s\nx/a.yaml": "op: A\n"},
+         roots=("s\nx",), where="s\nx/a.yaml"),
     # -- E2xx: structure ---------------------------------------------------
     case("E201", "2:1", "top-level key", """
         op: A
@@ -252,7 +262,51 @@ CASES: list[Case] = [
           launch_args:
             - workspace: 0
     """),
-    # -- E3xx: names -------------------------------------------------------
+    # Patterns match the whole value: a trailing newline is not "the end".
+    case("E204", "1:5", "op ends in a newline", 'op: "RelNl\\n"\n'),
+    case("E204", "2:9", "module ends in a newline", 'op: A\nmodule: "cu\\n"\n'),
+    case("E204", "3:12", "input name ends in a newline", """
+        op: A
+        inputs:
+          - {name: "x\\n", dtype: float32}
+    """),
+    case("E204", "3:3", "type variable ends in a newline", """
+        op: A
+        dtypes:
+          "T\\n": [float32]
+    """),
+    case("E204", "5:3", "infer_meta key ends in a newline", """
+        op: A
+        outputs:
+          - {name: y, dtype: float32}
+        infer_meta:
+          "y\\n": {shape: [1], dtype: float32}
+    """),
+    case("E204", "4:11", "kernel ends in a newline", """
+        op: A
+        impl:
+          capabilities: [execute]
+          kernel: "k\\n"
+    """),
+    case("E204", "4:11", "author ends in a newline", """
+        op: A
+        impl:
+          capabilities: [execute]
+          author: "a.py\\n"
+    """),
+    case("E204", "6:14", "launch argument names with a newline", """
+        op: A
+        impl:
+          capabilities: [declare_launch_args]
+          kernel: k
+          launch_args:
+            - {attr: "n\\n"}
+    """),
+    case("E204", "2:8", "since holds a newline", 'op: A\nsince: "1.0\\n# x"\n'),
+    case("E204", "2:13", "deprecated holds a bidi override", """
+        op: A
+        deprecated: "2.0\\u202e"
+    """),
     case("E301", "4:12", "input twice", """
         op: A
         inputs:
@@ -285,6 +339,19 @@ CASES: list[Case] = [
         op: A
         inputs:
           - {name: x, dtype: float32, doc: "a\\rb"}
+    """),
+    case("E303", "2:6", "bidi override in the op doc", """
+        op: A
+        doc: "abc \\u202e def"
+    """),
+    case("E303", "3:36", "bidi isolate in an input doc", """
+        op: A
+        inputs:
+          - {name: x, dtype: float32, doc: "a\\u2066b\\u2069"}
+    """),
+    case("E303", "2:6", "C1 control in a doc", """
+        op: A
+        doc: "next\\x85line"
     """),
     case("E304", "2:9", "module is a keyword", """
         op: A
@@ -356,6 +423,11 @@ CASES: list[Case] = [
         outputs:
           - {name: y, dtype: float32}
     """, op="TensorType"),
+    case("E308", "1:5", "Data", "op: Data\n", op="Data"),
+    case("E308", "1:5", "Const", "op: Const\n", op="Const"),
+    case("E308", "1:5", "RefData", "op: RefData\n", op="RefData"),
+    case("E308", "1:5", "NetOutput", "op: NetOutput\n", op="NetOutput"),
+    case("E308", "1:5", "Variable", "op: Variable\n", op="Variable"),
     # -- E4xx: dtypes ------------------------------------------------------
     case("E401", "3:32", "in an input's list", """
         op: A
@@ -652,6 +724,26 @@ CASES: list[Case] = [
           - {name: y, dtype: float32}
         infer_meta: {}
     """),
+    case("E606", "5:3", "dtype-only rule without impl", """
+        op: A
+        outputs:
+          - {name: y, dtype: float32}
+        infer_meta:
+          y: {dtype: float32}
+    """),
+    case("E606", "9:3", "shape-only rule without impl", with_ops("""
+        outputs:
+          - {name: y, dtype: float32}
+        infer_meta:
+          y: {shape: same_as(x)}
+    """)),
+    case("E204", "5:6", "infer_meta entry with neither rule", """
+        op: A
+        outputs:
+          - {name: y, dtype: float32}
+        infer_meta:
+          y: {}
+    """),
     case("E605", "5:38", "count without dynamic", """
         op: A
         attrs:
@@ -720,6 +812,42 @@ CASES: list[Case] = [
           capabilities: [declare_launch_args]
           launch_args:
             - workspace: 8
+    """),
+    case("E704", "4:11", "absolute author path", """
+        op: A
+        impl:
+          capabilities: [execute]
+          author: /tmp/evil.py
+    """),
+    case("E704", "4:11", "author path climbs with ..", """
+        op: A
+        impl:
+          capabilities: [execute]
+          author: ops/../../evil.py
+    """),
+    case("E704", "4:11", "author path with a backslash", """
+        op: A
+        impl:
+          capabilities: [execute]
+          author: 'ops\\evil.py'
+    """),
+    case("E704", "4:11", "author path with a drive letter", """
+        op: A
+        impl:
+          capabilities: [execute]
+          author: 'C:/evil.py'
+    """),
+    case("E704", "4:11", "author path with a bidi override", """
+        op: A
+        impl:
+          capabilities: [execute]
+          author: "ops/\\u202eyp.evil.py"
+    """),
+    case("E704", "4:11", "author path with a tab", """
+        op: A
+        impl:
+          capabilities: [execute]
+          author: "ops/a\\tb.py"
     """),
     # -- E8xx: across specs ------------------------------------------------
     case("E801", "1:5", "same op in two files", {
@@ -885,6 +1013,9 @@ def test_diagnostic_position(case: Case, workdir: Path) -> None:
     found = [d for d in sink.items if d.code == case.code and str(d.span) == place]
     assert found, f"no {case.code} at {place}; got:\n{listing(sink)}"
     assert all("\n" not in d.message for d in found), found
+    for d in found:  # one line (and a hint), nothing a terminal would act on
+        text = d.format().replace("\n  hint: ", " ")
+        assert text.isprintable(), repr(text)
 
 
 @pytest.mark.parametrize("case", marked("op_bug", lambda c: names_op(c.code)))

@@ -2,7 +2,7 @@
 
 Two spec sets: specs/ (every feature; its output is the committed
 generated/ tree) and tests/golden/specs (hostile text, renamed names, optional
-inputs), whose output is tests/golden/expected. After an intended change,
+inputs, partial infer_meta), whose output is tests/golden/expected. After an intended change,
 regenerate with `gen-ops` (generated/) or
 `gen-ops --specs tests/golden/specs --out tests/golden/expected --no-scaffold`.
 """

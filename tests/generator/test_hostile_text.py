@@ -184,4 +184,35 @@ def test_cpp_string_literals_hold_the_text(text: str) -> None:
 def test_every_golden_spec_is_valid() -> None:
     ops, sink = load_ops(GOLDEN / "specs")
     assert not sink.has_errors
-    assert len(ops) == 4
+    assert len(ops) == 6
+
+
+def _unsafe(text: str) -> list[str]:
+    """Characters a reader cannot see for what they are: controls other than
+    newline and tab, line and paragraph separators, bidi formatting."""
+    return [
+        f"U+{ord(ch):04X}"
+        for ch in text
+        if ch not in "\n\t" and not ch.isprintable() and ch != "\ufeff"
+    ]
+
+
+def test_no_generated_file_holds_invisible_or_bidi_characters() -> None:
+    """Text from specs reaches every output (Python, C++, Markdown, JSON); the
+    hostile strings in its defaults are escaped in each, never written raw."""
+    expected = GOLDEN / "expected"
+    for path in sorted(p for p in expected.rglob("*") if p.is_file()):
+        text = path.read_text(encoding="utf-8")
+        assert not _unsafe(text), (path.relative_to(expected), _unsafe(text))
+        assert "\ufeff" not in text, path
+
+
+def test_history_export_keeps_the_hostile_defaults_exactly() -> None:
+    import json
+
+    data = json.loads(
+        (GOLDEN / "expected/history/golden/operators.json").read_text(encoding="utf-8")
+    )
+    (op,) = [o for o in data["operators"] if o["op_type"] == "HostileTextOp"]
+    names = next(a for a in op["attrs"] if a["name"] == "names")
+    assert json.loads(names["default_value"]) == SPEC["attrs"][1]["default"]

@@ -49,11 +49,14 @@ NAMED_SETS = [
 ]
 
 identifier = st.from_regex(r"[a-z][a-z0-9_]{0,7}", fullmatch=True)
+# Bidi formatting characters, refused in docs like controls (E303).
+BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 # Docs: any printable text, newlines and tabs (control characters are E303).
 doc_text = st.lists(
     st.text(
         alphabet=st.characters(
-            blacklist_categories=("Cs", "Cc", "Zl", "Zp"), blacklist_characters="\x85"
+            blacklist_categories=("Cs", "Cc", "Zl", "Zp"),
+            blacklist_characters="\x85" + BIDI,
         )
         | st.sampled_from(['"', "'", "\\", "\n", "\t"]),
         max_size=12,
@@ -199,6 +202,7 @@ def specs(draw: st.DrawFn) -> dict[str, Any]:
     required_inputs = [
         i["name"] for i in inputs if "optional" not in i and "dynamic" not in i
     ]
+    partial = False
     if outputs and required_inputs and draw(st.booleans()):
         spec["infer_meta"] = (
             {
@@ -217,7 +221,13 @@ def specs(draw: st.DrawFn) -> dict[str, Any]:
                 for o in outputs
             }
         )
-    if draw(st.booleans()):
+        # Note [Partial infer_meta]: a rule may give only one of the two.
+        for rule in spec["infer_meta"].values():
+            drop = draw(st.sampled_from([None, None, "shape", "dtype"]))
+            if drop is not None:
+                del rule[drop]
+                partial = True
+    if partial or draw(st.booleans()):
         caps = draw(
             st.lists(
                 st.sampled_from(["execute", "compile", "declare_launch_args"]),

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ge._node_types import DATA_NODE_TYPES
 from ge.custom_op.contexts import _INFER, InferMetaContext, IrSlot
 from ge.custom_op.proto import OpProto, get_registered_op_proto_by_op_type
 from ge.engine.errors import CompileError
@@ -19,7 +20,7 @@ from ge.graph.graph import Node, TensorMeta
 from ge.graph.types import DataType
 from ge.runtime.types import TensorDesc
 
-DATA_TYPES = frozenset({"Data", "RefData", "AippData", "AnyData"})
+DATA_TYPES = DATA_NODE_TYPES
 
 
 def node_label(node: Node) -> str:

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
+from ge._node_types import DATA_NODE_TYPES as _DATA_TYPES
 from ge.graph.attrs import AttrType
 from ge.graph.types import DataType, Format
 
@@ -255,9 +256,6 @@ class Graph:
 
     def __repr__(self) -> str:
         return f"Graph({self._name!r}, {len(self.nodes)} nodes)"
-
-
-_DATA_TYPES = frozenset({"Data", "RefData", "AippData", "AnyData"})
 
 
 # Note [Dump file names]: a graph's name and a dump suffix are any text, but

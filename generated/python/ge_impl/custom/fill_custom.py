@@ -13,7 +13,6 @@ import builtins as _b
 from collections.abc import Sequence
 
 import ge.custom_op as _cop
-import ge.custom_op.infer as _infer
 import ge.runtime as _rt
 from ge.graph import DataType
 from ge.runtime import TensorDesc

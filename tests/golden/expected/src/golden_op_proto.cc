@@ -4,4 +4,6 @@
 #include "golden/all_optional_op.h"
 #include "golden/hostile_text_op.h"
 #include "golden/optional_inputs_op.h"
+#include "golden/quantize_op.h"
 #include "golden/renamed_names_op.h"
+#include "golden/top_k_op.h"

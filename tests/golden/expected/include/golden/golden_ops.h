@@ -5,6 +5,8 @@
 #include "golden/all_optional_op.h"
 #include "golden/hostile_text_op.h"
 #include "golden/optional_inputs_op.h"
+#include "golden/quantize_op.h"
 #include "golden/renamed_names_op.h"
+#include "golden/top_k_op.h"
 
 #endif  // GE_OPS_GOLDEN_GOLDEN_OPS_H_

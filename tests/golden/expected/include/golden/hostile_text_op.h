@@ -32,7 +32,7 @@ REG_OP(HostileTextOp)
     .INPUT(x, TensorType({DT_FLOAT}))
     .OUTPUT(y, TensorType({DT_FLOAT}))
     .ATTR(label, String, "\"\"\" */ \\ \n #endif {{ x }} ünï")
-    .ATTR(names, ListString, {"a\"b", "c'd", "e\\f", "\?\? trigraph \?\?/"})
+    .ATTR(names, ListString, {"a\"b", "c'd", "e\\f", "\?\? trigraph \?\?/", "bidi \342\200\256override\342\200\254 \342\201\246isolate\342\201\251 \342\200\217mark", "separators \342\200\250 \342\200\251 \302\205 and a BOM \357\273\277"})
     .OP_END_FACTORY_REG(HostileTextOp);
 }  // namespace ge
 

@@ -4,13 +4,21 @@
 from ge.es.golden.all_optional_op import AllOptionalOp
 from ge.es.golden.hostile_text_op import HostileTextOp
 from ge.es.golden.optional_inputs_op import OptionalInputsOp
+from ge.es.golden.quantize_op import QuantizeOp
+from ge.es.golden.quantize_op import QuantizeOpOutput
 from ge.es.golden.renamed_names_op import RenamedNamesOp
 from ge.es.golden.renamed_names_op import RenamedNamesOpOutput
+from ge.es.golden.top_k_op import TopKOp
+from ge.es.golden.top_k_op import TopKOpOutput
 
 __all__ = [
     "AllOptionalOp",
     "HostileTextOp",
     "OptionalInputsOp",
+    "QuantizeOp",
+    "QuantizeOpOutput",
     "RenamedNamesOp",
     "RenamedNamesOpOutput",
+    "TopKOp",
+    "TopKOpOutput",
 ]

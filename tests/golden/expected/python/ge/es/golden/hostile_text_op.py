@@ -24,7 +24,14 @@ def HostileTextOp(
     x: TensorHolder | TensorLike,
     *,
     label: str = '""" */ \\ \n #endif {{ x }} ünï',
-    names: Sequence[str] = ('a"b', "c'd", "e\\f", "?? trigraph ??/"),
+    names: Sequence[str] = (
+        'a"b',
+        "c'd",
+        "e\\f",
+        "?? trigraph ??/",
+        "bidi \u202eoverride\u202c \u2066isolate\u2069 \u200fmark",
+        "separators \u2028 \u2029 \u0085 and a BOM \ufeff",
+    ),
     name: str | None = None,
 ) -> TensorHolder:
     """Closes a docstring: \"\"\" and ''' and a trailing quote"
@@ -40,7 +47,7 @@ def HostileTextOp(
     Args:
         x: An input doc ending in a quote " Dtype float32.
         label: Attr doc with \\ and */ and \"\"\". str, default '\"\"\" */ \\\\ \\n #endif {{ x }} ünï'.
-        names: list_str, default ('a"b', "c'd", "e\\\\f", "?? trigraph ??/").
+        names: list_str, default ('a"b', "c'd", "e\\\\f", "?? trigraph ??/", ... (6 items)).
         name: Node name; a unique one is made when None.
 
     Returns:
