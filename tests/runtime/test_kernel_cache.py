@@ -272,3 +272,25 @@ def test_no_warning_for_a_private_directory(cache: Path) -> None:
         warnings.simplefilter("error")
         build("quiet")
     assert load_binary(build("quiet")).get_function("cache_k")
+
+
+def test_threads_building_one_key_compile_it_once(
+    cache: Path, compiles: list[list[str]]
+) -> None:
+    import threading
+
+    results: list[bytes] = []
+    start = threading.Barrier(8)
+
+    def worker() -> None:
+        start.wait()
+        results.append(build("threads"))
+
+    threads = [threading.Thread(target=worker) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(results) == 8 and len(set(results)) == 1
+    assert len(compiles) == 1
+    assert len(objects(cache)) == 1
