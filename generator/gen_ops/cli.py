@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import sys
 import time
 import traceback
@@ -324,18 +323,18 @@ def cmd_render(argv: Sequence[str]) -> int:
 
 def cmd_new(argv: Sequence[str]) -> int:
     args = _new_parser().parse_args(argv)
-    from gen_ops.schema_check import pattern
+    from ge_ir.names import is_identifier, is_op_type
 
-    # The shapes first (the same patterns as the schema, matched whole), so
-    # that no name can change the YAML it is written into.
-    if re.fullmatch(pattern("properties", "op"), args.op) is None:
+    # The shapes first (the rules the schema's patterns spell, matched
+    # whole), so that no name can change the YAML it is written into.
+    if not is_op_type(args.op):
         print(
             f"gen-ops new: {args.op!r} is not an op type: an upper-case letter, "
             "then letters, digits and _ (e.g. ScaleCustom)",
             file=sys.stderr,
         )
         return EXIT_INVALID
-    if re.fullmatch(pattern("$defs", "identifier"), args.module) is None:
+    if not is_identifier(args.module):
         print(
             f"gen-ops new: {args.module!r} cannot be a module name: a letter, "
             "then letters, digits and _",

@@ -13,8 +13,8 @@ import re
 from collections.abc import Iterator
 from typing import Any, TypeAlias
 
-from ge.graph.attrs import AttrType
-from ge.graph.types import DataType
+from ge_ir.attrs import AttrType
+from ge_ir.types import DataType
 
 from gen_ops.model import Default
 

@@ -19,7 +19,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ge.graph.attrs import python_annotation
+from ge_ir.attrs import python_annotation
 
 from gen_ops.literals import PyTree, py_str
 from gen_ops.model import (

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 import re
 from collections.abc import Sequence
 
-from ge.graph.attrs import python_annotation
-from ge.graph.types import DataType
+from ge_ir.attrs import python_annotation
+from ge_ir.types import DataType
 
 from gen_ops.literals import py_default_summary, py_default_tree, py_str
 from gen_ops.model import (

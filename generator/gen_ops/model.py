@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ge.graph.attrs import AttrType
-from ge.graph.types import DataType
+from ge_ir.attrs import AttrType
+from ge_ir.types import DataType
 
 from gen_ops.diagnostics import Span
 

@@ -14,12 +14,11 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from ge._es_reserved import RESERVED_MODULE_NAMES
-from ge._node_types import RESERVED_NODE_TYPES
-from ge.graph.attrs import AttrType, check_attr_value
-from ge.graph.named_attrs import NamedAttrs
-from ge.graph.types import NAMED_TENSOR_TYPES, DataType, dtype_from_spec_name
-from ge.graph.types import dtype_spec_names
+from ge_ir.names import RESERVED_MODULE_NAMES, RESERVED_NODE_TYPES
+from ge_ir.attrs import AttrType, check_attr_value
+from ge_ir.named_attrs import NamedAttrs
+from ge_ir.types import NAMED_TENSOR_TYPES, DataType, dtype_from_spec_name
+from ge_ir.types import dtype_spec_names
 
 from gen_ops.charset import describe as describe_char
 from gen_ops.charset import invisible, invisible_in_doc

@@ -26,22 +26,18 @@ STATE = ".gen-ops-state.json"
 
 @lru_cache(maxsize=1)
 def _code_digest() -> str:
-    """Hash of gen-ops' sources, templates and the runtime tables it reads."""
+    """Hash of gen-ops' sources, templates and the whole vocabulary package
+    it shares with the runtime (ge_ir)."""
+    import ge_ir
+
     digest = hashlib.sha256(__version__.encode())
     package = Path(__file__).resolve().parent
-    import ge._es_reserved
-    import ge._node_types
-    import ge.graph.attrs
-    import ge.graph.types
-
+    shared = Path(ge_ir.__file__).resolve().parent
     sources = sorted(package.rglob("*.py")) + sorted(package.rglob("*.json"))
     sources += sorted(p for p in template_dir().rglob("*") if p.is_file())
-    sources += [
-        Path(module.__file__ or "")
-        for module in (ge.graph.types, ge.graph.attrs, ge._node_types, ge._es_reserved)
-    ]
+    sources += sorted(shared.rglob("*.py"))
     for path in sources:
-        digest.update(str(path.name).encode())
+        digest.update(str(path.relative_to(path.parents[1])).encode())
         digest.update(path.read_bytes())
     try:
         digest.update(metadata.version("black").encode())

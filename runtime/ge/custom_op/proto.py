@@ -12,7 +12,6 @@ inputs or ``output_names`` (an extension of this runtime) names them.
 from __future__ import annotations
 
 import inspect
-import keyword
 import typing
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -27,6 +26,7 @@ from ge.custom_op._annotations import (
 from ge.custom_op.registry import LOCK, source_location
 from ge.graph.attrs import AttrType, check_attr_value
 from ge.graph.types import DataType
+from ge_ir.names import is_op_type
 
 __all__ = [
     "OpProto",
@@ -444,8 +444,11 @@ def register_op(
     """Register the decorated function as ``op_type``'s prototype and infer_meta."""
     if not isinstance(op_type, str) or not op_type:
         raise TypeError("register_op: op_type must be a non-empty str")
-    if keyword.iskeyword(op_type) or not op_type.replace("_", "a").isalnum():
-        raise ValueError(f"register_op: {op_type!r} is not a valid op type")
+    if not is_op_type(op_type):
+        raise ValueError(
+            f"register_op: {op_type!r} is not a valid op type (an upper-case "
+            "letter, then letters, digits and _)"
+        )
 
     def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
         proto = build_proto(fn, op_type, mutates_args, output_names)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ge._node_types import DATA_NODE_TYPES
+from ge_ir.names import DATA_NODE_TYPES
 from ge.custom_op.contexts import _INFER, InferMetaContext, IrSlot
 from ge.custom_op.proto import OpProto, get_registered_op_proto_by_op_type
 from ge.engine.errors import CompileError

@@ -12,7 +12,7 @@ import sys
 import types
 from importlib import metadata
 
-from ge._es_reserved import RESERVED_MODULE_NAMES
+from ge_ir.names import RESERVED_MODULE_NAMES
 
 GROUP = "ge.es.plugins"
 _loaded: dict[str, types.ModuleType] = {}

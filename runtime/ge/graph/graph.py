@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
-from ge._node_types import DATA_NODE_TYPES as _DATA_TYPES
+from ge_ir.names import DATA_NODE_TYPES as _DATA_TYPES
 from ge.graph.attrs import AttrType
 from ge.graph.types import DataType, Format
 

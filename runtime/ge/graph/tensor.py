@@ -23,6 +23,7 @@ from ge.graph._numpy import (
 from ge.graph._paths import check_path
 from ge.graph.limits import MAX_DIM, tensor_nbytes
 from ge.graph.types import DataType, Format, Placement
+from ge_ir.attrs import register_tensor_type
 
 __all__ = ["Tensor"]
 
@@ -276,3 +277,6 @@ class Tensor:
             f"Tensor(shape={list(self._shape)}, data_type={self._data_type.name}, "
             f"format={self._format.name}, placement={self._placement.name})"
         )
+
+
+register_tensor_type(Tensor)  # Note [Tensor attrs] in ge_ir/attrs.py
