@@ -24,7 +24,7 @@ from ge.es import GraphBuilder  # noqa: E402
 from ge.es.custom import AddCustom  # noqa: E402
 from ge.ge_global import GeApi  # noqa: E402
 from ge.graph import DataType, Format, Tensor  # noqa: E402
-from ge.graph._numpy import to_numpy_dtype  # noqa: E402
+from ge.graph.numpy_dtypes import to_numpy_dtype  # noqa: E402
 from ge.session import Session  # noqa: E402
 
 SHAPES = [[8192], [1000], [3, 4097], [2, 3, 5]]

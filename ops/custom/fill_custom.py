@@ -12,9 +12,9 @@ from pathlib import Path
 
 from ge.custom_op import get_execute_ctx, register_op_impl
 from ge.device import rt
-from ge.device.args import element_bits
 from ge.device.kernels import load_kernel
 from ge.graph import DataType, Format
+from ge.graph.numpy_dtypes import encode_element
 from ge_impl.custom.fill_custom import FillCustomBase
 
 SOURCE = Path(__file__).resolve().parent / "kernels/fill_custom.c"
@@ -38,7 +38,7 @@ class FillCustom(FillCustomBase):
                 f"dtype {dtype.spec_name} is not one of "
                 + ", ".join(t.spec_name for t in C_TYPES)
             )
-        bits = element_bits(value, dtype)
+        bits = encode_element(value, dtype)
         ctx = get_execute_ctx()
         y = ctx.malloc_output_tensor(0, shape, Format.FORMAT_ND, dtype)
         n = y.shape_size

@@ -14,9 +14,9 @@ from pathlib import Path
 
 from ge.custom_op import get_execute_ctx, register_op_impl
 from ge.device import rt
-from ge.device.args import element_bits
 from ge.device.kernels import load_kernel
 from ge.graph import DataType
+from ge.graph.numpy_dtypes import encode_element
 from ge.runtime import Tensor, TensorDesc
 from ge_impl.custom.pad_custom import PadCustomBase
 
@@ -56,7 +56,7 @@ class PadCustom(PadCustomBase):
         x: TensorDesc, *, paddings: list[list[int]], mode: str, pad_value: float
     ) -> TensorDesc:
         out = padded_shape(x.shape.origin_shape.dims, paddings, mode)
-        element_bits(pad_value, x.data_type, "pad_value")
+        encode_element(pad_value, x.data_type, "pad_value")
         return TensorDesc(out, x.data_type)
 
     def execute(
@@ -86,7 +86,7 @@ class PadCustom(PadCustomBase):
             blocks,
             ctx.get_stream(),
             [x.addr, y.addr, x.shape_size, math.prod(out)]
-            + [element_bits(pad_value, x.data_type, "pad_value"), len(dims)]
+            + [encode_element(pad_value, x.data_type, "pad_value"), len(dims)]
             + (dims + unused)
             + (befores + unused)
             + (out + unused),

@@ -172,12 +172,12 @@ def check_attr_value(attr_type: AttrType, value: Any) -> Any:
     if attr_type is AttrType.FLOAT:
         if isinstance(value, bool) or not isinstance(value, numbers.Real):
             raise TypeError(f"expected float, got {_describe(value)}")
-        number = float(value)
-        if math.isfinite(number) and abs(number) >= _FLOAT32_OVERFLOW:
-            raise ValueError(f"{number!r} does not fit in a float32 attr")
-        if number != 0 and abs(number) <= _FLOAT32_UNDERFLOW:
-            raise ValueError(f"{number!r} rounds to 0 in a float32 attr")
-        return number
+        real = float(value)
+        if math.isfinite(real) and abs(real) >= _FLOAT32_OVERFLOW:
+            raise ValueError(f"{real!r} does not fit in a float32 attr")
+        if real != 0 and abs(real) <= _FLOAT32_UNDERFLOW:
+            raise ValueError(f"{real!r} rounds to 0 in a float32 attr")
+        return real
     if attr_type is AttrType.BOOL:
         if is_numpy_bool(value):
             return bool(value)

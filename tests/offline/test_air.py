@@ -192,7 +192,7 @@ def same_graph(a: Graph, b: Graph, where: str = "graph") -> None:
             assert len(m.subgraphs[key]) == len(n.subgraphs[key]), place
             for g, h in zip(m.subgraphs[key], n.subgraphs[key]):
                 same_graph(g, h, f"{place}.{key}")
-                assert h._owner is n, place
+                assert h.owner is n, place
     assert [(index_a[id(n)], k) for n, k in a.outputs] == [
         (index_b[id(n)], k) for n, k in b.outputs
     ], where

@@ -22,6 +22,7 @@ import pytest
 
 from ge._container import FileFormatError, Section, write
 from ge.device.kernels import build_kernel
+from ge.engine.layout import BufferKind
 from ge.graph import Tensor
 from ge.offline import model_file
 from ge.offline.model import load_model_bytes
@@ -274,11 +275,43 @@ def test_tasks_and_bindings_are_checked_against_the_tables() -> None:
     )
     # The output pointer bound to the caller's input: a kernel never writes it.
     out_slot, _, out_offset = struct.unpack_from("<IIQ", bindings, 32)
-    refused(
+    message = refused(
         rebuild(
             data, bindings=bindings[:32] + struct.pack("<IIQ", out_slot, 1, out_offset)
-        ),
-        "argument 2 of add_custom is out, but the file binds it to a graph input buffer",
+        )
+    )
+    assert message == (
+        "model file: task 0: argument 2 of add_custom is out, but the file binds it "
+        "to a graph input buffer (kernels never write their inputs)"
+    )
+    # A constant is read only too, and a workspace argument takes only a workspace.
+    rich = model_bytes("rich")
+    model = model_file.decode(rich)
+    layout = model.layout
+    const = layout.index(BufferKind.CONST, 0)
+    workspace = layout.index(BufferKind.WORKSPACE, 0)
+
+    def rebound(slot: int, buffer: int) -> bytes:
+        records = [
+            (s, buffer if s == slot else b, 0 if s == slot else o)
+            for s, b, o in model.bindings
+        ]
+        return rebuild(
+            rich, bindings=b"".join(struct.pack("<IIQ", *r) for r in records)
+        )
+
+    add_out = model.tasks[0][3] + 2  # AnnotatedAddCustom's output slot
+    assert refused(rebound(add_out, const)) == (
+        "model file: task 0: argument 2 of add_custom is out, but the file binds it "
+        "to a constant buffer (kernels never write their inputs)"
+    )
+    (scratch,) = [s for s, b, _ in model.bindings if b == workspace]
+    task = next(i for i, t in enumerate(model.tasks) if t[3] <= scratch < t[3] + t[4])
+    argument = scratch - model.tasks[task][3]
+    assert refused(rebound(scratch, layout.index(BufferKind.ARENA, 0))) == (
+        f"model file: task {task}: argument {argument} of scale_custom is workspace, "
+        "but the file binds it to an arena buffer (a workspace argument takes only "
+        "a workspace)"
     )
     # An address slot left unbound: the kernel would get a null pointer.
     plan_fix = lambda p: p.update(bindings=p["bindings"] - 1)  # noqa: E731

@@ -32,7 +32,7 @@ from ge.custom_op import (
 from ge.es import GraphBuilder, TensorHolder
 from ge.ge_global import GeApi, is_initialized
 from ge.graph import Graph, Tensor
-from ge.graph._numpy import from_numpy_dtype
+from ge.graph.numpy_dtypes import from_numpy_dtype
 from ge.session import Session
 
 ROOT = Path(__file__).resolve().parents[2]

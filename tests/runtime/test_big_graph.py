@@ -28,7 +28,7 @@ from ge.es.custom import (
     ReduceSumCustom,
     SplitCustom,
 )
-from ge.graph._numpy import from_numpy_dtype
+from ge.graph.numpy_dtypes import from_numpy_dtype
 from ge.session import Session
 from op_harness import ge_session, inputs
 

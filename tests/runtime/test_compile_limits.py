@@ -205,9 +205,9 @@ def test_a_const_whose_value_is_not_a_tensor(session: Session) -> None:
 def test_a_required_input_without_its_instance(session: Session) -> None:
     graph = chain([4])
     node = graph.nodes[1]
-    from ge.graph.graph import IrInput
+    from ge.graph.graph import InputKind, IrInput
 
-    node.ir_inputs = (IrInput("x", "required", 0),)
+    node.ir_inputs = (IrInput("x", InputKind.REQUIRED, 0),)
     with pytest.raises(CompileError, match="node 'first'.*required input 'x'"):
         compiler.compile_graph(graph)
 

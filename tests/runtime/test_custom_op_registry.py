@@ -36,9 +36,11 @@ from ge.custom_op.proto import (
     get_registered_op_proto_by_descriptor_key,
     get_registered_op_proto_dicts,
 )
+from ge.custom_op.registry import Capability
 from ge.graph import DataType, NamedAttrs
 from ge.graph import Tensor as GraphTensor
 from ge.graph.attrs import AttrType
+from ge.graph.graph import InputKind
 from ge.runtime import Tensor, TensorDesc
 
 MODULE = __name__
@@ -84,9 +86,9 @@ def test_register_op_reads_inputs_attrs_and_outputs() -> None:
     found = proto("Everything")
     assert found.op_type == "Everything"
     assert found.inputs == (
-        ProtoInput("x", "required"),
-        ProtoInput("bias", "optional"),
-        ProtoInput("rest", "dynamic"),
+        ProtoInput("x", InputKind.REQUIRED),
+        ProtoInput("bias", InputKind.OPTIONAL),
+        ProtoInput("rest", InputKind.DYNAMIC),
     )
     assert found.outputs == (
         ProtoOutput("output0", False),
@@ -596,8 +598,13 @@ def test_capabilities_by_reflection() -> None:
     descriptor = get_registered_op_impl("Reflect")
     assert isinstance(descriptor, OpImplDescriptor)
     assert descriptor.cls is Impl
-    assert descriptor.interfaces == ("execute", "compile", "declare_launch_args")
-    assert descriptor.has("compile") and not descriptor.has("infer_shape")
+    assert descriptor.interfaces == tuple(Capability)  # in GE's order
+    assert [c.value for c in Capability] == [
+        "execute",
+        "compile",
+        "declare_launch_args",
+    ]
+    assert descriptor.has(Capability.COMPILE)
     assert descriptor.module_name == MODULE
     assert descriptor.class_name == "test_capabilities_by_reflection.<locals>.Impl"
     assert descriptor.descriptor_key == f"{MODULE}:{descriptor.class_name}:Reflect"

@@ -26,7 +26,7 @@ from ge.graph import (
     Tensor,
     TensorType,
 )
-from ge.graph._numpy import from_numpy_dtype, has_numpy_dtype, to_numpy_dtype
+from ge.graph.numpy_dtypes import from_numpy_dtype, has_numpy_dtype, to_numpy_dtype
 from ge.graph.attrs import AttrType, check_attr_value
 from ge.graph.types import (
     NAMED_TENSOR_TYPES,

@@ -25,7 +25,7 @@ from ge.es.custom import (
     SplitCustom,
 )
 from ge.graph import DataType
-from ge.graph._numpy import from_numpy_dtype
+from ge.graph.numpy_dtypes import from_numpy_dtype
 from ge.session import CompileError, ExecuteError, Session
 from op_harness import ROOT, build, ge_session, run
 

@@ -19,7 +19,8 @@ from ge.runtime import (
     TensorDesc,
     TensorPlacement,
 )
-from ge.runtime._lease import Lease
+from ge.runtime.lease import Lease
+from ge.runtime.tensor import borrow
 
 
 def test_public_names() -> None:
@@ -311,7 +312,7 @@ def test_runtime_tensor_is_not_constructible() -> None:
 def test_runtime_tensor_view_reads_and_expires() -> None:
     # The view the runtime hands to callbacks, made the runtime's way.
     lease = Lease("a test callback")
-    view = Tensor._view(
+    view = borrow(
         addr=0x1000,
         size=24,
         origin_dims=[2, 3],

@@ -22,7 +22,7 @@ from ge.custom_op import get_execute_ctx, register_op, register_op_impl
 from ge.es import GraphBuilder
 from ge.ge_global import GeApi
 from ge.graph import DataType, Graph, Placement, Tensor
-from ge.graph._numpy import _TO_NUMPY
+from ge.graph.numpy_dtypes import _TO_NUMPY
 from ge.runtime import Tensor as RuntimeTensor
 from ge.runtime import TensorDesc
 from ge.session import ExecuteError, Session

@@ -8,6 +8,8 @@
   ``ASCEND_CUSTOM_OPP_PATH``.
 """
 
+# Importing the loader installs it as the registration sink (Note
+# [Registration sink] in ge.custom_op.sink).
 from ge.custom_op.bootstrap import InsecureOpPathWarning
 from ge.custom_op.contexts import (
     AnnotatedArgsContext,

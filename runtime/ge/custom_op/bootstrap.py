@@ -15,6 +15,8 @@ never import a module twice; staging is per thread, so other threads
 register directly (under the registries' one lock) and never wait for a
 load, which could otherwise deadlock on a module both import.
 Op modules are named as Note [Op module names] in ``_op_paths`` says.
+The decorators reach this module through the sink it installs when imported
+(Note [Registration sink] in ``sink``); they never import it.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ge.custom_op import _module_rollback
+from ge.custom_op import _module_rollback, sink
 from ge.custom_op import proto as _proto
 from ge.custom_op import registry as _registry
 from ge.custom_op._op_paths import ENV, OpModule, modules_of, resolve, unsafe_paths
@@ -302,3 +304,6 @@ def reset_loaded_paths() -> None:
     with _load_lock:
         _imported.clear()
         _resolved.clear()
+
+
+sink.install(sink.Sink(register_proto, register_impl, forget_modules))

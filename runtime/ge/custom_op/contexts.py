@@ -9,6 +9,7 @@ argument builders) share one lease that ends when the callback returns.
 from __future__ import annotations
 
 import contextlib
+import enum
 import os
 import platform
 from collections.abc import Callable, Iterator, Sequence
@@ -19,10 +20,11 @@ from typing import Any, Generic, TypeVar
 from ge.device.args import MAX_BLOCK_DIM
 from ge.device.args import scalar_bits as _device_scalar_bits
 from ge.graph.attrs import AttrType
+from ge.graph.graph import InputKind
 from ge.graph.limits import MAX_TENSOR_BYTES
 from ge.graph.types import DataType, Format
-from ge.runtime._lease import Lease
-from ge.runtime.tensor import Tensor
+from ge.runtime.lease import Lease, data_readable
+from ge.runtime.tensor import Tensor, allow_writes
 from ge.runtime.types import Shape, StorageFormat, StorageShape
 
 __all__ = [
@@ -81,13 +83,6 @@ def get_execute_ctx() -> EagerOpExecutionContext:
     return _EXECUTE.get()
 
 
-def current_execute_lease() -> Lease | None:
-    """The lease of the execute callback running on this thread, if any
-    (ge.runtime.Tensor reads and writes data only inside it)."""
-    ctx = _EXECUTE.var.get()
-    return None if ctx is None else ctx._lease
-
-
 def get_compile_ctx() -> OpCompileContext:
     return _COMPILE.get()
 
@@ -102,6 +97,38 @@ def get_declare_launch_args_ctx() -> AnnotatedArgsContext:
 
 def get_infer_meta_ctx() -> InferMetaContext:
     return _INFER.get()
+
+
+# --- binding contexts: the runtime's internal API (ge.engine calls these) -----------
+
+
+@contextlib.contextmanager
+def executing(ctx: EagerOpExecutionContext) -> Iterator[None]:
+    """Run an ``execute`` callback with ``ctx``: ``get_execute_ctx()``
+    returns it, and its tensors hold data on this thread."""
+    with _EXECUTE.bind(ctx), data_readable(ctx._lease):
+        yield
+
+
+@contextlib.contextmanager
+def compiling(ctx: OpCompileContext, platform: CompilePlatformInfo) -> Iterator[None]:
+    """Run a ``compile`` callback with its compile context and platform."""
+    with _COMPILE.bind(ctx), _PLATFORM.bind(platform):
+        yield
+
+
+@contextlib.contextmanager
+def declaring(ctx: AnnotatedArgsContext) -> Iterator[None]:
+    """Run a ``declare_launch_args`` callback with ``ctx``."""
+    with _DECLARE.bind(ctx):
+        yield
+
+
+@contextlib.contextmanager
+def inferring(ctx: InferMetaContext) -> Iterator[None]:
+    """Run an ``infer_meta`` function with ``ctx``."""
+    with _INFER.bind(ctx):
+        yield
 
 
 # --- values every context uses ------------------------------------------------
@@ -198,7 +225,7 @@ class IrSlot:
     """One IR input or output of the node being run: name, kind, instances."""
 
     name: str
-    kind: str
+    kind: InputKind
     count: int
 
 
@@ -394,7 +421,7 @@ class EagerOpExecutionContext:
                 f"data_type must be a DataType, got {type(data_type).__name__}"
             )
         tensor = self._runtime.allocate(index, storage, fmt, data_type)
-        tensor._make_writable()
+        allow_writes(tensor)
         self._outputs[index] = tensor
         return tensor
 
@@ -406,7 +433,7 @@ class EagerOpExecutionContext:
             raise RuntimeError(f"output {output_index} is already allocated")
         self.get_input_tensor(input_index)
         tensor = self._runtime.alias(output_index, input_index)
-        tensor._make_writable()
+        allow_writes(tensor)
         self._outputs[output_index] = tensor
         return tensor
 
@@ -543,11 +570,20 @@ class AnnotatedKernelLaunchInfo:
         )
 
 
+class LaunchSlotKind(enum.StrEnum):
+    """What declare_launch_args appended for one kernel argument."""
+
+    INPUT = "input"
+    OUTPUT = "output"
+    WORKSPACE = "workspace"
+    SCALAR = "scalar"
+
+
 @dataclass(frozen=True)
 class ArgSlot:
     """What one 64-bit argument slot holds at run time."""
 
-    kind: str  # "input", "output", "workspace" or "scalar"
+    kind: LaunchSlotKind
     index: int = 0  # flattened input/output index, or workspace index
     value: int = 0  # the bits of a scalar
 
@@ -602,13 +638,13 @@ class AnnotatedKernelArgs:
     def append_input(self, index: int, tensor: Tensor) -> None:
         """Slot for the node's flattened input ``index``; ``tensor`` is that input."""
         self._check()
-        self._ctx._check_tensor("input", index, tensor)
-        self._slots.append(ArgSlot("input", index))
+        self._ctx._check_tensor(LaunchSlotKind.INPUT, index, tensor)
+        self._slots.append(ArgSlot(LaunchSlotKind.INPUT, index))
 
     def append_output(self, index: int, tensor: Tensor) -> None:
         self._check()
-        self._ctx._check_tensor("output", index, tensor)
-        self._slots.append(ArgSlot("output", index))
+        self._ctx._check_tensor(LaunchSlotKind.OUTPUT, index, tensor)
+        self._slots.append(ArgSlot(LaunchSlotKind.OUTPUT, index))
 
     def append_workspace(self, workspace: WorkspaceAddr) -> None:
         self._check()
@@ -617,11 +653,11 @@ class AnnotatedKernelArgs:
             or workspace._lease is not self._ctx._lease
         ):
             raise TypeError("append_workspace takes a WorkspaceAddr from this context")
-        self._slots.append(ArgSlot("workspace", workspace.index))
+        self._slots.append(ArgSlot(LaunchSlotKind.WORKSPACE, workspace.index))
 
     def append_scalar(self, value: int | float | bool | DataType) -> None:
         self._check()
-        self._slots.append(ArgSlot("scalar", value=scalar_bits(value)))
+        self._slots.append(ArgSlot(LaunchSlotKind.SCALAR, value=scalar_bits(value)))
 
     @property
     def slots(self) -> tuple[ArgSlot, ...]:
@@ -642,14 +678,16 @@ class AnnotatedArgsContext:
     node_name: str
     _lease: Lease
     _inputs: list[Tensor | None]
-    _outputs: list[Tensor]
+    _outputs: list[Tensor | None]  # never None: views of the node's outputs
     _stream_id: int = 0
     _workspace_alloc: Callable[[int], int] | None = None
     launches: list[DeclaredLaunch] = field(default_factory=list)
     workspaces: list[int] = field(default_factory=list)  # sizes by index
 
-    def _check_tensor(self, kind: str, index: int, tensor: Tensor) -> None:
-        items = self._inputs if kind == "input" else self._outputs
+    def _check_tensor(self, kind: LaunchSlotKind, index: int, tensor: Tensor) -> None:
+        items: Sequence[Tensor | None] = (
+            self._inputs if kind is LaunchSlotKind.INPUT else self._outputs
+        )
         if (
             isinstance(index, bool)
             or not isinstance(index, int)

@@ -23,8 +23,10 @@ from ge.custom_op._annotations import (
     optional_inner,
     tuple_items,
 )
+from ge.custom_op import sink
 from ge.custom_op.registry import LOCK, source_location
 from ge.graph.attrs import AttrType, check_attr_value
+from ge.graph.graph import InputKind
 from ge.graph.types import DataType
 from ge_ir.names import is_op_type
 
@@ -47,7 +49,7 @@ _MISSING = object()
 @dataclass(frozen=True)
 class ProtoInput:
     name: str
-    kind: str  # "required", "optional" or "dynamic"
+    kind: InputKind
 
 
 @dataclass(frozen=True)
@@ -94,7 +96,7 @@ class OpProto:
         return {
             "descriptor_key": self.descriptor_key,
             "op_type": self.op_type,
-            "inputs": [{"name": i.name, "kind": i.kind} for i in self.inputs],
+            "inputs": [{"name": i.name, "kind": i.kind.value} for i in self.inputs],
             "outputs": [
                 {"name": o.name, "dynamic": o.dynamic, "ref_input": o.ref_input}
                 for o in self.outputs
@@ -159,7 +161,7 @@ def _is_tensor_desc(annotation: Any) -> bool:
     return annotation is TensorDesc
 
 
-def _input_kind(op_type: str, name: str, annotation: Any) -> str:
+def _input_kind(op_type: str, name: str, annotation: Any) -> InputKind:
     if annotation is inspect.Parameter.empty:
         raise _fail(
             op_type,
@@ -167,11 +169,11 @@ def _input_kind(op_type: str, name: str, annotation: Any) -> str:
             "Optional[TensorDesc] or List[TensorDesc])",
         )
     if _is_tensor_desc(annotation):
-        return "required"
+        return InputKind.REQUIRED
     if _is_tensor_desc(optional_inner(annotation)):
-        return "optional"
+        return InputKind.OPTIONAL
     if _is_tensor_desc(list_inner(annotation)):
-        return "dynamic"
+        return InputKind.DYNAMIC
     raise _fail(
         op_type,
         f"input '{name}' is annotated {annotation!r}; inputs are "
@@ -451,10 +453,9 @@ def register_op(
         )
 
     def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
-        proto = build_proto(fn, op_type, mutates_args, output_names)
-        from ge.custom_op import bootstrap
-
-        bootstrap.register_proto(proto)
+        sink.current().register_proto(
+            build_proto(fn, op_type, mutates_args, output_names)
+        )
         return fn
 
     return decorate
@@ -483,12 +484,10 @@ def get_registered_op_proto_by_op_type(op_type: str) -> OpProto | None:
 def clear_registered_op_protos() -> None:
     """Drop every prototype and forget the modules that registered them at
     import time, so importing them again registers again."""
-    from ge.custom_op import bootstrap
-
     with REGISTRY.lock:
         dropped = list(REGISTRY.by_type.values())
         REGISTRY.by_type.clear()
-    bootstrap.forget_modules(
+    sink.current().forget_modules(
         [
             (
                 getattr(p.infer_meta, "__module__", "") or "",

@@ -7,13 +7,17 @@ Capabilities come from reflection (ge-reference.md 4.3): a callable
 
 from __future__ import annotations
 
+import enum
 import inspect
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ge.custom_op import sink
+
 __all__ = [
+    "Capability",
     "OpImplDescriptor",
     "register_op_impl",
     "get_registered_op_impls",
@@ -23,11 +27,25 @@ __all__ = [
     "clear_registered_op_impls",
 ]
 
-# method -> GE's interface name
-INTERFACES = {
-    "execute": "eager_execute",
-    "compile": "compilable",
-    "declare_launch_args": "annotated_args",
+
+class Capability(enum.StrEnum):
+    """What an implementation can do: each is a method of its class, in
+    GE's order; the value is the method's name."""
+
+    EXECUTE = "execute"
+    COMPILE = "compile"
+    DECLARE_LAUNCH_ARGS = "declare_launch_args"
+
+    @property
+    def interface(self) -> str:
+        """GE's name for the capability (the registry query's word)."""
+        return _INTERFACES[self]
+
+
+_INTERFACES = {
+    Capability.EXECUTE: "eager_execute",
+    Capability.COMPILE: "compilable",
+    Capability.DECLARE_LAUNCH_ARGS: "annotated_args",
 }
 
 
@@ -37,12 +55,12 @@ class OpImplDescriptor:
     op_type: str
     module_name: str
     class_name: str
-    interfaces: tuple[str, ...]  # method names, in GE's order
+    interfaces: tuple[Capability, ...]  # in GE's order
     cls: type
     source: str = ""  # file:line of the class statement, taken at registration
 
-    def has(self, method: str) -> bool:
-        return method in self.interfaces
+    def has(self, capability: Capability) -> bool:
+        return capability in self.interfaces
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -50,7 +68,7 @@ class OpImplDescriptor:
             "op_type": self.op_type,
             "module_name": self.module_name,
             "class_name": self.class_name,
-            "interfaces": [INTERFACES[m] for m in self.interfaces],
+            "interfaces": [c.interface for c in self.interfaces],
         }
 
 
@@ -107,8 +125,8 @@ def describe(cls: Any, op_type: str) -> OpImplDescriptor:
             f"register_op_impl op_type '{op_type}': class {cls.__qualname__} is "
             f"abstract (implement {missing})"
         )
-    interfaces = []
-    for method in INTERFACES:
+    interfaces: list[Capability] = []
+    for method in Capability:
         value = getattr(cls, method, None)
         if value is None:
             continue
@@ -124,9 +142,9 @@ def describe(cls: Any, op_type: str) -> OpImplDescriptor:
             "of execute, compile, declare_launch_args"
         )
     if (
-        "compile" in interfaces
-        and "declare_launch_args" not in interfaces
-        and "execute" not in interfaces
+        Capability.COMPILE in interfaces
+        and Capability.DECLARE_LAUNCH_ARGS not in interfaces
+        and Capability.EXECUTE not in interfaces
     ):
         raise TypeError(
             f"register_op_impl op_type '{op_type}': compile alone cannot run the op; "
@@ -149,9 +167,7 @@ def register_op_impl(*, op_type: str) -> Callable[[type], type]:
         raise TypeError("register_op_impl: op_type must be a non-empty str")
 
     def decorate(cls: type) -> type:
-        from ge.custom_op import bootstrap
-
-        bootstrap.register_impl(describe(cls, op_type))
+        sink.current().register_impl(describe(cls, op_type))
         return cls
 
     return decorate
@@ -178,9 +194,7 @@ def get_registered_op_impl(op_type: str) -> OpImplDescriptor | None:
 def clear_registered_op_impls() -> None:
     """Drop every implementation and forget the modules that registered them
     at import time, so importing them again registers again."""
-    from ge.custom_op import bootstrap
-
     with REGISTRY.lock:
         dropped = list(REGISTRY.by_type.values())
         REGISTRY.by_type.clear()
-    bootstrap.forget_modules([(d.module_name, d.class_name) for d in dropped])
+    sink.current().forget_modules([(d.module_name, d.class_name) for d in dropped])

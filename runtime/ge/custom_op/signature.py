@@ -25,24 +25,25 @@ from ge.custom_op._annotations import (
     optional_inner,
 )
 from ge.custom_op.proto import OpProto
+from ge.custom_op.registry import Capability
+from ge.graph.graph import InputKind
+from ge.runtime.tensor import Tensor
 
-METHODS = ("execute", "compile", "declare_launch_args")
+_TENSOR_TEXT = {
+    InputKind.REQUIRED: "Tensor",
+    InputKind.OPTIONAL: "Optional[Tensor]",
+    InputKind.DYNAMIC: "list[Tensor]",
+}
 
 
-def _expected(method: str, proto: OpProto) -> tuple[list[str], list[str], list[str]]:
+def _expected(
+    method: Capability, proto: OpProto
+) -> tuple[list[InputKind], list[str], list[str]]:
     """(positional kinds, positional texts, attr texts) the method must have."""
     kinds = [i.kind for i in proto.inputs]
-    texts = [
-        {
-            "required": "Tensor",
-            "optional": "Optional[Tensor]",
-            "dynamic": "list[Tensor]",
-        }[k]
-        for k in kinds
-    ]
-    if method != "execute":
-        kinds += ["dynamic" if o.dynamic else "required" for o in proto.outputs]
-        texts += ["list[Tensor]" if o.dynamic else "Tensor" for o in proto.outputs]
+    if method is not Capability.EXECUTE:
+        kinds += [InputKind.of_output(o.dynamic) for o in proto.outputs]
+    texts = [_TENSOR_TEXT[k] for k in kinds]
     attrs = [f"{a.name}: {attr_annotation_text(a.type)}" for a in proto.attrs]
     return kinds, texts, attrs
 
@@ -53,19 +54,17 @@ def _render(positional: list[str], keyword: list[str], returns: str | None) -> s
     return f"({text})" + (f" -> {returns}" if returns else "")
 
 
-def _tensor_ok(kind: str, annotation: Any) -> bool:
-    from ge.runtime.tensor import Tensor
-
+def _tensor_ok(kind: InputKind, annotation: Any) -> bool:
     if annotation is inspect.Parameter.empty:
         return True
-    if kind == "required":
+    if kind is InputKind.REQUIRED:
         return annotation is Tensor
-    if kind == "optional":
+    if kind is InputKind.OPTIONAL:
         return optional_inner(annotation) is Tensor
     return list_inner(annotation) is Tensor
 
 
-def validate_method(cls: type, method: str, proto: OpProto) -> None:
+def validate_method(cls: type, method: Capability, proto: OpProto) -> None:
     """TypeError unless ``cls.<method>`` has the schema-bound signature."""
     function = inspect.getattr_static(cls, method)
     if isinstance(function, (staticmethod, classmethod)):
@@ -74,7 +73,7 @@ def validate_method(cls: type, method: str, proto: OpProto) -> None:
             "plain method taking self"
         )
     kinds, texts, attr_texts = _expected(method, proto)
-    returns = None if method == "execute" else "None"
+    returns = None if method is Capability.EXECUTE else "None"
     expected = _render([f"{t}" for t in texts], attr_texts, returns)
     try:
         signature = inspect.signature(function)
@@ -129,7 +128,7 @@ def validate_method(cls: type, method: str, proto: OpProto) -> None:
             raise fail(
                 f"attr '{param.name}' must be annotated {attr_annotation_text(attr.type)}"
             )
-    if method != "execute":
+    if method is not Capability.EXECUTE:
         declared = hints.get("return", signature.return_annotation)
         if declared is inspect.Signature.empty:
             raise fail("the return annotation -> None is required")
@@ -183,15 +182,21 @@ def _params_text(params: list[inspect.Parameter], hints: dict[str, Any]) -> list
 
 
 def _param_text(param: inspect.Parameter, hints: dict[str, Any]) -> str:
-    prefix = {param.VAR_POSITIONAL: "*", param.VAR_KEYWORD: "**"}.get(param.kind, "")
+    prefix = ""
+    if param.kind is param.VAR_POSITIONAL:
+        prefix = "*"
+    elif param.kind is param.VAR_KEYWORD:
+        prefix = "**"
     text = prefix + param.name
     if param.name in hints:
         text += f": {_type_text(hints[param.name])}"
     return text
 
 
-def validate_impl(cls: type, proto: OpProto, interfaces: tuple[str, ...]) -> None:
+def validate_impl(
+    cls: type, proto: OpProto, capabilities: tuple[Capability, ...]
+) -> None:
     """Check every capability method of ``cls`` against ``proto``."""
-    for method in METHODS:
-        if method in interfaces:
+    for method in Capability:
+        if method in capabilities:
             validate_method(cls, method, proto)

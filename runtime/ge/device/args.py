@@ -3,12 +3,7 @@
 from __future__ import annotations
 
 import struct
-from typing import TYPE_CHECKING, Any
-
-import numpy as np
-
-if TYPE_CHECKING:
-    from ge.graph.types import DataType
+from typing import Any
 
 MAX_BLOCK_DIM = 65535  # blocks of one launch
 
@@ -38,22 +33,3 @@ def scalar_bits(value: Any) -> int:
     raise TypeError(
         f"a scalar argument is an int, float, bool or DataType, got {type(value).__name__}"
     )
-
-
-def element_bits(value: float, data_type: DataType, name: str = "value") -> int:
-    """``value`` as the bits of one element of ``data_type``, for a kernel
-    scalar that fills or pads with it. float16 rounds to nearest; for an
-    integer dtype ``value`` must be a whole number in range (ValueError,
-    naming it ``name``)."""
-    from ge.graph._numpy import to_numpy_dtype
-
-    dtype = to_numpy_dtype(data_type)
-    if dtype.kind == "i":
-        info = np.iinfo(dtype)
-        if not float(value).is_integer() or not info.min <= value <= info.max:
-            raise ValueError(
-                f"{name} {value} is not a whole number in {data_type.spec_name}'s range"
-            )
-    with np.errstate(over="ignore"):
-        element = np.array([value], dtype=dtype)
-    return int(element.view(f"u{dtype.itemsize}")[0])

@@ -4,6 +4,7 @@ declarations (ge_kernel.h's GE_KERNEL) read back for launch checks."""
 from __future__ import annotations
 
 import ctypes
+import enum
 import hashlib
 import os
 import threading
@@ -16,6 +17,7 @@ from ge.device.toolchain import build_shared
 
 __all__ = [
     "ArgDecl",
+    "ArgKind",
     "Binary",
     "Kernel",
     "BadKernelBinary",
@@ -23,11 +25,25 @@ __all__ = [
     "load_binary",
 ]
 
-ARG_IN, ARG_OUT, ARG_INOUT, ARG_WORKSPACE, ARG_SCALAR = 1, 2, 3, 4, 5
+
+class ArgKind(enum.IntEnum):
+    """What a kernel argument is (``GE_ARG_*`` in ge_kernel.h, same numbers)."""
+
+    IN = 1
+    OUT = 2
+    INOUT = 3
+    WORKSPACE = 4
+    SCALAR = 5
+
+    def describe(self) -> str:
+        """As messages spell it: in, out, inout, workspace, scalar."""
+        return self.name.lower()
+
+
+_ARG_KINDS = frozenset(int(kind) for kind in ArgKind)
 ARG_NULLABLE, ARG_LIST = 0x100, 0x200
-POINTER_KINDS = (ARG_IN, ARG_OUT, ARG_INOUT, ARG_WORKSPACE)
+POINTER_KINDS = (ArgKind.IN, ArgKind.OUT, ArgKind.INOUT, ArgKind.WORKSPACE)
 EXTENT_UNCHECKED, EXTENT_ELEMS, EXTENT_ARG, EXTENT_PER_BLOCK = 0, 1, 2, 3
-_KIND_NAMES = {1: "in", 2: "out", 3: "inout", 4: "workspace", 5: "scalar"}
 
 
 class _CDecl(ctypes.Structure):
@@ -44,7 +60,7 @@ class _CDecl(ctypes.Structure):
 class ArgDecl:
     """What a kernel says about one argument slot."""
 
-    kind: int  # the base kind (ARG_IN ...), flags split out below
+    kind: ArgKind  # the base kind, flags split out below
     elem_bytes: int
     extent: int
     value: int
@@ -57,7 +73,7 @@ class ArgDecl:
         return self.kind in POINTER_KINDS
 
     def describe(self) -> str:
-        return _KIND_NAMES.get(self.kind, f"kind {self.kind}")
+        return self.kind.describe()
 
     def bytes_needed(self, block_dim: int, args: list[int]) -> int | None:
         """Bytes this pointer spans in a launch; None when unchecked."""
@@ -146,14 +162,15 @@ class Binary:
                 if decl.is_list and (
                     index != len(decls) - 1
                     or decl.count_arg >= index
-                    or decls[decl.count_arg].kind != ARG_SCALAR
+                    or decls[decl.count_arg].kind is not ArgKind.SCALAR
                 ):
                     raise LookupError(
                         f"kernel {name!r} argument {index}: a list must be the last "
                         "argument and name an earlier scalar argument as its count"
                     )
                 if decl.extent == EXTENT_ARG and (
-                    decl.value >= len(decls) or decls[decl.value].kind != ARG_SCALAR
+                    decl.value >= len(decls)
+                    or decls[decl.value].kind is not ArgKind.SCALAR
                 ):
                     raise LookupError(
                         f"kernel {name!r} argument {index}: its size refers to argument "
@@ -167,9 +184,9 @@ class Binary:
 def _decl(name: str, index: int, raw: _CDecl) -> ArgDecl:
     """One argument declaration, its fields checked (a damaged or foreign
     table must not reach the launch checks)."""
-    kind = raw.kind & 0xFF
+    base = raw.kind & 0xFF
     flags = raw.kind & ~0xFF
-    if kind not in _KIND_NAMES or flags & ~(ARG_NULLABLE | ARG_LIST):
+    if base not in _ARG_KINDS or flags & ~(ARG_NULLABLE | ARG_LIST):
         raise LookupError(
             f"kernel {name!r} argument {index}: unknown argument kind {raw.kind} "
             "(GE_IN, GE_OUT, GE_INOUT, GE_WORKSPACE, GE_SCALAR and their flags)"
@@ -178,6 +195,7 @@ def _decl(name: str, index: int, raw: _CDecl) -> ArgDecl:
         raise LookupError(
             f"kernel {name!r} argument {index}: unknown extent kind {raw.extent}"
         )
+    kind = ArgKind(base)
     if kind in POINTER_KINDS and raw.elem_bytes == 0:
         raise LookupError(f"kernel {name!r} argument {index}: element size 0")
     return ArgDecl(

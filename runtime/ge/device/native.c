@@ -14,9 +14,14 @@
 typedef void (*ge_kernel_fn)(uint32_t block_idx, uint32_t block_dim,
                              const uint64_t *args);
 
-/* One launch: every block of `fn` over `args`. */
-GE_EXPORT void ge_launch(ge_kernel_fn fn, uint32_t block_dim, const uint64_t *args) {
+/* One launch: every block of `fn` over `args`. The one loop over blocks. */
+static inline void launch_blocks(ge_kernel_fn fn, uint32_t block_dim,
+                                 const uint64_t *args) {
   for (uint32_t block = 0; block < block_dim; ++block) fn(block, block_dim, args);
+}
+
+GE_EXPORT void ge_launch(ge_kernel_fn fn, uint32_t block_dim, const uint64_t *args) {
+  launch_blocks(fn, block_dim, args);
 }
 
 /* A compiled graph's launch: the kernel, its blocks and its argument buffer
@@ -28,11 +33,18 @@ typedef struct ge_task {
   uint32_t reserved;
 } ge_task;
 
+/* Every task in order. The one replay loop: ge_run and ge_replay use it. */
+static inline void replay(const ge_task *tasks, uint32_t ntasks) {
+  for (uint32_t t = 0; t < ntasks; ++t)
+    launch_blocks(tasks[t].fn, tasks[t].block_dim, tasks[t].args);
+}
+
 /* Address refresh and replay in one call: write each run-time address into
  * the argument slots bound to it, then launch every task in order.
  *   slots[i]   index into `table` of the i-th bound slot
  *   sources[i] index into `addrs` of the address that slot receives
- *   addrs      this run's addresses (graph inputs, outputs, arena base...)
+ *   addrs      this run's addresses (the address table: arena, graph inputs
+ *              and outputs, constants, workspaces; ge/engine/layout.py)
  *   offsets[i] added to the address (a tensor's offset inside its buffer)
  */
 GE_EXPORT void ge_run(uint64_t *table, const uint32_t *slots, const uint32_t *sources,
@@ -42,18 +54,11 @@ GE_EXPORT void ge_run(uint64_t *table, const uint32_t *slots, const uint32_t *so
     uint64_t value = addrs[sources[i]] + offsets[i];
     if (table[slots[i]] != value) table[slots[i]] = value; /* only what changed */
   }
-  for (uint32_t t = 0; t < ntasks; ++t) {
-    const ge_task *task = &tasks[t];
-    for (uint32_t block = 0; block < task->block_dim; ++block)
-      task->fn(block, task->block_dim, task->args);
-  }
+  replay(tasks, ntasks);
 }
 
-/* Replay only (the floor the benchmarks compare against). */
+/* Replay only: the execute path's task segments, and the floor the
+ * benchmarks compare against. */
 GE_EXPORT void ge_replay(const ge_task *tasks, uint32_t ntasks) {
-  for (uint32_t t = 0; t < ntasks; ++t) {
-    const ge_task *task = &tasks[t];
-    for (uint32_t block = 0; block < task->block_dim; ++block)
-      task->fn(block, task->block_dim, task->args);
-  }
+  replay(tasks, ntasks);
 }

@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 
 from ge.device.args import MAX_BLOCK_DIM, scalar_bits
-from ge.device.kernels import ARG_SCALAR, ArgDecl, Binary, Kernel, load_binary
+from ge.device.kernels import ArgDecl, ArgKind, Binary, Kernel, load_binary
 from ge.device.memory import region_of
 from ge.device.native import library
 
@@ -129,7 +129,7 @@ def check_launch(kernel: Kernel, block_dim: int, args: Sequence[object]) -> list
         )
     slots: list[int] = []
     for index, (decl, value) in enumerate(zip(decls, args)):
-        if decl.kind == ARG_SCALAR:
+        if decl.kind is ArgKind.SCALAR:
             try:
                 slots.append(scalar_bits(value))
             except (TypeError, ValueError) as exc:

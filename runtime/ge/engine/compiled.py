@@ -1,14 +1,14 @@
 """A compiled graph and how it runs.
 
-Run-time addresses come from a small table of buffers: 0 is the arena (all
-intermediates), then one entry per graph input, one per graph output, one
-per constant, one per workspace. Annotated-args nodes are launches in a task
-table whose argument slots were written at compile time; a run writes the
-slots bound to buffers (only where the address changed) and replays the
-table in one native call. Execute nodes call their Python ``execute``.
-What a run writes (addresses, slots, arena, workspaces) is a RunState taken
-from a pool, so runs on several threads never share it (Note [Concurrent
-runs]).
+Run-time addresses come from a small table of buffers (Note [Buffer layout]
+in ``layout``): the arena (all intermediates), the graph inputs and
+outputs, the constants and the workspaces. Annotated-args nodes are
+launches in a task table (``tasks``) whose argument slots were written at
+compile time; a run writes the slots bound to buffers (only where the
+address changed) and replays the table in one native call. Execute nodes
+call their Python ``execute``. What a run writes (addresses, slots, arena,
+workspaces) is a RunState taken from a pool, so runs on several threads
+never share it (Note [Concurrent runs]).
 """
 
 from __future__ import annotations
@@ -16,31 +16,33 @@ from __future__ import annotations
 import ctypes
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ge.custom_op.contexts import (
-    _EXECUTE,
     EagerOpExecutionContext,
     IrSlot,
     OutputAllocator,
     RuntimeAttrs,
+    executing,
 )
 from ge.device import rt
-from ge.device.kernels import Kernel
 from ge.device.memory import DeviceBuffer
 from ge.device.native import Task, library
 from ge.engine.errors import ExecuteError
-from ge.graph.graph import Node, TensorMeta
+from ge.engine.layout import ARENA, BufferKind, BufferLayout
+from ge.engine.tasks import Binding, TaskSpec, TaskTable
+from ge.graph.attrs import AttrType
+from ge.graph.graph import InputKind, Node, TensorMeta
 from ge.graph.tensor import Tensor as GraphTensor
+from ge.graph.tensor import wrap_buffer, write_addresses
 from ge.graph.types import DataType, Placement
-from ge.runtime._lease import Lease
+from ge.runtime.lease import Lease
 from ge.runtime.tensor import Tensor as RuntimeTensor
+from ge.runtime.tensor import borrow
 from ge.runtime.types import StorageFormat, StorageShape, TensorPlacement
-
-ARENA = 0
 
 
 @dataclass
@@ -64,9 +66,8 @@ class ExecuteStep:
     ir_outputs: list[IrSlot]
     inputs: list[int | None]
     outputs: list[int]
-    attrs: list[tuple[str, Any, Any]]
+    attrs: list[tuple[str, AttrType, Any]]
     kwargs: dict[str, Any]
-    callbacks: list[int] = field(default_factory=lambda: [0])  # calls, for tests
 
 
 @dataclass
@@ -79,7 +80,7 @@ class TaskSegment:
 
 def runtime_view(info: TensorInfo, addr: int, lease: Lease) -> RuntimeTensor:
     shape = info.meta.shape or ()
-    return RuntimeTensor._view(
+    return borrow(
         addr=addr,
         size=info.nbytes,
         origin_dims=shape,
@@ -99,46 +100,8 @@ def group(slots: Sequence[IrSlot], flat: Sequence[Any]) -> list[Any]:
     for slot in slots:
         items = list(flat[at : at + slot.count])
         at += slot.count
-        out.append(items if slot.kind == "dynamic" else items[0])
+        out.append(items if slot.kind is InputKind.DYNAMIC else items[0])
     return out
-
-
-@dataclass
-class TaskSpec:
-    """One launch of the task table: its kernel, slots and blocks."""
-
-    kernel: Kernel
-    first: int  # its first slot in the table
-    nslots: int
-    block_dim: int
-
-
-class TaskTable:
-    """What the compiler builds for annotated-args nodes: launches, their
-    argument slots (scalars written; pointers bound to buffers), and the
-    workspaces they use."""
-
-    def __init__(self, workspace_base: int) -> None:
-        self.workspace_base = workspace_base  # buffer index of the first workspace
-        self.table: list[int] = []
-        self.specs: list[TaskSpec] = []
-        self.bound: list[tuple[int, int, int]] = []  # (slot, buffer index, offset)
-        self.workspaces: list[DeviceBuffer] = []
-
-    def add_workspaces(self, sizes: Sequence[int]) -> list[tuple[int, int]]:
-        """Allocate a node's workspaces; (buffer index, size) of each."""
-        out = []
-        for size in sizes:
-            self.workspaces.append(DeviceBuffer(size))
-            out.append((self.workspace_base + len(self.workspaces) - 1, size))
-        return out
-
-    def bind(self, slot: int, buffer: int, offset: int) -> None:
-        self.bound.append((slot, buffer, offset))
-
-    def add(self, kernel: Kernel, values: Sequence[int], block_dim: int) -> None:
-        self.specs.append(TaskSpec(kernel, len(self.table), len(values), block_dim))
-        self.table.extend(values)
 
 
 class RunState:
@@ -155,12 +118,17 @@ class RunState:
     ) -> None:
         self.arena = arena
         self.workspaces = workspaces
+        layout = graph.layout
         # The run's buffer addresses: a ctypes array, cheap to write from
         # Python and read in place by the native runner.
-        self.addrs = (ctypes.c_uint64 * graph.n_buffers)()
+        self.addrs = (ctypes.c_uint64 * layout.size)()
         self.addrs[ARENA] = arena.addr
-        for i, buffer in enumerate(graph.consts + workspaces):
-            self.addrs[graph.fixed_base + i] = buffer.addr
+        for kind, buffers in (
+            (BufferKind.CONST, graph.consts),
+            (BufferKind.WORKSPACE, workspaces),
+        ):
+            for i, buffer in enumerate(buffers):
+                self.addrs[layout.index(kind, i)] = buffer.addr
         self.table = graph.table.copy()
         self.tasks = (Task * max(len(graph.task_specs), 1))()
         base = self.table.ctypes.data
@@ -209,8 +177,7 @@ class CompiledGraph:
         output_ids: list[int],
         output_copies: list[tuple[int, int]],
         arena: DeviceBuffer,
-        fixed: list[DeviceBuffer],
-        const_count: int,
+        consts: list[DeviceBuffer],
         tasks: TaskTable,
     ) -> None:
         self.name = name
@@ -220,22 +187,24 @@ class CompiledGraph:
         self.output_ids = output_ids
         self.output_copies = output_copies  # (output index, source tensor id)
         self.arena = arena
-        self.fixed = fixed  # constants, then workspaces: after the run's I/O
-        self.const_count = const_count
-        self.consts = fixed[:const_count]
-        self.task_specs = tasks.specs
-        self.table = np.array(tasks.table, dtype=np.uint64)  # the template
-        self.bound = tasks.bound
-        n_in, n_out = len(input_ids), len(output_ids)
-        self.fixed_base = 1 + n_in + n_out
-        self.n_buffers = self.fixed_base + len(fixed)
+        self.consts = consts
+        self.workspaces = tasks.workspaces  # the first run state's
+        self.layout = tasks.layout
+        assert self.layout == BufferLayout(
+            len(input_ids), len(output_ids), len(consts), len(self.workspaces)
+        )
+        self.task_specs: list[TaskSpec] = tasks.specs
+        self.table = np.array(tasks.slots, dtype=np.uint64)  # the template
+        self.bindings: list[Binding] = tasks.bindings
         self.ntasks = len(self.task_specs)
-        self._slots = np.array([b[0] for b in self.bound], dtype=np.uint32)
-        self._sources = np.array([b[1] for b in self.bound], dtype=np.uint32)
-        self._offsets = np.array([b[2] for b in self.bound], dtype=np.uint64)
+        self._slots = np.array([b.slot for b in self.bindings], dtype=np.uint32)
+        self._sources = np.array([b.buffer for b in self.bindings], dtype=np.uint32)
+        self._offsets = np.array([b.offset for b in self.bindings], dtype=np.uint64)
+        self._first_input = self.layout.first(BufferKind.INPUT)
+        self._first_output = self.layout.first(BufferKind.OUTPUT)
         self._ge_run = library().ge_run
         self._ge_replay = library().ge_replay
-        first = RunState(self, arena, list(fixed[const_count:]))
+        first = RunState(self, arena, self.workspaces)
         self._states = [first]  # every state made, for run_states()
         self._free = [first]  # the pool: list.pop and append are atomic
         self._states_lock = threading.Lock()
@@ -251,7 +220,7 @@ class CompiledGraph:
         return len(self._states)
 
     def _new_state(self) -> RunState:
-        workspaces = [DeviceBuffer(b.size) for b in self.fixed[self.const_count :]]
+        workspaces = [DeviceBuffer(b.size) for b in self.workspaces]
         state = RunState(self, DeviceBuffer(self.arena.size), workspaces)
         with self._states_lock:
             self._states.append(state)
@@ -278,7 +247,7 @@ class CompiledGraph:
 
     def new_outputs(self) -> list[GraphTensor]:
         return [
-            GraphTensor._wrap(
+            wrap_buffer(
                 DeviceBuffer(self.tensors[t].nbytes),
                 meta.shape or (),
                 meta.dtype,
@@ -316,49 +285,41 @@ class CompiledGraph:
         """Run once with ``inputs`` (any placement; read in place) writing into
         ``outputs`` (fresh tensors when None); returns the outputs. Safe to
         call from several threads at once (Note [Concurrent runs])."""
-        signature = self._input_sig
-        if len(inputs) != len(signature):
-            self._check_inputs(inputs)
-        for i, tensor in enumerate(inputs):
-            if (
-                type(tensor) is not GraphTensor
-                or tensor._data_type is not signature[i][0]
-                or tensor._shape != signature[i][1]
-            ):
-                self._check_inputs(inputs)  # raises, naming what is wrong
-        if outputs is None:
-            outputs = self.new_outputs()
-        else:
-            if len(outputs) != len(self._output_sig):
-                self._check_outputs(outputs)
-            for j, tensor in enumerate(outputs):
-                if (
-                    type(tensor) is not GraphTensor
-                    or tensor._data_type is not self._output_sig[j][0]
-                    or tensor._shape != self._output_sig[j][1]
-                ):
-                    self._check_outputs(outputs)
         try:
             state = self._free.pop()
         except IndexError:
             state = self._new_state()
         try:
             addrs = state.addrs
-            for i, tensor in enumerate(inputs):
-                addrs[1 + i] = tensor._addr
-            base = 1 + len(signature)
-            for j, tensor in enumerate(outputs):
-                addrs[base + j] = tensor._addr
+            if not write_addresses(inputs, self._input_sig, addrs, self._first_input):
+                self._check_inputs(inputs)  # raises, naming what is wrong
+                self._write_addresses(inputs, addrs, self._first_input)  # a subclass
+            if outputs is None:
+                outputs = self.new_outputs()
+            if not write_addresses(
+                outputs, self._output_sig, addrs, self._first_output
+            ):
+                self._check_outputs(outputs)
+                self._write_addresses(outputs, addrs, self._first_output)
             if self.only_tasks:
                 self._ge_run(*state.native_args, self.ntasks)
             else:
                 self._run_steps(state, stream)
             for j, source in self.output_copies:
                 info = self.tensors[source]
-                ctypes.memmove(outputs[j]._addr, state.address(info), info.nbytes)
+                ctypes.memmove(outputs[j].addr, state.address(info), info.nbytes)
         finally:
             self._free.append(state)
         return list(outputs)
+
+    @staticmethod
+    def _write_addresses(
+        tensors: Sequence[GraphTensor], addrs: ctypes.Array[ctypes.c_uint64], first: int
+    ) -> None:
+        """The addresses of checked tensors that ``write_addresses`` refused
+        (instances of a Tensor subclass)."""
+        for i, tensor in enumerate(tensors):
+            addrs[first + i] = tensor.addr
 
     def _run_steps(self, state: RunState, stream: int) -> None:
         """A graph with execute nodes: refresh the task slots once, then run
@@ -457,9 +418,8 @@ class _Execute(OutputAllocator):
             runtime=self,
             stream=self.stream,
         )
-        step.callbacks[0] += 1
         try:
-            with rt.launch_regions(self.regions), _EXECUTE.bind(ctx):
+            with rt.launch_regions(self.regions), executing(ctx):
                 result = step.instance.execute(
                     *group(step.ir_inputs, views), **step.kwargs
                 )

@@ -21,47 +21,28 @@ from typing import Any
 
 import numpy as np
 
-from ge.custom_op.contexts import (
-    _COMPILE,
-    _DECLARE,
-    _PLATFORM,
-    AnnotatedArgsContext,
-    CompilePlatformInfo,
-    IrSlot,
-    OpCompileContext,
-)
-from ge.custom_op.registry import OpImplDescriptor, get_registered_op_impl
-from ge.device import rt
-from ge.device.kernels import (
-    ARG_IN,
-    ARG_INOUT,
-    ARG_OUT,
-    ARG_SCALAR,
-    ARG_WORKSPACE,
-    BadKernelBinary,
-    Kernel,
-    load_binary,
-)
+from ge.custom_op.contexts import ArgSlot, IrSlot, LaunchSlotKind
+from ge.custom_op.registry import Capability, OpImplDescriptor, get_registered_op_impl
+from ge.device.kernels import BadKernelBinary, load_binary
 from ge.device.memory import DeviceBuffer
 from ge.engine import infer
+from ge.engine.callbacks import NodeCall, call_compile, call_declare
 from ge.engine.compiled import (
-    ARENA,
     CompiledGraph,
     ExecuteStep,
     TaskSegment,
-    TaskTable,
     TensorInfo,
-    group,
-    runtime_view,
 )
 from ge.engine.errors import CompileError
 from ge.engine.graph_order import topological_order
+from ge.engine.launches import Place, bind_launch
+from ge.engine.layout import ARENA, BufferKind, BufferLayout
 from ge.engine.plan import Interval, plan
+from ge.engine.tasks import TaskTable
 from ge.graph.attrs import AttrType
-from ge.graph.graph import Graph, Node, TensorMeta, check_ir
+from ge.graph.graph import Graph, InputKind, Node, TensorMeta, check_ir
 from ge.graph.limits import MAX_DEVICE_BYTES, MAX_TENSOR_BYTES, tensor_nbytes
 from ge.graph.tensor import Tensor as GraphTensor
-from ge.runtime._lease import Lease
 
 UNKNOWN_RANK = (-2,)  # GE's shape of unknown rank
 
@@ -130,7 +111,7 @@ class _Op:
     impl: OpImplDescriptor
     inputs: list[int | None]
     outputs: list[int]
-    proto_attrs: list[tuple[str, Any, Any]]
+    proto_attrs: list[tuple[str, AttrType, Any]]
 
 
 class _Compiler:
@@ -153,6 +134,7 @@ class _Compiler:
         self.input_ids: list[int] = []
         self.aliases: dict[int, int] = {}  # ref outputs -> the tensor they share
         self.device_bytes = 0  # constants, arena and workspaces so far
+        self.layout = BufferLayout(0, 0)  # set by collect
 
     # -- metadata ---------------------------------------------------------------
 
@@ -187,6 +169,11 @@ class _Compiler:
             raise CompileError(
                 f"graph '{self.graph.name}' has {n_inputs} input(s), got {len(self.input_metas)}"
             )
+        self.layout = BufferLayout(
+            n_inputs,
+            len(self.graph.outputs),
+            sum(1 for node in order if node.type == "Const"),
+        )
         input_ids: dict[int, int] = {}
         for position, node in enumerate(order):
             if node.type in infer.DATA_TYPES:
@@ -202,11 +189,13 @@ class _Compiler:
                             f"{meta.describe()}; it cannot take {given.describe()}"
                         )
                     meta = given.copy()
-                input_ids[index] = self._add_tensor(node, 0, meta, 1 + index)
+                at = self.layout.index(BufferKind.INPUT, index)
+                input_ids[index] = self._add_tensor(node, 0, meta, at)
             elif node.type == "Const":
                 value = const_value(node)
                 meta = TensorMeta(tuple(value.shape), value.data_type, value.format)
-                self._add_tensor(node, 0, meta, -len(self.consts) - 1)  # fixed up below
+                at = self.layout.index(BufferKind.CONST, len(self.consts))
+                self._add_tensor(node, 0, meta, at)
                 what = f"Const node '{node.name}'"
                 self._reserve(value.size, what)
                 buffer = allocate(value.size, what)
@@ -257,12 +246,6 @@ class _Compiler:
     def place(self) -> tuple[list[int], list[tuple[int, int]], DeviceBuffer]:
         """Bind graph outputs to output buffers, share memory for ref pairs,
         plan the arena; (output ids, output copies, arena)."""
-        n_in = len(self.input_ids)
-        n_out = len(self.graph.outputs)
-        const_base = 1 + n_in + n_out
-        for info in self.tensors:
-            if info.buffer < 0:  # consts were numbered -1, -2, ...
-                info.buffer = const_base + (-info.buffer - 1)
         output_ids: list[int] = []
         copies: list[tuple[int, int]] = []
         bound: set[int] = set()
@@ -279,7 +262,7 @@ class _Compiler:
                 and tensor_id not in bound
                 and not self._is_alias(tensor_id)
             ):
-                self.tensors[tensor_id].buffer = 1 + n_in + j
+                self.tensors[tensor_id].buffer = self.layout.index(BufferKind.OUTPUT, j)
                 bound.add(tensor_id)
             else:
                 copies.append((j, tensor_id))
@@ -358,24 +341,26 @@ class _Compiler:
     def prepare(
         self, arena: DeviceBuffer, output_ids: list[int], copies: list[tuple[int, int]]
     ) -> CompiledGraph:
-        n_in, n_out = len(self.input_ids), len(output_ids)
-        tasks = TaskTable(workspace_base=1 + n_in + n_out + len(self.consts))
+        tasks = TaskTable(self.layout)
         steps: list[ExecuteStep | TaskSegment] = []
         for op in self.ops:
-            instance = self.cache.instance(op.node, op.impl)
-            ir_inputs = [IrSlot(ir.name, ir.kind, ir.count) for ir in op.node.ir_inputs]
-            ir_outputs = [
-                IrSlot(ir.name, "dynamic" if ir.dynamic else "required", ir.count)
-                for ir in op.node.ir_outputs
-            ]
-            kwargs = {
-                name: infer.python_attr(value) for name, _, value in op.proto_attrs
-            }
-            if op.impl.has("compile"):  # whatever runs the node, as GE does
-                self._compile_once(op, instance, ir_inputs, ir_outputs, kwargs, arena)
-            if op.impl.has("declare_launch_args"):
+            call = NodeCall(
+                op.node,
+                self.cache.instance(op.node, op.impl),
+                [IrSlot(ir.name, ir.kind, ir.count) for ir in op.node.ir_inputs],
+                [
+                    IrSlot(ir.name, InputKind.of_output(ir.dynamic), ir.count)
+                    for ir in op.node.ir_outputs
+                ],
+                op.inputs,
+                op.outputs,
+                {name: infer.python_attr(value) for name, _, value in op.proto_attrs},
+            )
+            if op.impl.has(Capability.COMPILE):  # whatever runs the node, as GE does
+                self._compile_once(call, arena)
+            if op.impl.has(Capability.DECLARE_LAUNCH_ARGS):
                 start = len(tasks.specs)
-                self._declare(op, instance, ir_inputs, ir_outputs, kwargs, arena, tasks)
+                self._declare(call, arena, tasks)
                 end = len(tasks.specs)
                 if (
                     steps
@@ -389,13 +374,13 @@ class _Compiler:
                 steps.append(
                     ExecuteStep(
                         op.node,
-                        instance,
-                        ir_inputs,
-                        ir_outputs,
+                        call.instance,
+                        call.ir_inputs,
+                        call.ir_outputs,
                         op.inputs,
                         op.outputs,
                         op.proto_attrs,
-                        kwargs,
+                        call.kwargs,
                     )
                 )
         return CompiledGraph(
@@ -406,84 +391,34 @@ class _Compiler:
             output_ids=output_ids,
             output_copies=copies,
             arena=arena,
-            fixed=self.consts + tasks.workspaces,
-            const_count=len(self.consts),
+            consts=self.consts,
             tasks=tasks,
         )
 
-    def _compile_once(
-        self,
-        op: _Op,
-        instance: Any,
-        ir_inputs: list[IrSlot],
-        ir_outputs: list[IrSlot],
-        kwargs: dict[str, Any],
-        arena: DeviceBuffer,
-    ) -> None:
+    def _compile_once(self, call: NodeCall, arena: DeviceBuffer) -> None:
         """Call ``compile`` once per key (Note [Compile once per key])."""
         key = (
-            op.node.type,
+            call.node.type,
             tuple(
                 (
                     (self.tensors[t].meta.shape, self.tensors[t].meta.dtype)
                     if t is not None
                     else None
                 )
-                for t in op.inputs + op.outputs
+                for t in call.inputs + call.outputs
             ),
-            repr(sorted(kwargs.items())),
+            repr(sorted(call.kwargs.items())),
         )
         with self.cache.lock:
             if key not in self.cache.compiled:
-                self._callback(
-                    op, instance, "compile", ir_inputs, ir_outputs, kwargs, arena
-                )
+                call_compile(call, self.tensors, arena, self.options)
                 self.cache.compiled.add(key)
 
-    def _views(
-        self, ids: Sequence[int | None], arena: DeviceBuffer, lease: Lease
-    ) -> list[Any]:
-        """Views for a compile-time callback: arena tensors at their planned
-        address; tensors bound to run-time buffers at address 0."""
-        views = []
-        for t in ids:
-            if t is None:
-                views.append(None)
-                continue
-            info = self.tensors[t]
-            addr = arena.addr + info.offset if info.buffer == ARENA else 0
-            views.append(runtime_view(info, addr, lease))
-        return views
-
-    def _declare(
-        self,
-        op: _Op,
-        instance: Any,
-        ir_inputs: list[IrSlot],
-        ir_outputs: list[IrSlot],
-        kwargs: dict[str, Any],
-        arena: DeviceBuffer,
-        tasks: TaskTable,
-    ) -> None:
-        node = op.node
-        label = infer.node_label(node)
-        lease = Lease(f"the declare_launch_args callback of node '{node.name}'")
-        in_views = self._views(op.inputs, arena, lease)
-        out_views = self._views(op.outputs, arena, lease)
-        ctx = AnnotatedArgsContext(node.name, lease, in_views, out_views)
-        try:
-            with _DECLARE.bind(ctx):
-                result = instance.declare_launch_args(
-                    *group(ir_inputs, in_views), *group(ir_outputs, out_views), **kwargs
-                )
-        except Exception as exc:
-            raise CompileError(
-                f"{label}: declare_launch_args failed: {type(exc).__name__}: {exc}"
-            ) from exc
-        finally:
-            lease.end()
-        if result is not None:
-            raise CompileError(f"{label}: declare_launch_args must return None")
+    def _declare(self, call: NodeCall, arena: DeviceBuffer, tasks: TaskTable) -> None:
+        """``declare_launch_args``, then its workspaces and launches into
+        ``tasks``."""
+        label = infer.node_label(call.node)
+        ctx = call_declare(call, self.tensors, arena)
         for size in ctx.workspaces:
             self._reserve(size, f"{label}: a workspace")
         try:
@@ -493,6 +428,16 @@ class _Compiler:
                 f"{label}: its workspaces ({sum(ctx.workspaces)} bytes) cannot be "
                 f"allocated on the CPU device ({exc})"
             ) from None
+
+        def place(slot: ArgSlot) -> Place:
+            if slot.kind is LaunchSlotKind.WORKSPACE:
+                return Place(workspaces[slot.index], 0, ctx.workspaces[slot.index])
+            ids = call.inputs if slot.kind is LaunchSlotKind.INPUT else call.outputs
+            tensor_id = ids[slot.index]
+            assert tensor_id is not None  # declare_launch_args checked it
+            info = self.tensors[tensor_id]
+            return Place(info.buffer, info.offset, info.nbytes)
+
         for launch in ctx.launches:
             try:
                 kernel = load_binary(launch.info.kernel_bin).get_function(
@@ -502,125 +447,9 @@ class _Compiler:
                 raise CompileError(
                     f"{label}: kernel {launch.info.kernel_name!r}: {exc}"
                 ) from None
-            first = len(tasks.table)
-            values = self._bind(
-                op,
-                kernel,
-                launch.slots,
-                launch.info.block_dim,
-                workspaces,
-                first,
-                tasks,
+            bind_launch(
+                label, kernel, launch.slots, launch.info.block_dim, place, tasks
             )
-            tasks.add(kernel, values, launch.info.block_dim)
-
-    def _callback(
-        self,
-        op: _Op,
-        instance: Any,
-        method: str,
-        ir_inputs: list[IrSlot],
-        ir_outputs: list[IrSlot],
-        kwargs: dict[str, Any],
-        arena: DeviceBuffer,
-    ) -> None:
-        node = op.node
-        lease = Lease(f"the {method} callback of node '{node.name}'")
-        in_views = self._views(op.inputs, arena, lease)
-        out_views = self._views(op.outputs, arena, lease)
-        try:
-            with (
-                _COMPILE.bind(OpCompileContext(self.options, lease)),
-                _PLATFORM.bind(CompilePlatformInfo(lease)),
-            ):
-                result = getattr(instance, method)(
-                    *group(ir_inputs, in_views), *group(ir_outputs, out_views), **kwargs
-                )
-        except Exception as exc:
-            raise CompileError(
-                f"{infer.node_label(node)}: {method} failed: {type(exc).__name__}: {exc}"
-            ) from exc
-        finally:
-            lease.end()
-        if result is not None:
-            raise CompileError(f"{infer.node_label(node)}: {method} must return None")
-
-    def _bind(
-        self,
-        op: _Op,
-        kernel: Kernel,
-        slots: Sequence[Any],
-        block_dim: int,
-        workspaces: list[tuple[int, int]],
-        first: int,
-        tasks: TaskTable,
-    ) -> list[int]:
-        """The launch's argument values at compile time, checked against the
-        kernel's declaration; slots bound to graph inputs/outputs are recorded
-        for address refresh."""
-        label = f"{infer.node_label(op.node)}: kernel {kernel.name}"
-        decls = kernel.expand(len(slots))
-        if decls is None:
-            raise CompileError(
-                f"{label} takes {kernel.arity()}, declare_launch_args appended {len(slots)}"
-            )
-        scalars = [s.value if s.kind == "scalar" else 0 for s in slots]
-        try:
-            rt.check_list_count(kernel, decls, scalars)
-        except rt.LaunchError as exc:
-            raise CompileError(f"{infer.node_label(op.node)}: {exc}") from None
-        values: list[int] = []
-        for index, (slot, decl) in enumerate(zip(slots, decls)):
-            if decl.nullable and slot.kind == "scalar" and slot.value == 0:
-                values.append(0)  # an absent optional input: a null address
-                continue
-            if (slot.kind == "scalar") != (decl.kind == ARG_SCALAR):
-                raise CompileError(
-                    f"{label} argument {index} is declared {decl.describe()}, but "
-                    f"declare_launch_args appended a {slot.kind}"
-                )
-            if slot.kind == "scalar":
-                values.append(slot.value)
-                continue
-            if slot.kind not in _MAY_BIND[decl.kind]:
-                raise CompileError(
-                    f"{label} argument {index} is declared {decl.describe()}, but "
-                    f"declare_launch_args bound an {slot.kind} there"
-                    + (
-                        " (kernels never write graph inputs)"
-                        if slot.kind == "input"
-                        else ""
-                    )
-                )
-            if slot.kind == "workspace":
-                buffer_index, size = workspaces[slot.index]
-                tasks.bind(first + index, buffer_index, 0)
-            else:
-                ids = op.inputs if slot.kind == "input" else op.outputs
-                tensor_id = ids[slot.index]
-                assert tensor_id is not None
-                info = self.tensors[tensor_id]
-                size = info.nbytes
-                # Written by each run from the buffer table (only when it changed).
-                tasks.bind(first + index, info.buffer, info.offset)
-            needed = decl.bytes_needed(block_dim, scalars)
-            if needed is not None and needed > size:
-                raise CompileError(
-                    f"{label} argument {index} ({decl.describe()}): the kernel declares "
-                    f"{needed} bytes there, but the {slot.kind} has {size}"
-                )
-            values.append(0)
-        return values
-
-
-# What each kind of pointer argument may be bound to: a kernel never writes
-# an input, and scratch memory is only a workspace.
-_MAY_BIND = {
-    ARG_IN: ("input", "output", "workspace"),
-    ARG_OUT: ("output", "workspace"),
-    ARG_INOUT: ("output", "workspace"),
-    ARG_WORKSPACE: ("workspace",),
-}
 
 
 def _fits(declared: tuple[int, ...], actual: tuple[int, ...]) -> bool:

@@ -12,11 +12,11 @@ from __future__ import annotations
 from typing import Any
 
 from ge_ir.names import DATA_NODE_TYPES
-from ge.custom_op.contexts import _INFER, InferMetaContext, IrSlot
+from ge.custom_op.contexts import InferMetaContext, IrSlot, inferring
 from ge.custom_op.proto import OpProto, get_registered_op_proto_by_op_type
 from ge.engine.errors import CompileError
 from ge.graph.attrs import AttrType
-from ge.graph.graph import Node, TensorMeta
+from ge.graph.graph import InputKind, Node, TensorMeta
 from ge.graph.types import DataType
 from ge.runtime.types import TensorDesc
 
@@ -40,8 +40,8 @@ def prototype_of(node: Node) -> OpProto:
 def check_layout(node: Node, proto: OpProto) -> None:
     """The node (built from the ES table) and the prototype (register_op)
     must describe the same IR: the check GE never makes."""
-    built = [(ir.name, ir.kind) for ir in node.ir_inputs]
-    declared = [(i.name, i.kind) for i in proto.inputs]
+    built = [(ir.name, ir.kind.value) for ir in node.ir_inputs]
+    declared = [(i.name, i.kind.value) for i in proto.inputs]
     if built != declared:
         raise CompileError(
             f"{node_label(node)}: its inputs {built} differ from the registered "
@@ -109,7 +109,7 @@ def infer_op(
     for ir in node.ir_inputs:
         metas = inputs[slot : slot + ir.count]
         slot += ir.count
-        if ir.kind == "dynamic":
+        if ir.kind is InputKind.DYNAMIC:
             args.append([_desc(m) for m in metas if m is not None])
         elif metas[0] is None:
             args.append(None)
@@ -119,12 +119,12 @@ def infer_op(
     ctx = InferMetaContext(
         node.name,
         [
-            IrSlot(o.name, "dynamic" if o.dynamic else "required", o.count)
+            IrSlot(o.name, InputKind.of_output(o.dynamic), o.count)
             for o in node.ir_outputs
         ],
     )
     try:
-        with _INFER.bind(ctx):
+        with inferring(ctx):
             result = proto.infer_meta(*args, **kwargs)
     except Exception as exc:
         raise CompileError(
@@ -212,20 +212,20 @@ def check_dtypes(
                 check(
                     "input",
                     ir.name,
-                    i if ir.kind == "dynamic" else -1,
+                    i if ir.kind is InputKind.DYNAMIC else -1,
                     inputs[slot],
                     constraint,
                 )
             slot += 1
     slot = 0
-    for ir in node.ir_outputs:
-        constraint = op_def.output_constraints.get(ir.name)
-        for i in range(ir.count):
+    for out in node.ir_outputs:
+        constraint = op_def.output_constraints.get(out.name)
+        for i in range(out.count):
             if constraint is not None:
                 check(
                     "output",
-                    ir.name,
-                    i if ir.dynamic else -1,
+                    out.name,
+                    i if out.dynamic else -1,
                     outputs[slot],
                     constraint,
                 )

@@ -9,6 +9,7 @@ the rules live in one place and generated code stays small.
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,10 +19,10 @@ import numpy as np
 from ge.es.graph_builder import GraphBuilder
 from ge.es.tensor_holder import TensorHolder
 from ge.es.tensor_like import is_tensor_like, literal_array
-from ge.graph._numpy import has_numpy_dtype, to_numpy_dtype
+from ge.graph.numpy_dtypes import has_numpy_dtype, to_numpy_dtype
 from ge.graph.attrs import AttrType, check_attr_value
 from ge.graph.graph import Graph as IrGraph
-from ge.graph.graph import IrInput, IrOutput, TensorMeta
+from ge.graph.graph import InputKind, IrInput, IrOutput, Node, TensorMeta
 from ge.graph.tensor import Tensor
 from ge.graph.types import NAMED_TENSOR_TYPES, DataType, dtype_from_spec_name
 
@@ -40,11 +41,21 @@ __all__ = [
 DtypeSpec = str | tuple[str, ...]
 
 
+class RuleKind(enum.StrEnum):
+    """What a count, derive or dtype rule reads (the spec's rule names)."""
+
+    LEN = "len"  # the instances of a dynamic input
+    ATTR = "attr"  # an attr's value
+    DTYPE = "dtype"  # an input's dtype
+    INPUT = "input"  # an input's dtype (an output's dtype rule)
+    FIXED = "fixed"  # a dtype name
+
+
 @dataclass(frozen=True)
 class Rule:
-    """A count or derive rule: ``kind(ref)``."""
+    """A count, derive or dtype rule: ``kind(ref)``."""
 
-    kind: str
+    kind: RuleKind
     ref: str
 
     def __str__(self) -> str:
@@ -56,11 +67,11 @@ class Count:
 
     @staticmethod
     def len(input_name: str) -> Rule:
-        return Rule("len", input_name)
+        return Rule(RuleKind.LEN, input_name)
 
     @staticmethod
     def attr(attr_name: str) -> Rule:
-        return Rule("attr", attr_name)
+        return Rule(RuleKind.ATTR, attr_name)
 
 
 class Derive:
@@ -68,11 +79,11 @@ class Derive:
 
     @staticmethod
     def len(input_name: str) -> Rule:
-        return Rule("len", input_name)
+        return Rule(RuleKind.LEN, input_name)
 
     @staticmethod
     def dtype(input_name: str) -> Rule:
-        return Rule("dtype", input_name)
+        return Rule(RuleKind.DTYPE, input_name)
 
 
 class DtypeFrom:
@@ -81,15 +92,15 @@ class DtypeFrom:
 
     @staticmethod
     def attr(attr_name: str) -> Rule:
-        return Rule("attr", attr_name)
+        return Rule(RuleKind.ATTR, attr_name)
 
     @staticmethod
     def input(input_name: str) -> Rule:
-        return Rule("input", input_name)
+        return Rule(RuleKind.INPUT, input_name)
 
     @staticmethod
     def fixed(dtype_name: str) -> Rule:
-        return Rule("fixed", dtype_name)
+        return Rule(RuleKind.FIXED, dtype_name)
 
 
 @dataclass(frozen=True)
@@ -101,10 +112,10 @@ class Input:
     param: str | None = None  # the Python parameter, when renamed
 
     @property
-    def kind(self) -> str:
-        return (
-            "dynamic" if self.dynamic else "optional" if self.optional else "required"
-        )
+    def kind(self) -> InputKind:
+        if self.dynamic:
+            return InputKind.DYNAMIC
+        return InputKind.OPTIONAL if self.optional else InputKind.REQUIRED
 
 
 @dataclass(frozen=True)
@@ -240,7 +251,7 @@ class OpDef:
         attrs = attrs or {}
         for item in self.inputs:  # argument types first, then where they belong
             self._instances(item, inputs.get(item.name))
-        builder = self._resolve_builder(inputs, owner_builder)
+        builder = _owning_builder(self, inputs, owner_builder)
         if name is not None:
             if not isinstance(name, str) or not name:
                 raise self._type_error(
@@ -251,9 +262,9 @@ class OpDef:
                     "parameter 'name'", f"graph already has a node named {name!r}"
                 )
         holders, ir_inputs, bound, literals = self._bind_inputs(builder, inputs)
-        attr_values = self._attr_values(attrs, inputs, holders, literals)
+        attr_values = _attr_values(self, attrs, inputs, holders, literals)
         ir_outputs, metas = self._outputs(counts or {}, inputs, attr_values, bound)
-        subgraphs = self._subgraphs(graphs or {})
+        subgraphs = _subgraphs(self, graphs or {})
         for slot, array, dtype in literals:  # all checked: now build constants
             holders[slot] = builder.create_const(Tensor(array, data_type=dtype))
         node = builder._add_node(
@@ -268,72 +279,9 @@ class OpDef:
         )
         for graph_tuple in subgraphs.values():
             for graph in graph_tuple:
-                graph._owner = node
-        node.ref_outputs.update(self._ref_pairs(ir_inputs, ir_outputs))
-        return self._result(builder, node, ir_outputs, result)
-
-    @staticmethod
-    def _ref_pairs(
-        ir_inputs: Sequence[IrInput], ir_outputs: Sequence[IrOutput]
-    ) -> dict[int, int]:
-        """GE's ref pairs: output instance -> input slot, for every output named
-        like an input (instance by instance for a dynamic pair)."""
-        starts: dict[str, tuple[int, int]] = {}
-        slot = 0
-        for ir in ir_inputs:
-            starts[ir.name] = (slot, ir.count)
-            slot += ir.count
-        pairs: dict[int, int] = {}
-        out = 0
-        for ir in ir_outputs:
-            if ir.name in starts:
-                first, count = starts[ir.name]
-                for i in range(min(count, ir.count)):
-                    pairs[out + i] = first + i
-            out += ir.count
-        return pairs
-
-    def _resolve_builder(
-        self, inputs: Mapping[str, Any], owner_builder: GraphBuilder | None
-    ) -> GraphBuilder:
-        found: tuple[str, GraphBuilder] | None = None
-        if owner_builder is not None:
-            if not isinstance(owner_builder, GraphBuilder):
-                raise self._type_error(
-                    "parameter 'owner_builder'",
-                    f"expected GraphBuilder, got {type(owner_builder).__name__}",
-                )
-            found = ("owner_builder", owner_builder)
-        for item in self.inputs:
-            value = inputs.get(item.name)
-            values = (
-                value if item.dynamic and isinstance(value, (list, tuple)) else [value]
-            )
-            for i, each in enumerate(values):
-                if not isinstance(each, TensorHolder):
-                    continue
-                where = self._param("input", item) + (f"[{i}]" if item.dynamic else "")
-                if found is None:
-                    found = (where, each._builder)
-                elif each._builder is not found[1]:
-                    raise self._value_error(
-                        where,
-                        f"belongs to graph builder {each._builder.name!r}, but "
-                        f"{found[0]} to {found[1].name!r}; one node takes tensors "
-                        "of one builder",
-                    )
-        if found is None:
-            raise self._value_error(
-                "inputs",
-                "cannot tell which graph builder to use: pass at least one "
-                "TensorHolder input"
-                + (" or owner_builder" if self._takes_owner_builder() else ""),
-            )
-        found[1]._check_usable()
-        return found[1]
-
-    def _takes_owner_builder(self) -> bool:
-        return not self.inputs or all(i.optional for i in self.inputs)
+                graph.set_owner(node)
+        node.ref_outputs.update(_ref_pairs(ir_inputs, ir_outputs))
+        return _result(builder, node, ir_outputs, result)
 
     def _bind_inputs(self, builder: GraphBuilder, inputs: Mapping[str, Any]) -> tuple[
         list[TensorHolder | None],
@@ -485,36 +433,6 @@ class OpDef:
                 )
         return array, dtype
 
-    def _attr_values(
-        self,
-        attrs: Mapping[str, Any],
-        inputs: Mapping[str, Any],
-        holders: list[TensorHolder | None],
-        literals: list[tuple[int, np.ndarray, DataType]],
-    ) -> dict[str, tuple[AttrType, Any]]:
-        values: dict[str, tuple[AttrType, Any]] = {}
-        for item in self.attrs:
-            kind = self._attr_types[item.name]
-            where = self._param("attr", item)
-            if item.derive is not None:
-                values[item.name] = (
-                    kind,
-                    self._derive(item, inputs, holders, literals),
-                )
-                continue
-            value = attrs.get(item.name)
-            if value is None and kind in (AttrType.TENSOR, AttrType.NAMED_ATTRS):
-                if item.required:
-                    raise self._type_error(where, "is required, got None")
-                continue  # absent: the empty default
-            try:
-                values[item.name] = (kind, check_attr_value(kind, value))
-            except TypeError as exc:
-                raise self._type_error(where, str(exc)) from None
-            except ValueError as exc:
-                raise self._value_error(where, str(exc)) from None
-        return values
-
     def _slot_dtypes(
         self,
         name: str,
@@ -529,12 +447,14 @@ class OpDef:
         for item in self.inputs:
             width = len(inputs[item.name]) if item.dynamic else 1
             if item.name == name:
-                slots = range(position, position + width)
-                return [
-                    planned[slot] if holders[slot] is None else holders[slot].data_type
-                    for slot in slots
-                    if holders[slot] is not None or slot in planned
-                ]
+                dtypes = []
+                for slot in range(position, position + width):
+                    holder = holders[slot]
+                    if holder is not None:
+                        dtypes.append(holder.data_type)
+                    elif slot in planned:
+                        dtypes.append(planned[slot])
+                return dtypes
             position += width
         return []
 
@@ -547,8 +467,8 @@ class OpDef:
     ) -> Any:
         rule = item.derive
         assert rule is not None
-        value = inputs.get(rule.ref)
-        if rule.kind == "len":
+        value: Any = inputs.get(rule.ref)
+        if rule.kind is RuleKind.LEN:
             return len(value)
         dtypes = set(self._slot_dtypes(rule.ref, inputs, holders, literals))
         if len(dtypes) > 1:
@@ -576,7 +496,7 @@ class OpDef:
         for item in self.outputs:
             count = 1
             if item.dynamic:
-                count = self._count(item, counts, inputs, attr_values)
+                count = _instance_count(self, item, counts, inputs, attr_values)
             constraint = self.output_constraints[item.name]
             dtype = DataType.DT_UNDEFINED
             if item.dtype_from is not None:
@@ -602,9 +522,9 @@ class OpDef:
         rule = item.dtype_from
         assert rule is not None
         dtype = DataType.DT_UNDEFINED
-        if rule.kind == "fixed":
+        if rule.kind is RuleKind.FIXED:
             return dtype_from_spec_name(rule.ref)
-        if rule.kind == "attr":
+        if rule.kind is RuleKind.ATTR:
             value = attr_values.get(rule.ref)
             where = f"attr '{rule.ref}'"
             if value is not None and isinstance(value[1], DataType):
@@ -626,85 +546,186 @@ class OpDef:
             )
         return dtype
 
-    def _count(
-        self,
-        item: Output,
-        counts: Mapping[str, Any],
-        inputs: Mapping[str, Any],
-        attr_values: Mapping[str, tuple[AttrType, Any]],
-    ) -> int:
-        if item.count is None:
-            value = counts.get(item.name)
-            where = self._param("parameter", item, "_num")
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-                raise self._type_error(
-                    where, f"expected int, got {type(value).__name__}"
-                )
-            if value < 0:
-                raise self._value_error(where, f"must be >= 0, got {value}")
-            return int(value)
-        if item.count.kind == "len":
-            return len(inputs[item.count.ref])
-        value = attr_values[item.count.ref][1]
+
+# -- the parts of a build that need no dtype rule --------------------------------
+
+
+def _attr_values(
+    op: OpDef,
+    attrs: Mapping[str, Any],
+    inputs: Mapping[str, Any],
+    holders: list[TensorHolder | None],
+    literals: list[tuple[int, np.ndarray, DataType]],
+) -> dict[str, tuple[AttrType, Any]]:
+    """Every attr the node stores: given values checked, derived ones
+    computed."""
+    values: dict[str, tuple[AttrType, Any]] = {}
+    for item in op.attrs:
+        kind = op._attr_types[item.name]
+        where = op._param("attr", item)
+        if item.derive is not None:
+            values[item.name] = (kind, op._derive(item, inputs, holders, literals))
+            continue
+        value = attrs.get(item.name)
+        if value is None and kind in (AttrType.TENSOR, AttrType.NAMED_ATTRS):
+            if item.required:
+                raise op._type_error(where, "is required, got None")
+            continue  # absent: the empty default
+        try:
+            values[item.name] = (kind, check_attr_value(kind, value))
+        except TypeError as exc:
+            raise op._type_error(where, str(exc)) from None
+        except ValueError as exc:
+            raise op._value_error(where, str(exc)) from None
+    return values
+
+
+def _instance_count(
+    op: OpDef,
+    item: Output,
+    counts: Mapping[str, Any],
+    inputs: Mapping[str, Any],
+    attr_values: Mapping[str, tuple[AttrType, Any]],
+) -> int:
+    """How many instances dynamic output ``item`` has: its count parameter,
+    or its count rule."""
+    if item.count is None:
+        value = counts.get(item.name)
+        where = op._param("parameter", item, "_num")
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+            raise op._type_error(where, f"expected int, got {type(value).__name__}")
         if value < 0:
-            raise self._value_error(
-                f"attr '{item.count.ref}'",
-                f"gives output '{item.name}' its count and must be >= 0, got {value}",
-            )
+            raise op._value_error(where, f"must be >= 0, got {value}")
         return int(value)
+    if item.count.kind is RuleKind.LEN:
+        return len(inputs[item.count.ref])
+    value = attr_values[item.count.ref][1]
+    if value < 0:
+        raise op._value_error(
+            f"attr '{item.count.ref}'",
+            f"gives output '{item.name}' its count and must be >= 0, got {value}",
+        )
+    return int(value)
 
-    def _subgraphs(self, graphs: Mapping[str, Any]) -> dict[str, tuple[IrGraph, ...]]:
-        result: dict[str, tuple[IrGraph, ...]] = {}
-        taken: dict[int, str] = {}  # a graph is the subgraph of one parameter
-        for item in self.graphs:
-            where = self._param("subgraph", item)
-            value = graphs.get(item.name)
-            values = value if item.dynamic else [value]
-            if item.dynamic and (
-                isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple))
-            ):
-                raise self._type_error(
-                    where, f"expected a list of Graph, got {type(value).__name__}"
+
+def _owning_builder(
+    op: OpDef, inputs: Mapping[str, Any], owner_builder: GraphBuilder | None
+) -> GraphBuilder:
+    """The one builder whose graph gets the node: the inputs' (and
+    ``owner_builder``'s) builder, all the same."""
+    found: tuple[str, GraphBuilder] | None = None
+    if owner_builder is not None:
+        if not isinstance(owner_builder, GraphBuilder):
+            raise op._type_error(
+                "parameter 'owner_builder'",
+                f"expected GraphBuilder, got {type(owner_builder).__name__}",
+            )
+        found = ("owner_builder", owner_builder)
+    for item in op.inputs:
+        value = inputs.get(item.name)
+        values = value if item.dynamic and isinstance(value, (list, tuple)) else [value]
+        for i, each in enumerate(values):
+            if not isinstance(each, TensorHolder):
+                continue
+            where = op._param("input", item) + (f"[{i}]" if item.dynamic else "")
+            owner = each.get_owner_builder()
+            if found is None:
+                found = (where, owner)
+            elif owner is not found[1]:
+                raise op._value_error(
+                    where,
+                    f"belongs to graph builder {owner.name!r}, but "
+                    f"{found[0]} to {found[1].name!r}; one node takes tensors "
+                    "of one builder",
                 )
-            for i, graph in enumerate(values):
-                label = where + (f"[{i}]" if item.dynamic else "")
-                if not isinstance(graph, IrGraph):
-                    raise self._type_error(
-                        label, f"expected Graph, got {type(graph).__name__}"
-                    )
-                if graph._owner is not None:
-                    raise self._value_error(
-                        label,
-                        f"graph {graph.name!r} is already a subgraph of node "
-                        f"{graph._owner.name!r}",
-                    )
-                if id(graph) in taken:
-                    raise self._value_error(
-                        label,
-                        f"graph {graph.name!r} is also passed as {taken[id(graph)]}",
-                    )
-                taken[id(graph)] = label
-            result[item.name] = tuple(values)
-        return result
+    if found is None:
+        takes_owner_builder = not op.inputs or all(i.optional for i in op.inputs)
+        raise op._value_error(
+            "inputs",
+            "cannot tell which graph builder to use: pass at least one "
+            "TensorHolder input" + (" or owner_builder" if takes_owner_builder else ""),
+        )
+    found[1]._check_usable()
+    return found[1]
 
-    def _result(
-        self,
-        builder: GraphBuilder,
-        node: Any,
-        ir_outputs: list[IrOutput],
-        result: type | None,
-    ) -> Any:
-        if not ir_outputs:
-            return builder._holder(node, -1)
-        values: list[Any] = []
-        start = 0
-        for ir in ir_outputs:
-            holders = [builder._holder(node, start + i) for i in range(ir.count)]
-            values.append(holders if ir.dynamic else holders[0])
-            start += ir.count
-        if result is not None:
-            return result(*values)
-        return values[0]
+
+def _subgraphs(op: OpDef, graphs: Mapping[str, Any]) -> dict[str, tuple[IrGraph, ...]]:
+    """The subgraph arguments, checked: each a Graph that is no node's
+    subgraph yet, passed once."""
+    result: dict[str, tuple[IrGraph, ...]] = {}
+    taken: dict[int, str] = {}  # a graph is the subgraph of one parameter
+    for item in op.graphs:
+        where = op._param("subgraph", item)
+        value: Any = graphs.get(item.name)
+        if item.dynamic and (
+            isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple))
+        ):
+            raise op._type_error(
+                where, f"expected a list of Graph, got {type(value).__name__}"
+            )
+        values: list[Any] = list(value) if item.dynamic else [value]
+        for i, graph in enumerate(values):
+            label = where + (f"[{i}]" if item.dynamic else "")
+            if not isinstance(graph, IrGraph):
+                raise op._type_error(
+                    label, f"expected Graph, got {type(graph).__name__}"
+                )
+            if graph.owner is not None:
+                raise op._value_error(
+                    label,
+                    f"graph {graph.name!r} is already a subgraph of node "
+                    f"{graph.owner.name!r}",
+                )
+            if id(graph) in taken:
+                raise op._value_error(
+                    label,
+                    f"graph {graph.name!r} is also passed as {taken[id(graph)]}",
+                )
+            taken[id(graph)] = label
+        result[item.name] = tuple(values)
+    return result
+
+
+def _ref_pairs(
+    ir_inputs: Sequence[IrInput], ir_outputs: Sequence[IrOutput]
+) -> dict[int, int]:
+    """GE's ref pairs: output instance -> input slot, for every output named
+    like an input (instance by instance for a dynamic pair)."""
+    starts: dict[str, tuple[int, int]] = {}
+    slot = 0
+    for ir in ir_inputs:
+        starts[ir.name] = (slot, ir.count)
+        slot += ir.count
+    pairs: dict[int, int] = {}
+    out = 0
+    for output in ir_outputs:
+        if output.name in starts:
+            first, count = starts[output.name]
+            for i in range(min(count, output.count)):
+                pairs[out + i] = first + i
+        out += output.count
+    return pairs
+
+
+def _result(
+    builder: GraphBuilder,
+    node: Node,
+    ir_outputs: list[IrOutput],
+    result: type | None,
+) -> Any:
+    """What the builder function returns: a holder per output (a list for
+    a dynamic one), as ``result`` when the op has several."""
+    if not ir_outputs:
+        return builder._holder(node, -1)
+    values: list[Any] = []
+    start = 0
+    for ir in ir_outputs:
+        holders = [builder._holder(node, start + i) for i in range(ir.count)]
+        values.append(holders if ir.dynamic else holders[0])
+        start += ir.count
+    if result is not None:
+        return result(*values)
+    return values[0]
 
 
 def _literal_dtype(array: np.ndarray, allowed: frozenset[DataType]) -> DataType | None:

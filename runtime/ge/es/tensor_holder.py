@@ -24,6 +24,9 @@ class TensorHolder:
     """
 
     __slots__ = ("_builder", "_node", "_index")
+    _builder: GraphBuilder
+    _node: Node
+    _index: int
 
     def __init__(self, *_: object) -> None:
         raise TypeError("TensorHolder is created by GraphBuilder and op functions")

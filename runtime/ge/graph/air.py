@@ -25,6 +25,7 @@ from ge.graph.attrs import AttrType, check_attr_value
 from ge.graph.graph import (
     Edge,
     Graph,
+    InputKind,
     IrInput,
     IrOutput,
     Node,
@@ -101,7 +102,9 @@ def _encode_graph(graph: Graph) -> dict[str, Any]:
             {
                 "name": node.name,
                 "type": node.type,
-                "ir_inputs": [[ir.name, ir.kind, ir.count] for ir in node.ir_inputs],
+                "ir_inputs": [
+                    [ir.name, ir.kind.value, ir.count] for ir in node.ir_inputs
+                ],
                 "ir_outputs": [
                     [ir.name, ir.dynamic, ir.count] for ir in node.ir_outputs
                 ],
@@ -321,7 +324,7 @@ class _Reader:
                     for g in self.typed(item[1], list, place)
                 )
             for sub in (g for gs in node.subgraphs.values() for g in gs):
-                sub._owner = node
+                sub.set_owner(node)
             nodes.append(node)
         for i, entry in enumerate(nodes_raw):
             place = f"{where}.nodes[{i}]"
@@ -382,9 +385,11 @@ class _Reader:
     def ir_input(self, raw: Any, where: str) -> IrInput:
         if not isinstance(raw, list) or len(raw) != 3:
             raise self.fail(where, "bad IR input")
-        kind = self.typed(raw[1], str, where)
-        if kind not in ("required", "optional", "dynamic"):
-            raise self.fail(where, f"bad input kind {kind!r}")
+        text = self.typed(raw[1], str, where)
+        try:
+            kind = InputKind(text)
+        except ValueError:
+            raise self.fail(where, f"bad input kind {text!r}") from None
         return IrInput(
             self.typed(raw[0], str, where), kind, self.index(raw[2], 1 << 20, where)
         )

@@ -21,6 +21,7 @@ from ge.graph.types import DataType, Format
 
 __all__ = [
     "Graph",
+    "InputKind",
     "Node",
     "TensorMeta",
     "IrInput",
@@ -54,10 +55,25 @@ class TensorMeta:
         return f"{dtype}{shape}"
 
 
+class InputKind(enum.StrEnum):
+    """GE's kinds of IR input (INPUT, OPTIONAL_INPUT, DYNAMIC_INPUT); an IR
+    output is required or dynamic. The values are how graph files, registry
+    queries and messages spell them."""
+
+    REQUIRED = "required"
+    OPTIONAL = "optional"
+    DYNAMIC = "dynamic"
+
+    @classmethod
+    def of_output(cls, dynamic: bool) -> InputKind:
+        """An IR output's kind, by the same words."""
+        return cls.DYNAMIC if dynamic else cls.REQUIRED
+
+
 @dataclass(frozen=True)
 class IrInput:
     name: str
-    kind: str  # "required", "optional" or "dynamic"
+    kind: InputKind
     count: int  # instances (an absent optional input still counts 1 slot)
 
 
@@ -124,6 +140,16 @@ class Graph:
     @property
     def name(self) -> str:
         return self._name
+
+    @property
+    def owner(self) -> Node | None:
+        """The node this graph is a subgraph of, if any."""
+        return self._owner
+
+    def set_owner(self, node: Node) -> None:
+        """Make this graph a subgraph of ``node`` (builders and graph files
+        do, when they attach it)."""
+        self._owner = node
 
     # -- queries -------------------------------------------------------------------
 
@@ -312,7 +338,7 @@ def check_ir(node: Node) -> None:
     only an optional input may be absent. ValueError naming the IR slot
     otherwise."""
     for ir in node.ir_inputs:
-        if ir.kind != "dynamic" and ir.count != 1:
+        if ir.kind is not InputKind.DYNAMIC and ir.count != 1:
             raise ValueError(
                 f"{ir.kind} input '{ir.name}' has {ir.count} instances; it has "
                 "exactly one (an absent optional input still has its slot)"
@@ -326,8 +352,8 @@ def check_ir(node: Node) -> None:
         slot = 0
         for ir in node.ir_inputs:
             for instance in range(ir.count):
-                if ir.kind != "optional" and node.inputs[slot] is None:
-                    which = f"[{instance}]" if ir.kind == "dynamic" else ""
+                if ir.kind is not InputKind.OPTIONAL and node.inputs[slot] is None:
+                    which = f"[{instance}]" if ir.kind is InputKind.DYNAMIC else ""
                     raise ValueError(
                         f"{ir.kind} input '{ir.name}'{which} is not connected; only "
                         "an optional input may be absent"

@@ -2,11 +2,22 @@
 
 GE's constructor (``data, file_path, data_type, format, shape, placement``)
 with numpy in and out. Data is stored as raw bytes, so every DataType works;
-numpy conversion needs a type numpy has (see ``ge.graph._numpy``).
+numpy conversion needs a type numpy has (see ``ge.graph.numpy_dtypes``).
+
+Note [Device tensors]: a tensor placed on the device keeps its bytes in
+device memory (``ge.device.memory.DeviceBuffer``), and every tensor has a
+fixed address a kernel can read. So ``ge.graph`` sits above ``ge.device``,
+which imports nothing of ``ge`` (docs/design.md, Layers): the device is
+the machine, and a graph's tensors live on it. The run path reads a
+tensor's dtype, shape and address once per input and output of every run;
+``write_addresses`` does that here, where the fields are, for the cost of
+reading three attributes (a property each would cost about 50 ns more per
+tensor, a tenth of a small graph's run).
 """
 
 from __future__ import annotations
 
+import ctypes
 import os
 from collections.abc import Sequence
 from typing import Any
@@ -14,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from ge.device.memory import DeviceBuffer
-from ge.graph._numpy import (
+from ge.graph.numpy_dtypes import (
     convert,
     from_numpy_dtype,
     has_numpy_dtype,
@@ -74,12 +85,18 @@ class Tensor:
     scalar's) own dtype, and GE's default, DT_FLOAT, for anything else; a
     given ``data_type`` is what the data is converted to, as GE converts list
     data, refusing conversions that change values (Note [Conversions that
-    change values] in ``ge.graph._numpy``). ``shape`` defaults to the data's
+    change values] in ``ge.graph.numpy_dtypes``). ``shape`` defaults to the data's
     shape. With ``placement=PLACEMENT_DEVICE`` the bytes live in device
     memory and ``addr`` is where kernels find them.
     """
 
     __slots__ = ("_shape", "_data_type", "_format", "_placement", "_store", "_addr")
+    _shape: tuple[int, ...]
+    _data_type: DataType
+    _format: Format
+    _placement: Placement
+    _store: np.ndarray | DeviceBuffer
+    _addr: int
 
     def __init__(
         self,
@@ -137,7 +154,7 @@ class Tensor:
                     f"tensor of shape {dims}"
                 ) from None
             buffer.array[:] = raw
-            self._store: np.ndarray | DeviceBuffer = buffer
+            self._store = buffer
         else:
             self._store = np.array(raw, dtype=np.uint8, copy=True)
         self._addr = self._find_addr()
@@ -168,26 +185,6 @@ class Tensor:
             )
         typed = convert(array, data_type)
         return typed.reshape(-1).view(np.uint8), list(typed.shape)
-
-    @classmethod
-    def _wrap(
-        cls,
-        buffer: DeviceBuffer,
-        shape: Sequence[int],
-        data_type: DataType,
-        format: Format = Format.FORMAT_ND,
-        placement: Placement = Placement.PLACEMENT_HOST,
-    ) -> Tensor:
-        """A tensor over existing device memory (no copy); the runtime's way
-        to hand graph outputs back."""
-        tensor = object.__new__(cls)
-        tensor._shape = tuple(int(d) for d in shape)
-        tensor._data_type = data_type
-        tensor._format = format
-        tensor._placement = placement
-        tensor._store = buffer
-        tensor._addr = tensor._find_addr()
-        return tensor
 
     # -- construction from numpy ---------------------------------------------
 
@@ -280,3 +277,52 @@ class Tensor:
 
 
 register_tensor_type(Tensor)  # Note [Tensor attrs] in ge_ir/attrs.py
+
+
+# The runtime's internal API (ge.engine, ge.offline): tensors over device
+# memory it owns, and the run path's address binding.
+
+
+def wrap_buffer(
+    buffer: DeviceBuffer,
+    shape: Sequence[int],
+    data_type: DataType,
+    format: Format = Format.FORMAT_ND,
+    placement: Placement = Placement.PLACEMENT_HOST,
+) -> Tensor:
+    """A tensor over existing device memory (no copy); how graph outputs
+    are handed back."""
+    tensor = object.__new__(Tensor)
+    tensor._shape = tuple(int(d) for d in shape)
+    tensor._data_type = data_type
+    tensor._format = format
+    tensor._placement = placement
+    tensor._store = buffer
+    tensor._addr = tensor._find_addr()
+    return tensor
+
+
+def write_addresses(
+    tensors: Sequence[object],
+    signature: Sequence[tuple[DataType, tuple[int, ...]]],
+    addrs: ctypes.Array[ctypes.c_uint64],
+    first: int,
+) -> bool:
+    """When ``tensors`` are exactly Tensors of ``signature``'s dtypes and
+    shapes, write the address of tensor ``i`` into ``addrs[first + i]`` and
+    return True; otherwise return False (having written some), and the
+    caller checks them, naming what is wrong. The per-run binding of a
+    compiled graph: one call reads each tensor's fields directly (Note
+    [Device tensors])."""
+    if len(tensors) != len(signature):
+        return False
+    for i, tensor in enumerate(tensors):
+        kind = signature[i]
+        if (
+            type(tensor) is not Tensor
+            or tensor._data_type is not kind[0]
+            or tensor._shape != kind[1]
+        ):
+            return False
+        addrs[first + i] = tensor._addr
+    return True

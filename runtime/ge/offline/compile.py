@@ -43,7 +43,7 @@ def model_data(compiled: CompiledGraph) -> ModelData:
         )
     binaries: list[bytes] = []
     binary_index: dict[str, int] = {}
-    names: list[str] = []
+    kernel_names: list[str] = []
     name_index: dict[str, int] = {}
     tasks = []
     for spec in compiled.task_specs:
@@ -52,8 +52,8 @@ def model_data(compiled: CompiledGraph) -> ModelData:
             binary_index[binary.digest] = len(binaries)
             binaries.append(binary.data)
         if spec.kernel.name not in name_index:
-            name_index[spec.kernel.name] = len(names)
-            names.append(spec.kernel.name)
+            name_index[spec.kernel.name] = len(kernel_names)
+            kernel_names.append(spec.kernel.name)
         tasks.append(
             (
                 binary_index[binary.digest],
@@ -74,13 +74,12 @@ def model_data(compiled: CompiledGraph) -> ModelData:
             info.nbytes,
         )
 
-    consts = compiled.fixed[: compiled.const_count]
-    workspaces = compiled.fixed[compiled.const_count :]
+    consts = compiled.consts
     return ModelData(
         name=compiled.name,
         arena_size=compiled.arena.size,
         const_sizes=tuple(b.size for b in consts),
-        workspace_sizes=tuple(b.size for b in workspaces),
+        workspace_sizes=tuple(b.size for b in compiled.workspaces),
         inputs=tuple(
             describe(t, compiled.tensors[t].producer) for t in compiled.input_ids
         ),
@@ -96,11 +95,11 @@ def model_data(compiled: CompiledGraph) -> ModelData:
             )
             for j, t in compiled.output_copies
         ),
-        kernel_names=tuple(names),
+        kernel_names=tuple(kernel_names),
         binaries=tuple(binaries),
         tasks=tuple(tasks),
         slots=tuple(int(v) for v in np.asarray(compiled.table, dtype=np.uint64)),
-        bindings=tuple(compiled.bound),
+        bindings=tuple((b.slot, b.buffer, b.offset) for b in compiled.bindings),
         consts=b"".join(bytes(b.array) for b in consts),
     )
 

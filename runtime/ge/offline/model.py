@@ -14,38 +14,24 @@ from collections.abc import Sequence
 
 from ge._container import FileFormatError
 from ge.device import rt
-from ge.device.kernels import (
-    ARG_IN,
-    ARG_INOUT,
-    ARG_OUT,
-    ARG_SCALAR,
-    ARG_WORKSPACE,
-    BadKernelBinary,
-    Kernel,
-    load_binary,
-)
+from ge.device.kernels import ArgKind, BadKernelBinary, Kernel, load_binary
 from ge.device.memory import DeviceBuffer
-from ge.engine.compiled import (
-    CompiledGraph,
-    TaskSegment,
-    TaskSpec,
-    TaskTable,
-    TensorInfo,
-)
+from ge.engine.binding import ACCESS_OF_BUFFER, refusal
+from ge.engine.compiled import CompiledGraph, TaskSegment, TensorInfo
+from ge.engine.layout import BufferKind
+from ge.engine.tasks import TaskTable
 from ge.graph.graph import TensorMeta
-from ge.graph.tensor import Tensor
+from ge.graph.tensor import Tensor, wrap_buffer
 from ge.graph.types import DataType, Format, Placement
 from ge.offline import model_file
 from ge.offline.model_file import ModelData, TensorDescription
 
-# What each kind of pointer argument may be bound to in a model (the
-# compiler's rule, by buffer: a kernel never writes the caller's inputs or
-# the constants, and scratch memory is only a workspace).
-_MAY_BIND = {
-    ARG_IN: ("arena", "input", "output", "const", "workspace"),
-    ARG_OUT: ("arena", "output", "workspace"),
-    ARG_INOUT: ("arena", "output", "workspace"),
-    ARG_WORKSPACE: ("workspace",),
+_BUFFER_WORDS = {
+    BufferKind.ARENA: "an arena",
+    BufferKind.INPUT: "a graph input",
+    BufferKind.OUTPUT: "a graph output",
+    BufferKind.CONST: "a constant",
+    BufferKind.WORKSPACE: "a workspace",
 }
 
 
@@ -58,13 +44,15 @@ class Model:
 
     def __init__(self, data: ModelData) -> None:
         self._data = data
-        n_in, n_out = len(data.inputs), len(data.outputs)
+        layout = data.layout
         tensors = [
-            TensorInfo(_meta(t), t.nbytes, 1 + i, 0, t.name)
+            TensorInfo(_meta(t), t.nbytes, layout.index(BufferKind.INPUT, i), 0, t.name)
             for i, t in enumerate(data.inputs)
         ]
         tensors += [
-            TensorInfo(_meta(t), t.nbytes, 1 + n_in + j, 0, t.name)
+            TensorInfo(
+                _meta(t), t.nbytes, layout.index(BufferKind.OUTPUT, j), 0, t.name
+            )
             for j, t in enumerate(data.outputs)
         ]
         copies = []
@@ -78,24 +66,25 @@ class Model:
             consts = []
             at = 0
             for size in data.const_sizes:
-                buffer = DeviceBuffer(size)
-                buffer.array[:] = memoryview(data.consts)[at : at + size]
-                consts.append(buffer)
+                const = DeviceBuffer(size)
+                const.array[:] = memoryview(data.consts)[at : at + size]
+                consts.append(const)
                 at += size
-            table = TaskTable(workspace_base=1 + n_in + n_out + len(consts))
+            table = TaskTable(layout.with_workspaces(0), data.slots)
             table.add_workspaces(data.workspace_sizes)
         except MemoryError:
             raise FileFormatError(
                 f"{model_file.WHAT}: not enough memory for its buffers"
             ) from None
-        table.table = list(data.slots)
-        table.bound = list(data.bindings)
+        for slot, buffer_index, offset in data.bindings:
+            table.bind(slot, buffer_index, offset)
         kernels = self._kernels(data)
         bound = {slot: (buffer, offset) for slot, buffer, offset in data.bindings}
         for i, (binary, name, block_dim, first, count) in enumerate(data.tasks):
             kernel = kernels[(binary, name)]
             self._check_task(i, kernel, block_dim, first, count, bound)
-            table.specs.append(TaskSpec(kernel, first, count, block_dim))
+            table.add_launch(kernel, first, count, block_dim)
+        n_in, n_out = len(data.inputs), len(data.outputs)
         self._graph = CompiledGraph(
             name=data.name,
             tensors=tensors,
@@ -104,8 +93,7 @@ class Model:
             output_ids=list(range(n_in, n_in + n_out)),
             output_copies=copies,
             arena=arena,
-            fixed=consts + table.workspaces,
-            const_count=len(consts),
+            consts=consts,
             tasks=table,
         )
 
@@ -151,24 +139,27 @@ class Model:
         for k, decl in enumerate(decls):
             slot = first + k
             if slot not in bound:
-                if decl.kind != ARG_SCALAR and not (decl.nullable and values[k] == 0):
+                if decl.kind is not ArgKind.SCALAR and not (
+                    decl.nullable and values[k] == 0
+                ):
                     raise FileFormatError(
                         f"{model_file.WHAT}: task {index}: argument {k} of {name} is a "
                         "pointer, but the file binds no buffer to it"
                     )
                 continue
-            if decl.kind == ARG_SCALAR:
+            if decl.kind is ArgKind.SCALAR:
                 raise FileFormatError(
                     f"{model_file.WHAT}: task {index}: argument {k} of {name} is a "
                     "scalar, but the file binds a buffer to it"
                 )
             buffer, offset = bound[slot]
-            role = data.buffer_role(buffer)
-            if role not in _MAY_BIND[decl.kind]:
-                buffer_words = f"graph {role}" if role in ("input", "output") else role
+            kind, _ = data.layout.locate(buffer)
+            reason = refusal(decl, ACCESS_OF_BUFFER[kind])
+            if reason is not None:
                 raise FileFormatError(
                     f"{model_file.WHAT}: task {index}: argument {k} of {name} is "
-                    f"{decl.describe()}, but the file binds it to a {buffer_words} buffer"
+                    f"{decl.describe()}, but the file binds it to "
+                    f"{_BUFFER_WORDS[kind]} buffer ({reason})"
                 )
             needed = decl.bytes_needed(block_dim, values)
             available = data.buffer_size(buffer) - offset
@@ -240,7 +231,7 @@ class Model:
                 raise ValueError(
                     f"{what} needs {description.nbytes} bytes, the buffer has {value.size}"
                 )
-            return Tensor._wrap(
+            return wrap_buffer(
                 value,
                 description.shape,
                 DataType[description.dtype],

@@ -11,9 +11,9 @@
     BINDINGS  per address slot: slot u32 | buffer u32 | offset u64
     CONSTS    the constants' bytes, concatenated
 
-Buffers are numbered as at run time: 0 the arena, then the graph inputs, the
-graph outputs, the constants, the workspaces. Nothing in the file is an
-absolute address, so compiling a graph twice gives the same bytes.
+Buffers are numbered as at run time (Note [Buffer layout] in
+``ge.engine.layout``). Nothing in the file is an absolute address, so
+compiling a graph twice gives the same bytes.
 """
 
 from __future__ import annotations
@@ -23,10 +23,12 @@ import json
 import math
 import struct
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from ge._container import FileFormatError, Section, read, write
 from ge.device.args import MAX_BLOCK_DIM
+from ge.engine.layout import BufferKind, BufferLayout
 
 MAGIC = b"GECPUOM\0"
 VERSION = 1
@@ -74,48 +76,28 @@ class ModelData:
     bindings: tuple[tuple[int, int, int], ...]
     consts: bytes
 
-    @property
-    def buffer_count(self) -> int:
-        return (
-            1
-            + len(self.inputs)
-            + len(self.outputs)
-            + len(self.const_sizes)
-            + len(self.workspace_sizes)
+    @cached_property
+    def layout(self) -> BufferLayout:
+        """The run's buffers (Note [Buffer layout] in ``ge.engine.layout``)."""
+        return BufferLayout(
+            len(self.inputs),
+            len(self.outputs),
+            len(self.const_sizes),
+            len(self.workspace_sizes),
         )
 
-    def buffer_role(self, index: int) -> str:
-        """What buffer ``index`` holds: arena, input, output, const or
-        workspace (numbered as at run time)."""
-        if index == 0:
-            return "arena"
-        index -= 1
-        for role, count in (
-            ("input", len(self.inputs)),
-            ("output", len(self.outputs)),
-            ("const", len(self.const_sizes)),
-            ("workspace", len(self.workspace_sizes)),
-        ):
-            if index < count:
-                return role
-            index -= count
-        raise IndexError(index)
-
     def buffer_size(self, index: int) -> int:
-        """Bytes of buffer ``index`` (numbered as at run time)."""
-        if index == 0:
+        """Bytes of buffer ``index`` of the layout (IndexError outside it)."""
+        kind, position = self.layout.locate(index)
+        if kind is BufferKind.ARENA:
             return self.arena_size
-        index -= 1
-        for group in (
-            [t.nbytes for t in self.inputs],
-            [t.nbytes for t in self.outputs],
-            list(self.const_sizes),
-            list(self.workspace_sizes),
-        ):
-            if index < len(group):
-                return group[index]
-            index -= len(group)
-        raise IndexError(index)
+        if kind is BufferKind.INPUT:
+            return self.inputs[position].nbytes
+        if kind is BufferKind.OUTPUT:
+            return self.outputs[position].nbytes
+        if kind is BufferKind.CONST:
+            return self.const_sizes[position]
+        return self.workspace_sizes[position]
 
 
 def _describe(t: TensorDescription) -> dict[str, Any]:
@@ -324,7 +306,7 @@ def _check_references(model: ModelData) -> None:
             raise _fail(f"task {i} has block_dim {block_dim}")
         if first + count > len(model.slots):
             raise _fail(f"task {i} uses slots beyond the slot table")
-    buffers = model.buffer_count
+    buffers = model.layout.size
     bound: set[int] = set()
     for i, (slot, buffer, offset) in enumerate(model.bindings):
         if slot >= len(model.slots) or buffer >= buffers:

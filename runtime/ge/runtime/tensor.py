@@ -26,9 +26,9 @@ from typing import Any
 
 import numpy as np
 
-from ge.graph._numpy import convert, to_numpy_dtype
+from ge.graph.numpy_dtypes import convert, to_numpy_dtype
 from ge.graph.types import DataType, Format
-from ge.runtime._lease import Lease
+from ge.runtime.lease import Lease, data_lease
 from ge.runtime.types import (
     ExpandDimsType,
     Shape,
@@ -51,41 +51,19 @@ class Tensor:
         "_lease",
         "_writable",
     )
+    _addr: int
+    _size: int
+    _shape: StorageShape
+    _format: StorageFormat
+    _data_type: DataType
+    _placement: TensorPlacement
+    _lease: Lease
+    _writable: bool
 
     def __init__(self, *_: object, **__: object) -> None:
         raise TypeError(
             "ge.runtime.Tensor views are provided by the runtime in callbacks"
         )
-
-    @classmethod
-    def _view(
-        cls,
-        *,
-        addr: int,
-        size: int,
-        origin_dims: Sequence[int],
-        storage_dims: Sequence[int] | None,
-        data_type: DataType,
-        origin_format: Format,
-        storage_format: Format | None,
-        placement: TensorPlacement,
-        lease: Lease,
-    ) -> Tensor:
-        view = object.__new__(cls)
-        view._addr = addr
-        view._size = size
-        view._shape = StorageShape(origin_dims, storage_dims, _lease=lease)
-        view._format = StorageFormat(origin_format, storage_format, _lease=lease)
-        view._data_type = data_type
-        view._placement = placement
-        view._lease = lease
-        view._writable = False
-        return view
-
-    def _make_writable(self) -> None:
-        """An output of the execute callback (malloc_output_tensor,
-        make_output_ref_input): ``copy_from`` may write it."""
-        self._writable = True
 
     def _check(self) -> None:
         self._lease.check(self)
@@ -94,9 +72,7 @@ class Tensor:
         """A numpy view of the tensor's memory, for this call only (Note
         [numpy and borrowed tensors]); never returned to the caller."""
         self._check()
-        from ge.custom_op.contexts import current_execute_lease
-
-        if current_execute_lease() is not self._lease:
+        if data_lease() is not self._lease:
             raise RuntimeError(
                 f"Tensor.{method}() works only inside the execute callback that "
                 f"received the tensor, on its thread; this one is from "
@@ -113,7 +89,7 @@ class Tensor:
         if not nbytes:
             return np.empty(dims, dtype)
         raw = (ctypes.c_ubyte * nbytes).from_address(self._addr)
-        return np.frombuffer(raw, dtype=dtype).reshape(dims)
+        return np.frombuffer(memoryview(raw), dtype=dtype).reshape(dims)
 
     def numpy(self) -> np.ndarray:
         """A copy of the elements as a numpy array of the storage shape, yours
@@ -219,3 +195,39 @@ class Tensor:
             f"Tensor(addr=0x{self._addr:x}, size={self._size}, "
             f"shape={self._shape.storage_shape.dims}, {self._data_type.name})"
         )
+
+
+# The runtime's internal API: ``borrow`` makes the views callbacks receive
+# (ge.engine), ``allow_writes`` marks an execute callback's outputs
+# (ge.custom_op). Op code never calls either.
+
+
+def borrow(
+    *,
+    addr: int,
+    size: int,
+    origin_dims: Sequence[int],
+    storage_dims: Sequence[int] | None,
+    data_type: DataType,
+    origin_format: Format,
+    storage_format: Format | None,
+    placement: TensorPlacement,
+    lease: Lease,
+) -> Tensor:
+    """A view of ``size`` bytes at ``addr`` that lives as long as ``lease``."""
+    view = object.__new__(Tensor)
+    view._addr = addr
+    view._size = size
+    view._shape = StorageShape(origin_dims, storage_dims, _lease=lease)
+    view._format = StorageFormat(origin_format, storage_format, _lease=lease)
+    view._data_type = data_type
+    view._placement = placement
+    view._lease = lease
+    view._writable = False
+    return view
+
+
+def allow_writes(tensor: Tensor) -> None:
+    """An output of the execute callback (malloc_output_tensor,
+    make_output_ref_input): ``copy_from`` may write it."""
+    tensor._writable = True

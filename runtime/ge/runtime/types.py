@@ -13,7 +13,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ge.graph.types import DataType, Format
-from ge.runtime._lease import OWNED, Lease
+from ge.runtime.lease import OWNED, Lease
 
 __all__ = [
     "Shape",
@@ -294,7 +294,7 @@ class TensorDesc:
     def __init__(
         self, shape: StorageShape | Sequence[int] | None, data_type: DataType
     ) -> None:
-        self.shape = shape  # type: ignore[assignment]
+        self.shape = shape
         self.data_type = data_type
 
     @property

@@ -105,3 +105,21 @@ def convert(array: np.ndarray, data_type: DataType) -> np.ndarray:
             largest = np.finfo(target).max
             raise ValueError(f"{bad} is too large for {name} (at most {largest})")
     return typed
+
+
+def encode_element(value: float, data_type: DataType, name: str = "value") -> int:
+    """The bits of ``value`` stored as one element of ``data_type``, for a
+    kernel scalar that fills or pads with it (not to be confused with
+    ``element_bits``, a type's width). float16 rounds to nearest; for an
+    integer dtype ``value`` must be a whole number in range (ValueError,
+    naming it ``name``); TypeError for a type numpy has no dtype for."""
+    dtype = to_numpy_dtype(data_type)
+    if dtype.kind == "i":
+        info = np.iinfo(dtype)
+        if not float(value).is_integer() or not info.min <= value <= info.max:
+            raise ValueError(
+                f"{name} {value} is not a whole number in {data_type.spec_name}'s range"
+            )
+    with np.errstate(over="ignore"):
+        element = np.array([value], dtype=dtype)
+    return int(element.view(f"u{dtype.itemsize}")[0])

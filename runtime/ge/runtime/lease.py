@@ -4,9 +4,16 @@ A ``Lease`` is shared by everything a callback hands out (the context, runtime
 tensors, their shape and format views, workspaces, argument builders). The
 runtime ends the lease in a ``finally`` when the callback returns; from then
 on every access through those objects raises RuntimeError.
+
+An internal API of the runtime (``ge.custom_op`` and ``ge.engine`` make and
+bind leases); op code never makes one.
 """
 
 from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from contextvars import ContextVar
 
 
 class Lease:
@@ -30,3 +37,22 @@ class Lease:
 
 # Owned objects (TensorDesc and its shapes) use this lease, which never ends.
 OWNED = Lease("its owner")
+
+_data_lease: ContextVar[Lease | None] = ContextVar("ge_data_lease", default=None)
+
+
+@contextlib.contextmanager
+def data_readable(lease: Lease) -> Iterator[None]:
+    """Within this block, on this thread, tensors borrowed under ``lease``
+    hold data (the execute callback; Note [numpy and borrowed tensors] in
+    ``ge.runtime.tensor``)."""
+    token = _data_lease.set(lease)
+    try:
+        yield
+    finally:
+        _data_lease.reset(token)
+
+
+def data_lease() -> Lease | None:
+    """The lease whose tensors hold data on this thread now, if any."""
+    return _data_lease.get()
