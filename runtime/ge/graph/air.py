@@ -20,7 +20,7 @@ import struct
 from typing import Any
 
 from ge._container import FileFormatError, Section, read, write
-from ge.graph._paths import check_path
+from ge.graph.paths import check_path
 from ge.graph.attrs import AttrType, check_attr_value
 from ge.graph.graph import (
     Edge,

@@ -31,7 +31,7 @@ from ge.graph.numpy_dtypes import (
     has_numpy_dtype,
     to_numpy_dtype,
 )
-from ge.graph._paths import check_path
+from ge.graph.paths import check_path
 from ge.graph.limits import MAX_DIM, tensor_nbytes
 from ge.graph.types import DataType, Format, Placement
 from ge_ir.attrs import register_tensor_type

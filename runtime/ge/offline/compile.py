@@ -15,7 +15,7 @@ from ge.engine.compiled import CompiledGraph, ExecuteStep
 from ge.engine.compiler import ImplCache, compile_graph
 from ge.engine.errors import CompileError, describe
 from ge.engine.loading import load_op_modules
-from ge.graph._paths import check_path
+from ge.graph.paths import check_path
 from ge.graph.graph import Graph
 from ge._container import FileFormatError
 from ge.offline import model_file
