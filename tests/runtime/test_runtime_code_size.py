@@ -2,7 +2,8 @@
 (measured with ``ast``, from the ``def``/``class`` line to the last line of
 the body). A function may be longer only with a ``# size: <reason>``
 comment on its ``def`` line; a class never. The generator has its own
-check (tests/generator)."""
+check (tests/generator); the file names differ so that pytest can collect
+both (test modules are imported by their base name)."""
 
 from __future__ import annotations
 
