@@ -287,20 +287,23 @@ class CompiledGraph:
         call from several threads at once (Note [Concurrent runs])."""
         try:
             state = self._free.pop()
-        except IndexError:
+        except IndexError:  # runs overlap: a new state, for a call that is sound
+            self._check_inputs(inputs)
+            if outputs is not None:
+                self._check_outputs(outputs)
             state = self._new_state()
         try:
             addrs = state.addrs
             if not write_addresses(inputs, self._input_sig, addrs, self._first_input):
                 self._check_inputs(inputs)  # raises, naming what is wrong
-                self._write_addresses(inputs, addrs, self._first_input)  # a subclass
+                self._write_each_address(inputs, addrs, self._first_input)
             if outputs is None:
                 outputs = self.new_outputs()
             if not write_addresses(
                 outputs, self._output_sig, addrs, self._first_output
             ):
                 self._check_outputs(outputs)
-                self._write_addresses(outputs, addrs, self._first_output)
+                self._write_each_address(outputs, addrs, self._first_output)
             if self.only_tasks:
                 self._ge_run(*state.native_args, self.ntasks)
             else:
@@ -313,7 +316,7 @@ class CompiledGraph:
         return list(outputs)
 
     @staticmethod
-    def _write_addresses(
+    def _write_each_address(
         tensors: Sequence[GraphTensor], addrs: ctypes.Array[ctypes.c_uint64], first: int
     ) -> None:
         """The addresses of checked tensors that ``write_addresses`` refused
@@ -348,7 +351,6 @@ class _Execute(OutputAllocator):
         self.lease = Lease(f"the execute callback of node '{step.node.name}'")
         self.regions = rt.RegionSet()
         self.workspaces: list[DeviceBuffer] = []
-        self.views: list[RuntimeTensor | None] = []
         self.ref_copies: list[tuple[int, int, int]] = []  # (to, from, bytes)
 
     def _address(self, tensor_id: int) -> int:

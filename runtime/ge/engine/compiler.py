@@ -359,9 +359,9 @@ class _Compiler:
             if op.impl.has(Capability.COMPILE):  # whatever runs the node, as GE does
                 self._compile_once(call, arena)
             if op.impl.has(Capability.DECLARE_LAUNCH_ARGS):
-                start = len(tasks.specs)
+                start = tasks.launch_count
                 self._declare(call, arena, tasks)
-                end = len(tasks.specs)
+                end = tasks.launch_count
                 if (
                     steps
                     and isinstance(steps[-1], TaskSegment)

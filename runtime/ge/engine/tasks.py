@@ -74,6 +74,10 @@ class TaskTable:
         return list(self._workspaces)
 
     @property
+    def launch_count(self) -> int:
+        return len(self._specs)
+
+    @property
     def next_slot(self) -> int:
         """The slot the next launch's arguments start at."""
         return len(self._slots)
