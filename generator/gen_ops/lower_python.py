@@ -59,7 +59,6 @@ class TableRow:
 @dataclass(frozen=True)
 class PyBuilder:
     op_type: str
-    source: str
     doc: str  # the op's doc as written (or a stock sentence)
     params: tuple[Param, ...]
     star_index: int  # where the bare * goes (index into params)
@@ -273,7 +272,6 @@ def lower(op: OpSpec, code: bool = True) -> PyBuilder:
 
     return PyBuilder(
         op_type=op.op_type,
-        source=op.source,
         doc=op.doc or f"Adds {_article(op.op_type)} {op.op_type} node to the graph.",
         params=tuple(params),
         star_index=star_index,

@@ -8,19 +8,18 @@ live in one place.
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
 
 import jsonschema
 from jsonschema.exceptions import ValidationError
 
-from gen_ops.diagnostics import Sink
+from gen_ops.diagnostics import Sink, suggest
 from gen_ops.resources import schema_path
-from gen_ops.source import LoadedSpec, Path_
+from gen_ops.source import LoadedSpec, YamlPath
 
 
 def schema_text() -> str:
@@ -84,7 +83,7 @@ def _validator() -> Any:
     return _Validator(inlined)
 
 
-def describe(where: Path_) -> str:
+def describe(where: YamlPath) -> str:
     """``("inputs", 1, "dtype")`` -> ``inputs[1].dtype``; ``()`` -> ``the spec``."""
     text = ""
     for part in where:
@@ -125,11 +124,6 @@ _TYPE_WORDS = {
 }
 
 
-def _suggest(word: str, choices: Iterable[str]) -> str | None:
-    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
-    return f"did you mean '{close[0]}'?" if close else None
-
-
 def _split_rule(mapping: dict[str, Any], key: str) -> tuple[str, list[str]] | None:
     """``{shape: broadcast(a, b, c)}`` reads as ``shape: "broadcast(a"`` plus
     null keys ``b`` and ``c)``. Starting from such a key, return the rule the
@@ -162,8 +156,8 @@ def check(spec: LoadedSpec, sink: Sink) -> bool:
 
 
 def _report(error: ValidationError, spec: LoadedSpec, sink: Sink) -> None:
-    where: Path_ = tuple(error.absolute_path)
-    source = spec.source
+    where: YamlPath = tuple(error.absolute_path)
+    positions = spec.positions
     schema = error.schema if isinstance(error.schema, dict) else {}
     hint = schema.get("x-hint")
     keyword = error.validator
@@ -185,14 +179,14 @@ def _report(error: ValidationError, spec: LoadedSpec, sink: Sink) -> None:
                 op = spec.data.get("op") if isinstance(spec.data, dict) else None
                 sink.emit(
                     "E601",
-                    source.key(where + (key,)),
+                    positions.key(where + (key,)),
                     (f"{op}: " if isinstance(op, str) else "")
                     + f"YAML read the rule {rule!r} in {describe(where)} as several "
                     "entries: in {...} flow style a comma ends a value",
                     f"quote the rule: '{rule}', or write the mapping in block style",
                 )
                 continue
-            hint = _suggest(key, allowed) or f"allowed keys: {', '.join(allowed)}"
+            hint = suggest(key, allowed) or f"allowed keys: {', '.join(allowed)}"
             if value[key] is None and " " not in key:
                 hint += (
                     "; if this is the rest of a value, quote that value: in {...} "
@@ -200,7 +194,7 @@ def _report(error: ValidationError, spec: LoadedSpec, sink: Sink) -> None:
                 )
             sink.emit(
                 "E201",
-                source.key(where + (key,)),
+                positions.key(where + (key,)),
                 f"unknown key '{key}' in {describe(where)}",
                 hint,
             )
@@ -210,7 +204,7 @@ def _report(error: ValidationError, spec: LoadedSpec, sink: Sink) -> None:
             if key not in value:
                 sink.emit(
                     "E202",
-                    source.at(where),
+                    positions.at(where),
                     f"missing required key '{key}' in {describe(where)}",
                 )
         return
@@ -220,7 +214,7 @@ def _report(error: ValidationError, spec: LoadedSpec, sink: Sink) -> None:
             bad: Any = sub.instance
             sink.emit(
                 "E204",
-                source.key(where + (bad,)),
+                positions.key(where + (bad,)),
                 f"'{bad}' is not a valid name in {describe(where)}",
                 sub.schema.get("x-hint") if isinstance(sub.schema, dict) else None,
             )
@@ -233,7 +227,7 @@ def _report(error: ValidationError, spec: LoadedSpec, sink: Sink) -> None:
             expect = schema.get("x-expect", "another kind of value")
             sink.emit(
                 "E203",
-                source.at(where),
+                positions.at(where),
                 f"{describe(where)} must be {expect}, not {_kind(value)}",
             )
             return
@@ -250,7 +244,7 @@ def _report(error: ValidationError, spec: LoadedSpec, sink: Sink) -> None:
         )
         sink.emit(
             "E203",
-            source.at(where),
+            positions.at(where),
             f"{describe(where)} must be {words}, not {_kind(value)}",
             hint,
         )
@@ -259,15 +253,15 @@ def _report(error: ValidationError, spec: LoadedSpec, sink: Sink) -> None:
         choices = [str(c) for c in rule_value]
         sink.emit(
             "E204",
-            source.at(where),
+            positions.at(where),
             f"{describe(where)}: {value!r} is not one of {', '.join(choices)}",
-            _suggest(str(value), choices) if isinstance(value, str) else None,
+            suggest(str(value), choices) if isinstance(value, str) else None,
         )
         return
     if keyword == "pattern":
         sink.emit(
             "E204",
-            source.at(where),
+            positions.at(where),
             f"{describe(where)}: {value!r} is not valid",
             hint,
         )
@@ -275,20 +269,20 @@ def _report(error: ValidationError, spec: LoadedSpec, sink: Sink) -> None:
     if keyword == "uniqueItems":
         sink.emit(
             "E204",
-            source.at(where),
+            positions.at(where),
             f"{describe(where)} lists an item twice",
             hint,
         )
         return
     if keyword == "minProperties" and rule_value == 1 and value == {}:
-        sink.emit("E204", source.at(where), f"{describe(where)} is empty", hint)
+        sink.emit("E204", positions.at(where), f"{describe(where)} is empty", hint)
         return
     if keyword in ("minItems", "minProperties", "maxProperties", "minimum"):
         sink.emit(
             "E204",
-            source.at(where),
+            positions.at(where),
             f"{describe(where)}: {error.message}",
             hint,
         )
         return
-    sink.emit("E204", source.at(where), f"{describe(where)}: {error.message}", hint)
+    sink.emit("E204", positions.at(where), f"{describe(where)}: {error.message}", hint)
