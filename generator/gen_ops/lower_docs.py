@@ -15,11 +15,12 @@ from typing import Any
 from gen_ops import layout
 from gen_ops.literals import json_default, json_text, py_default_summary
 from gen_ops.lower_cpp import RegOpView, reg_op_view
-from gen_ops.lower_python import Param, dtype_words
+from gen_ops.lower_python import dtype_words
 from gen_ops.lower_python import lower as lower_python
 from gen_ops.model import Attr, Capability, DtypeRule, OpSpec, ShapeRule
 from gen_ops.reg_op import RegOpMacro, dtype_symbol, macro_of
 from gen_ops.render import render
+from gen_ops.signature import Param
 
 
 def md_cell(text: str) -> str:

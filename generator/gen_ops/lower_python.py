@@ -17,7 +17,7 @@ from ge_ir.attrs import AttrType, python_annotation
 
 from gen_ops import layout
 from gen_ops.imports import ImportLine, Imports
-from gen_ops.literals import py_default_summary, py_default_tree
+from gen_ops.literals import py_default_summary
 from gen_ops.model import (
     Attr,
     DtypeConstraint,
@@ -28,8 +28,9 @@ from gen_ops.model import (
     Output,
 )
 from gen_ops.names import PythonNames, exported_names, python_names
-from gen_ops.pyformat import format_python, layout as lay_out
+from gen_ops.pyformat import format_python
 from gen_ops.render import render
+from gen_ops.signature import Param, default_code
 
 _TENSOR_IN = "TensorHolder | TensorLike"
 # The ge.graph class each attr type's annotation names (its element's, for a
@@ -39,16 +40,6 @@ _GRAPH_CLASSES = {
     AttrType.NAMED_ATTRS: "NamedAttrs",
     AttrType.TENSOR: "Tensor",
 }
-
-
-@dataclass(frozen=True)
-class Param:
-    """A parameter of the builder function."""
-
-    name: str
-    annotation: str
-    default: str | None  # laid out (pyformat.layout); for docs, its summary
-    doc: str  # the Args entry, without the name
 
 
 @dataclass(frozen=True)
@@ -375,15 +366,6 @@ def lower(op: OpSpec, code: bool = True) -> PyBuilder:
         imports=imports.sections(),
         origin=op.label,
     )
-
-
-def default_code(name: str, annotation: str, attr: Attr) -> str:
-    """``attr``'s default as a parameter ``name: annotation = <this>,`` at
-    indent 4 holds it: one line, or exploded when long (pyformat.layout)."""
-    assert attr.default is not None
-    head = f"{name}: {annotation} = "
-    laid_out = lay_out(head, py_default_tree(attr.type, attr.default), ",", 4)
-    return laid_out[len(head) : -1]
 
 
 def _article(word: str) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from gen_ops import layout
 from gen_ops.layout import author_path, file_stem
 from gen_ops.layout import starter_spec as starter_spec_path
 from gen_ops.lower_impl import lower as lower_impl
@@ -20,7 +21,9 @@ def author_module(op: OpSpec) -> str:
     """The scaffold of ``op``'s implementation module."""
     return format_python(
         render(
-            "python/author.py.j2", m=lower_impl(op), module=op.module, stem=op.file_stem
+            "python/author.py.j2",
+            m=lower_impl(op),
+            impl_module=layout.impl_import_name(op),
         )
     )
 
