@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
+from typing import Protocol
 
 
 @dataclass(frozen=True)
@@ -24,6 +25,12 @@ class ImportLine:
     module: str
     names: tuple[str, ...] = ()
     alias: str | None = None
+
+
+class NameRecorder(Protocol):
+    """Where a lowering records the ``from module import name`` it needs."""
+
+    def name(self, module: str, name: str, alias: str | None = None) -> None: ...
 
 
 class Imports:
@@ -75,3 +82,15 @@ def _by_module(item: tuple[str, str | None]) -> tuple[str, str]:
 
 def _is_stdlib(module: str) -> bool:
     return module.split(".")[0] in sys.stdlib_module_names
+
+
+class Both:
+    """Records each name in two modules' imports: for code that both the
+    generated module and the author's scaffold spell (abstract methods)."""
+
+    def __init__(self, first: Imports, second: Imports) -> None:
+        self._targets = (first, second)
+
+    def name(self, module: str, name: str, alias: str | None = None) -> None:
+        for imports in self._targets:
+            imports.name(module, name, alias)

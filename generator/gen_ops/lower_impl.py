@@ -21,8 +21,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ge_ir.attrs import AttrType, python_annotation
-
 from gen_ops import layout
 from gen_ops.impl_bodies import (
     AuthorCall,
@@ -36,21 +34,12 @@ from gen_ops.impl_bodies import (
     output_descs,
     shape_constants,
 )
-from gen_ops.imports import ImportLine, Imports
+from gen_ops.imports import Both, ImportLine, Imports, NameRecorder
 from gen_ops.model import Capability, InputKind, LaunchArg, LaunchArgKind, OpSpec
 from gen_ops.names import ImplNames, impl_names
 from gen_ops.pyformat import format_python
 from gen_ops.render import render
-from gen_ops.signature import Param, default_code
-
-# The ge.graph class each attr type's annotation names (its element's, for a
-# list type), and the name it is imported as here: the runtime's Tensor is
-# what the methods' positional parameters are.
-_GRAPH_CLASSES = {
-    AttrType.DTYPE: ("DataType", None),
-    AttrType.NAMED_ATTRS: ("NamedAttrs", None),
-    AttrType.TENSOR: ("Tensor", "GraphTensor"),
-}
+from gen_ops.signature import Param, attr_annotation, default_code
 
 
 @dataclass(frozen=True)
@@ -100,21 +89,8 @@ class ImplModule:
     author_imports: tuple[tuple[ImportLine, ...], ...]
 
 
-class _Recorder:
-    """Records an import in the impl module and, for what the author's stubs
-    spell too, in the author module."""
-
-    def __init__(self, impl: Imports, author: Imports | None = None) -> None:
-        self.impl, self.author = impl, author
-
-    def name(self, module: str, name: str, alias: str | None = None) -> None:
-        for imports in (self.impl, self.author):
-            if imports is not None:
-                imports.name(module, name, alias)
-
-
 def _tensor(
-    kind: InputKind | None, tensor: str, imports: _Recorder, dynamic: bool = False
+    kind: InputKind | None, tensor: str, imports: NameRecorder, dynamic: bool = False
 ) -> str:
     """A positional parameter's annotation: an input's of ``kind``, or an
     output's (``kind`` None), ``dynamic`` or not."""
@@ -126,24 +102,13 @@ def _tensor(
     return tensor
 
 
-def _attr_annotation(attr_type: AttrType, sequence: str, imports: _Recorder) -> str:
-    leaf = attr_type
-    while leaf.element is not None:
-        leaf = leaf.element
-    if leaf in _GRAPH_CLASSES:
-        imports.name("ge.graph", *_GRAPH_CLASSES[leaf])
-    if attr_type.is_list and sequence == "Sequence":
-        imports.name("collections.abc", "Sequence")
-    return python_annotation(attr_type, tensor="GraphTensor", sequence=sequence)
-
-
-def _proto_attrs(op: OpSpec, imports: _Recorder) -> tuple[Param, ...]:
+def _proto_attrs(op: OpSpec, imports: NameRecorder) -> tuple[Param, ...]:
     """The prototype's attrs, with their defaults: list attrs take any
     Sequence, as their defaults are tuples (immutable). Keyword-only
     parameters with and without defaults may mix freely."""
     params = []
     for attr in op.attrs:
-        annotation = _attr_annotation(attr.type, "Sequence", imports)
+        annotation = attr_annotation(attr.type, imports, "Sequence", "GraphTensor")
         default = None
         if attr.default is not None:
             if attr.default.value is None:
@@ -153,21 +118,22 @@ def _proto_attrs(op: OpSpec, imports: _Recorder) -> tuple[Param, ...]:
     return tuple(params)
 
 
-def _method_attrs(op: OpSpec, imports: _Recorder) -> tuple[Param, ...]:
+def _method_attrs(op: OpSpec, imports: NameRecorder) -> tuple[Param, ...]:
     """The methods' attrs: the runtime passes lists, and every attr."""
     return tuple(
-        Param(a.name, _attr_annotation(a.type, "list", imports)) for a in op.attrs
+        Param(a.name, attr_annotation(a.type, imports, "list", "GraphTensor"))
+        for a in op.attrs
     )
 
 
-def _descs(op: OpSpec, names: ImplNames, imports: _Recorder) -> tuple[Param, ...]:
+def _descs(op: OpSpec, names: ImplNames, imports: NameRecorder) -> tuple[Param, ...]:
     return tuple(
         Param(names.inputs[i.name], _tensor(i.kind, "TensorDesc", imports))
         for i in op.inputs
     )
 
 
-def _proto_returns(op: OpSpec, imports: _Recorder) -> str:
+def _proto_returns(op: OpSpec, imports: NameRecorder) -> str:
     returns = ["list[TensorDesc]" if o.dynamic else "TensorDesc" for o in op.outputs]
     if not returns:
         return "None"
@@ -175,7 +141,7 @@ def _proto_returns(op: OpSpec, imports: _Recorder) -> str:
     return returns[0] if len(returns) == 1 else "tuple[" + ", ".join(returns) + "]"
 
 
-def _part_returns(op: OpSpec, ask: AuthorPart, imports: _Recorder) -> str:
+def _part_returns(op: OpSpec, ask: AuthorPart, imports: NameRecorder) -> str:
     """infer_shapes / infer_dtypes' return annotation: one value per output
     that lacks the part, a list of them for a dynamic output."""
     one = "list[int]"
@@ -202,7 +168,7 @@ def _slot_words(arg: LaunchArg) -> str:
     return f"{arg.kind.value} {arg.name}"
 
 
-def _infer_methods(op: OpSpec, names: ImplNames, imports: _Recorder) -> list[Method]:
+def _infer_methods(op: OpSpec, names: ImplNames, imports: NameRecorder) -> list[Method]:
     """The static methods the prototype asks the author for (abstract)."""
     methods = []
     attrs = _method_attrs(op, imports)
@@ -234,7 +200,7 @@ def _infer_methods(op: OpSpec, names: ImplNames, imports: _Recorder) -> list[Met
 
 
 def _runtime_params(
-    op: OpSpec, names: ImplNames, with_outputs: bool, imports: _Recorder
+    op: OpSpec, names: ImplNames, with_outputs: bool, imports: NameRecorder
 ) -> tuple[Param, ...]:
     """A capability method's positional parameters: the runtime's tensors of
     the inputs, and of the outputs for compile and declare_launch_args."""
@@ -256,7 +222,7 @@ def _capability_methods(
     """The schema-bound methods of the declared capabilities: execute takes
     the inputs, the others the inputs and outputs; attrs keyword-only."""
     assert op.impl is not None
-    abstract, generated = _Recorder(impl, author), _Recorder(impl)
+    abstract, generated = Both(impl, author), impl
 
     def method(name: str, returns: str, doc: str, outputs: bool = True) -> Method:
         params = _runtime_params(op, names, outputs, abstract)
@@ -294,12 +260,11 @@ def _capability_methods(
 def _prototype(
     op: OpSpec, names: ImplNames, imports: Imports, base: str | None
 ) -> Prototype:
-    recorder = _Recorder(imports)
     return Prototype(
         name=f"{op.file_stem}_infer_meta",
-        positional=_descs(op, names, recorder),
-        keyword=_proto_attrs(op, recorder),
-        returns=_proto_returns(op, recorder),
+        positional=_descs(op, names, imports),
+        keyword=_proto_attrs(op, imports),
+        returns=_proto_returns(op, imports),
         output_names=tuple(o.name for o in op.outputs),
         asks=author_calls(op, names, base),
         results=output_descs(op, names, imports) if op.infer_meta is not None else None,
@@ -315,7 +280,7 @@ def lower(op: OpSpec) -> ImplModule:
     methods: list[Method] = []
     if op.impl is not None:
         imports.module("abc")  # the base is an abc.ABC
-        methods += _infer_methods(op, names, _Recorder(imports, author))
+        methods += _infer_methods(op, names, Both(imports, author))
         methods += _capability_methods(op, names, imports, author)
         author.name("ge.custom_op", "register_op_impl")
         author.name(layout.impl_import_name(op), str(base))

@@ -13,8 +13,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ge_ir.attrs import AttrType, python_annotation
-
 from gen_ops import layout
 from gen_ops.imports import ImportLine, Imports
 from gen_ops.literals import py_default_summary
@@ -30,16 +28,9 @@ from gen_ops.model import (
 from gen_ops.names import PythonNames, exported_names, python_names
 from gen_ops.pyformat import format_python
 from gen_ops.render import render
-from gen_ops.signature import Param, default_code
+from gen_ops.signature import Param, attr_annotation, default_code
 
 _TENSOR_IN = "TensorHolder | TensorLike"
-# The ge.graph class each attr type's annotation names (its element's, for a
-# list type).
-_GRAPH_CLASSES = {
-    AttrType.DTYPE: "DataType",
-    AttrType.NAMED_ATTRS: "NamedAttrs",
-    AttrType.TENSOR: "Tensor",
-}
 
 
 @dataclass(frozen=True)
@@ -166,18 +157,6 @@ def _output_annotation(output: Output) -> str:
     return "list[TensorHolder]" if output.dynamic else "TensorHolder"
 
 
-def _attr_annotation(attr: Attr, imports: Imports) -> str:
-    """Defaults are immutable, so list attrs take any Sequence (tuples)."""
-    leaf = attr.type
-    if attr.type.is_list:
-        imports.name("collections.abc", "Sequence")
-    while leaf.element is not None:
-        leaf = leaf.element
-    if leaf in _GRAPH_CLASSES:
-        imports.name("ge.graph", _GRAPH_CLASSES[leaf])
-    return python_annotation(attr.type, sequence="Sequence")
-
-
 def _positional(op: OpSpec, names: PythonNames, imports: Imports) -> list[Param]:
     """Inputs, the owner builder, count parameters and graphs, in GE's order;
     optional inputs default to None wherever every later positional
@@ -249,7 +228,8 @@ def _keyword(
     params = []
     given = [a for a in op.attrs if a.derive is None]
     for attr in sorted(given, key=lambda a: not a.required):
-        annotation = _attr_annotation(attr, imports)
+        # Defaults are immutable, so list attrs take any Sequence (tuples).
+        annotation = attr_annotation(attr.type, imports, "Sequence")
         name = names.params[("attr", attr.name)]
         default = None
         if attr.default is not None:
