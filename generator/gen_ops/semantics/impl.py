@@ -121,8 +121,8 @@ def _check_consistent(
 
 
 def _author_problem(path: str) -> str | None:
-    """Why ``path`` could leave the project, or None (Note [Project root]:
-    relative, POSIX, no "..", nothing invisible)."""
+    """Why ``path`` could leave the project (Note [Project root]), or None:
+    it must be relative, POSIX, without "..", with nothing invisible."""
     bad = invisible(path)
     if bad is not None:
         return f"holds {describe(bad)}"
