@@ -83,7 +83,7 @@ def _validator() -> Any:
     return _Validator(inlined)
 
 
-def describe(where: YamlPath) -> str:
+def describe_path(where: YamlPath) -> str:
     """``("inputs", 1, "dtype")`` -> ``inputs[1].dtype``; ``()`` -> ``the spec``."""
     text = ""
     for part in where:
@@ -192,7 +192,7 @@ def _unknown_keys(error: ValidationError, spec: LoadedSpec, sink: Sink) -> None:
                 "E601",
                 positions.key(where + (key,)),
                 (f"{op}: " if isinstance(op, str) else "")
-                + f"YAML read the rule {rule!r} in {describe(where)} as several "
+                + f"YAML read the rule {rule!r} in {describe_path(where)} as several "
                 "entries: in {...} flow style a comma ends a value",
                 f"quote the rule: '{rule}', or write the mapping in block style",
             )
@@ -206,7 +206,7 @@ def _unknown_keys(error: ValidationError, spec: LoadedSpec, sink: Sink) -> None:
         sink.emit(
             "E201",
             positions.key(where + (key,)),
-            f"unknown key '{key}' in {describe(where)}",
+            f"unknown key '{key}' in {describe_path(where)}",
             hint,
         )
 
@@ -220,7 +220,7 @@ def _missing_keys(error: ValidationError, spec: LoadedSpec, sink: Sink) -> None:
             sink.emit(
                 "E202",
                 spec.positions.at(_where(error)),
-                f"missing required key '{key}' in {describe(_where(error))}",
+                f"missing required key '{key}' in {describe_path(_where(error))}",
             )
 
 
@@ -232,7 +232,7 @@ def _bad_names(error: ValidationError, spec: LoadedSpec, sink: Sink) -> None:
         sink.emit(
             "E204",
             spec.positions.key(_where(error) + (bad,)),
-            f"'{bad}' is not a valid name in {describe(_where(error))}",
+            f"'{bad}' is not a valid name in {describe_path(_where(error))}",
             sub.schema.get("x-hint") if isinstance(sub.schema, dict) else None,
         )
 
@@ -252,7 +252,7 @@ def _branches(error: ValidationError, spec: LoadedSpec, sink: Sink) -> None:
     sink.emit(
         "E203",
         spec.positions.at(_where(error)),
-        f"{describe(_where(error))} must be {expect}, not {_kind(value)}",
+        f"{describe_path(_where(error))} must be {expect}, not {_kind(value)}",
     )
 
 
@@ -265,7 +265,7 @@ def _wrong_type(error: ValidationError, spec: LoadedSpec, sink: Sink) -> None:
     sink.emit(
         "E203",
         spec.positions.at(_where(error)),
-        f"{describe(_where(error))} must be {words}, not {_kind(value)}",
+        f"{describe_path(_where(error))} must be {words}, not {_kind(value)}",
         _schema_of(error).get("x-hint"),
     )
 
@@ -278,7 +278,7 @@ def _not_a_choice(error: ValidationError, spec: LoadedSpec, sink: Sink) -> None:
     sink.emit(
         "E204",
         spec.positions.at(_where(error)),
-        f"{describe(_where(error))}: {value!r} is not one of {', '.join(choices)}",
+        f"{describe_path(_where(error))}: {value!r} is not one of {', '.join(choices)}",
         suggest(str(value), choices) if isinstance(value, str) else None,
     )
 
@@ -291,13 +291,13 @@ def _invalid_value(error: ValidationError, spec: LoadedSpec, sink: Sink) -> None
     keyword = error.validator
     where = _where(error)
     if keyword == "pattern":
-        message = f"{describe(where)}: {value!r} is not valid"
+        message = f"{describe_path(where)}: {value!r} is not valid"
     elif keyword == "uniqueItems":
-        message = f"{describe(where)} lists an item twice"
+        message = f"{describe_path(where)} lists an item twice"
     elif keyword == "minProperties" and rule_value == 1 and value == {}:
-        message = f"{describe(where)} is empty"
+        message = f"{describe_path(where)} is empty"
     else:
-        message = f"{describe(where)}: {error.message}"
+        message = f"{describe_path(where)}: {error.message}"
     sink.emit(
         "E204", spec.positions.at(where), message, _schema_of(error).get("x-hint")
     )
