@@ -226,11 +226,15 @@ def _capability_methods(
 
     def method(name: str, returns: str, doc: str, outputs: bool = True) -> Method:
         params = _runtime_params(op, names, outputs, abstract)
-        return Method(name, params, _method_attrs(op, abstract), returns, doc, True)
+        attrs = _method_attrs(op, abstract)
+        return Method(name, params, attrs, returns, doc, abstract=True)
 
     methods = []
     if op.impl.has(Capability.EXECUTE):
-        doc = "Run the op: allocate the outputs with get_execute_ctx() and launch the kernel."
+        doc = (
+            "Run the op: allocate the outputs with get_execute_ctx() and launch "
+            "the kernel."
+        )
         methods.append(method("execute", "None", doc, outputs=False))
     if op.impl.has(Capability.COMPILE):
         doc = "Prepare the kernel for these shapes and dtypes (once per key)."
