@@ -1,12 +1,14 @@
 """gen-ops: one YAML spec per GE custom operator, rendered into everything else.
 
-The data path, one module per step::
+The data path, one module (or package) per step::
 
-    source (YAML with positions) -> schema_check (structure) -> semantics
-    (meaning, builds the frozen model) -> lower_* (one view per target)
-    -> render (Jinja2 templates) -> writer (manifest, atomic, only changed)
+    discovery (spec files) -> source (YAML with positions) -> schema_check
+    (structure) -> semantics (meaning; builds the frozen model) -> lower_*
+    (one view per target) -> render (Jinja2 templates) -> writer (manifest,
+    one transaction, only what changed)
 
 ``pipeline`` strings them together; ``cli`` is the command line.
+docs/design.md says which module decides which rule.
 """
 
 __version__ = "0.1.0"

@@ -6,7 +6,9 @@ against this table by the tests, and every code has a negative test.
 
 from __future__ import annotations
 
+import difflib
 import enum
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from gen_ops.charset import escape
@@ -46,6 +48,7 @@ CODES: dict[str, CodeInfo] = {
     "E306": CodeInfo(Severity.ERROR, "REG_OP would declare a member twice"),
     "E307": CodeInfo(Severity.ERROR, "REG_OP would declare a system macro"),
     "E308": CodeInfo(Severity.ERROR, "op type is a node type the runtime reserves"),
+    "E309": CodeInfo(Severity.ERROR, "ref pair with only one side dynamic"),
     "E401": CodeInfo(Severity.ERROR, "unknown dtype"),
     "E402": CodeInfo(Severity.ERROR, "unknown type variable"),
     "E403": CodeInfo(Severity.ERROR, "type variable shadows a dtype or named set"),
@@ -53,12 +56,18 @@ CODES: dict[str, CodeInfo] = {
     "E502": CodeInfo(Severity.ERROR, "attr has both default and derive"),
     "E601": CodeInfo(Severity.ERROR, "malformed rule"),
     "E602": CodeInfo(Severity.ERROR, "rule names an unknown input, output or attr"),
-    "E603": CodeInfo(Severity.ERROR, "rule does not fit what it names"),
     "E604": CodeInfo(Severity.ERROR, "infer_meta must cover every output"),
     "E605": CodeInfo(Severity.ERROR, "count rule on a non-dynamic output"),
     "E606": CodeInfo(
         Severity.ERROR, "infer_meta leaves a part to an implementation the op lacks"
     ),
+    "E607": CodeInfo(Severity.ERROR, "len() of an input that is not dynamic"),
+    "E608": CodeInfo(Severity.ERROR, "derived attr has another type than its rule"),
+    "E609": CodeInfo(Severity.ERROR, "attr() names an attr of the wrong type"),
+    "E610": CodeInfo(Severity.ERROR, "count attr defaults to a negative number"),
+    "E611": CodeInfo(Severity.ERROR, "same_as() of a dynamic input"),
+    "E612": CodeInfo(Severity.ERROR, "rule reads an optional input"),
+    "E613": CodeInfo(Severity.ERROR, "dtype rule gives a dtype the output forbids"),
     "E701": CodeInfo(
         Severity.ERROR, "launch argument names an unknown input, output or attr"
     ),
@@ -134,3 +143,9 @@ class Sink:
 
     def sorted(self) -> list[Diagnostic]:
         return sorted(self.items, key=lambda d: (d.span, d.code, d.message))
+
+
+def suggest(word: str, choices: Iterable[str]) -> str | None:
+    """A hint naming the choice closest to ``word`` (a likely typo), or None."""
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f"did you mean '{close[0]}'?" if close else None

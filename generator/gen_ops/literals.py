@@ -77,7 +77,9 @@ def py_docstring_body(text: str) -> str:
     return "".join(out)
 
 
-_PY_FLOAT = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
+# A decimal number as a spec may write it, and as Python and C++ both read it:
+# the spellings of a float default that are kept as written.
+_DECIMAL = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
 
 
 def _spells(text: str | None, value: float) -> bool:
@@ -95,7 +97,7 @@ def py_float(value: float, text: str | None = None) -> str:
         return 'float("inf")' if value > 0 else 'float("-inf")'
     if (
         text
-        and _PY_FLOAT.fullmatch(text)
+        and _DECIMAL.fullmatch(text)
         and any(c in text for c in ".eE")
         and _spells(text, value)
     ):
@@ -110,11 +112,11 @@ def py_float(value: float, text: str | None = None) -> str:
     return repr(value).replace("e+", "e")
 
 
-def _split_texts(default: Default, count: int) -> list[str | None]:
-    if not default.text:
-        return [None] * count
-    parts = default.text.split("\x1f")
-    return [p or None for p in parts] if len(parts) == count else [None] * count
+def _spellings(default: Default, count: int) -> tuple[str | None, ...]:
+    """The spec's spelling of each of ``count`` floats of ``default``."""
+    if len(default.spellings) == count:
+        return default.spellings
+    return (None,) * count
 
 
 # A Python literal as a tree: a spelled leaf, or a list of items that is a
@@ -129,9 +131,9 @@ def py_default_tree(attr_type: AttrType, default: Default) -> PyTree:
     if value is None:
         return "None"
     if attr_type is AttrType.FLOAT:
-        return py_float(value, default.text)
+        return py_float(value, _spellings(default, 1)[0])
     if attr_type is AttrType.LIST_FLOAT:
-        texts = _split_texts(default, len(value))
+        texts = _spellings(default, len(value))
         return [py_float(v, t) for v, t in zip(value, texts)]
     return _py_value(value)
 
@@ -177,7 +179,7 @@ def py_default_summary(attr_type: AttrType, default: Default) -> str:
 def _item_spellings(attr_type: AttrType, default: Default) -> Iterator[str]:
     """The spelled items of a tuple default, one at a time."""
     if attr_type is AttrType.LIST_FLOAT:
-        texts = _split_texts(default, len(default.value))
+        texts = _spellings(default, len(default.value))
         return (py_float(v, t) for v, t in zip(default.value, texts))
     return (py_flat(_py_value(v)) for v in default.value)
 
@@ -255,16 +257,13 @@ def cpp_comment_lines(text: str, prefix: str = "/// ") -> list[str]:
     return lines
 
 
-_CPP_FLOAT = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
-
-
 def cpp_float(value: float, text: str | None = None) -> str:
     if math.isnan(value):
         return "std::numeric_limits<float>::quiet_NaN()"
     if math.isinf(value):
         sign = "" if value > 0 else "-"
         return f"{sign}std::numeric_limits<float>::infinity()"
-    if text and _CPP_FLOAT.fullmatch(text) and _spells(text, value):
+    if text and _DECIMAL.fullmatch(text) and _spells(text, value):
         if any(c in text for c in ".eE"):
             return text.lstrip("+")
         return text.lstrip("+") + ".0"
@@ -287,9 +286,9 @@ def cpp_default(attr_type: AttrType, default: Default) -> str:
     if attr_type is AttrType.NAMED_ATTRS:
         return "NamedAttrs()"
     if attr_type is AttrType.FLOAT:
-        return cpp_float(value, default.text)
+        return cpp_float(value, _spellings(default, 1)[0])
     if attr_type is AttrType.LIST_FLOAT:
-        texts = _split_texts(default, len(value))
+        texts = _spellings(default, len(value))
         return "{" + ", ".join(cpp_float(v, t) for v, t in zip(value, texts)) + "}"
     if attr_type is AttrType.BYTES:
         return "{" + ", ".join(f"0x{b:02x}" for b in value) + "}"

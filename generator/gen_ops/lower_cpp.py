@@ -1,8 +1,8 @@
-"""Lower an OpSpec to GE's REG_OP grammar (ge-reference.md section 5).
+"""Lower an OpSpec to the view of its REG_OP header (docs/ge-compat.md, "REG_OP").
 
-Dtype arguments are always a quoted type variable or a parenthesised
-``TensorType(...)`` expression, never bare braces, because REG_OP's macros
-would split a brace list at its commas.
+Which macro each element gets and how dtypes are spelled is decided by
+``reg_op``; default values are spelled by ``literals``. The templates
+(``cpp/op_proto.h.j2``, ``cpp/reg_op.j2``) write the code and the comment.
 """
 
 from __future__ import annotations
@@ -10,127 +10,130 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from gen_ops import layout
 from gen_ops.literals import cpp_default, needs_limits
 from gen_ops.lower_python import dtype_words
-from gen_ops.model import DtypeConstraint, DtypeKind, InputKind, OpSpec
+from gen_ops.model import Attr, Input, OpSpec, Output, Subgraph, TypeVar
+from gen_ops.reg_op import RegOpMacro, dtype_argument, elements, type_range
 from gen_ops.render import render
 
 
 @dataclass(frozen=True)
-class CppOp:
+class RegOpElement:
+    """``.<macro>(<name>[, <type_arg>[, <default>]])``."""
+
+    macro: str  # a RegOpMacro's name
+    name: str
+    type_arg: str | None = None  # the dtype argument, or the attr's GE type
+    default: str | None = None  # ATTR's default, as C++ spells it
+
+
+@dataclass(frozen=True)
+class RegOpView:
+    """``REG_OP(<op_type>)``, its elements in IR order, and its end."""
+
     op_type: str
+    elements: tuple[RegOpElement, ...]
+
+
+@dataclass(frozen=True)
+class CommentRow:
+    """``<name> (<facts>): <doc>`` in the comment above REG_OP."""
+
+    name: str
+    facts: tuple[str, ...]
+    doc: str
+
+
+@dataclass(frozen=True)
+class CommentSection:
+    title: str
+    rows: tuple[CommentRow, ...]
+
+
+@dataclass(frozen=True)
+class CppOp:
+    reg_op: RegOpView
     guard: str
-    needs_limits: bool
-    comment: str  # the doc comment's text (escaped by the template filter)
-    lines: tuple[str, ...]  # the chained REG_OP calls, in IR order
+    needs_limits: bool  # a default is spelled with std::numeric_limits
+    doc: str
+    sections: tuple[CommentSection, ...]  # only the non-empty ones
+    origin: str  # the spec, as the banner names it
 
 
-def tensor_type(dtype: DtypeConstraint) -> str:
-    """The REG_OP dtype argument of an input or output."""
-    if dtype.kind is DtypeKind.VAR:
-        return f'"{dtype.name}"'
-    if dtype.kind is DtypeKind.SET:
-        return f"TensorType::{dtype.name}()"
-    return "TensorType({" + ", ".join(d.name for d in dtype.dtypes) + "})"
+def _element(
+    macro: RegOpMacro, item: Input | Output | Attr | Subgraph | TypeVar
+) -> RegOpElement:
+    if isinstance(item, (Input, Output)):
+        return RegOpElement(macro.value, item.name, dtype_argument(item.dtype))
+    if isinstance(item, Attr):
+        default = None
+        if macro is RegOpMacro.ATTR:
+            assert item.default is not None
+            default = cpp_default(item.type, item.default)
+        return RegOpElement(macro.value, item.name, item.type.ir_name, default)
+    if isinstance(item, TypeVar):
+        return RegOpElement(
+            macro.value, item.name, type_range(item.dtypes, item.set_name)
+        )
+    return RegOpElement(macro.value, item.name)
 
 
-def _datatype_range(op: OpSpec) -> list[str]:
-    lines = []
-    for var in op.type_vars:
-        if var.set_name:
-            lines.append(f".DATATYPE({var.name}, TensorType::{var.set_name}())")
-        else:
-            names = ", ".join(d.name for d in var.dtypes)
-            lines.append(f".DATATYPE({var.name}, TensorType({{{names}}}))")
-    return lines
+def reg_op_view(op: OpSpec) -> RegOpView:
+    """The REG_OP chain of ``op`` (the header's, and the docs page's)."""
+    return RegOpView(op.op_type, tuple(_element(e.macro, e.item) for e in elements(op)))
 
 
-def _comment(op: OpSpec) -> str:
-    parts = [op.op_type]
-    if op.doc:
-        parts += ["", op.doc]
-    sections = []
-    for title, rows in (
-        (
+def _sections(op: OpSpec) -> tuple[CommentSection, ...]:
+    sections = (
+        CommentSection(
             "Inputs",
-            [
-                (i.name, f"{i.kind.value}, {dtype_words(i.dtype)}", i.doc)
+            tuple(
+                CommentRow(i.name, (i.kind.value, dtype_words(i.dtype)), i.doc)
                 for i in op.inputs
-            ],
+            ),
         ),
-        (
+        CommentSection(
             "Outputs",
-            [
-                (
+            tuple(
+                CommentRow(
                     o.name,
-                    ("dynamic" if o.dynamic else "required")
-                    + f", {dtype_words(o.dtype)}",
+                    ("dynamic" if o.dynamic else "required", dtype_words(o.dtype)),
                     o.doc,
                 )
                 for o in op.outputs
-            ],
+            ),
         ),
-        (
+        CommentSection(
             "Attrs",
-            [
-                (
+            tuple(
+                CommentRow(
                     a.name,
-                    a.type.value + (f", derived: {a.derive}" if a.derive else ""),
+                    (a.type.value,) + ((f"derived: {a.derive}",) if a.derive else ()),
                     a.doc,
                 )
                 for a in op.attrs
-            ],
+            ),
         ),
-        (
+        CommentSection(
             "Graphs",
-            [(g.name, "dynamic" if g.dynamic else "static", g.doc) for g in op.graphs],
+            tuple(
+                CommentRow(g.name, ("dynamic" if g.dynamic else "static",), g.doc)
+                for g in op.graphs
+            ),
         ),
-    ):
-        if rows:
-            lines = [f"{title}:"]
-            for name, what, doc in rows:
-                entry = f"  {name} ({what})"
-                if doc:
-                    doc_lines = doc.split("\n")
-                    entry += ": " + doc_lines[0]
-                    entry += "".join(
-                        "\n    " + line if line else "\n" for line in doc_lines[1:]
-                    )
-                lines.append(entry)
-            sections.append("\n".join(lines))
-    if sections:
-        parts += ["", "\n\n".join(sections)]
-    return "\n".join(parts)
+    )
+    return tuple(section for section in sections if section.rows)
 
 
 def lower(op: OpSpec) -> CppOp:
-    lines = []
-    macro = {
-        InputKind.REQUIRED: "INPUT",
-        InputKind.OPTIONAL: "OPTIONAL_INPUT",
-        InputKind.DYNAMIC: "DYNAMIC_INPUT",
-    }
-    for item in op.inputs:
-        lines.append(f".{macro[item.kind]}({item.name}, {tensor_type(item.dtype)})")
-    for output in op.outputs:
-        kind = "DYNAMIC_OUTPUT" if output.dynamic else "OUTPUT"
-        lines.append(f".{kind}({output.name}, {tensor_type(output.dtype)})")
-    for attr in op.attrs:
-        if attr.default is None:
-            lines.append(f".REQUIRED_ATTR({attr.name}, {attr.type.ir_name})")
-        else:
-            value = cpp_default(attr.type, attr.default)
-            lines.append(f".ATTR({attr.name}, {attr.type.ir_name}, {value})")
-    for graph in op.graphs:
-        lines.append(f".{'DYNAMIC_GRAPH' if graph.dynamic else 'GRAPH'}({graph.name})")
-    lines += _datatype_range(op)
-    lines.append(f".OP_END_FACTORY_REG({op.op_type});")
     return CppOp(
-        op_type=op.op_type,
-        guard=f"GE_OPS_{op.module.upper()}_{op.file_stem.upper()}_H_",
+        reg_op=reg_op_view(op),
+        guard=layout.header_guard(layout.header_include(op)),
         needs_limits=any(needs_limits(a.type, a.default) for a in op.attrs),
-        comment=_comment(op),
-        lines=tuple(lines),
+        doc=op.doc,
+        sections=_sections(op),
+        origin=op.label,
     )
 
 
@@ -140,33 +143,26 @@ def files(ops: Sequence[OpSpec]) -> list[tuple[str, str]]:
     by_module: dict[str, list[OpSpec]] = {}
     for op in ops:
         by_module.setdefault(op.module, []).append(op)
-        text = render(
-            "cpp/op_proto.h.j2",
-            op=lower(op),
-            banner=f"Generated by gen-ops from {op.label}. Do not edit.",
-        )
-        out.append((f"include/{op.module}/{op.file_stem}.h", text))
+        text = render("cpp/op_proto.h.j2", op=lower(op))
+        out.append((layout.include_path(layout.header_include(op)), text))
     for module, members in sorted(by_module.items()):
-        banner = f"Generated by gen-ops from the specs of module {module}. Do not edit."
-        headers = sorted(f"{module}/{op.file_stem}.h" for op in members)
+        headers = sorted(layout.header_include(op) for op in members)
+        aggregate = layout.module_header_include(module)
         out.append(
             (
-                f"include/{module}/{module}_ops.h",
+                layout.include_path(aggregate),
                 render(
                     "cpp/module_ops.h.j2",
                     module=module,
-                    guard=f"GE_OPS_{module.upper()}_{module.upper()}_OPS_H_",
+                    guard=layout.header_guard(aggregate),
                     headers=headers,
-                    banner=banner,
                 ),
             )
         )
         out.append(
             (
-                f"src/{module}_op_proto.cc",
-                render(
-                    "cpp/op_proto.cc.j2", module=module, headers=headers, banner=banner
-                ),
+                layout.proto_source(module),
+                render("cpp/op_proto.cc.j2", module=module, headers=headers),
             )
         )
     return out

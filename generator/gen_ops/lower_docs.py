@@ -1,8 +1,9 @@
 """Lower OpSpecs to reference pages (Markdown) and GE's history export.
 
 ``history/<module>/operators.json`` has the shape of GE's history registry
-``operators.json`` (ge-reference.md 2.2): dtypes as their REG_OP symbol text,
-defaults as JSON literals stored in strings, attrs in IR order.
+``operators.json`` (docs/ge-compat.md, "History registry"): dtypes as their
+REG_OP symbol text, defaults as JSON literals stored in strings, attrs in IR
+order.
 """
 
 from __future__ import annotations
@@ -11,13 +12,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from gen_ops import layout
 from gen_ops.literals import json_default, json_text, py_default_summary
-from gen_ops.lower_cpp import lower as lower_cpp
-from gen_ops.lower_cpp import tensor_type
+from gen_ops.lower_cpp import RegOpView, reg_op_view
 from gen_ops.lower_python import dtype_words
 from gen_ops.lower_python import lower as lower_python
-from gen_ops.model import Capability, DtypeRule, InputKind, OpSpec, ShapeRule
+from gen_ops.model import Attr, Capability, DtypeRule, OpSpec, ShapeRule
+from gen_ops.reg_op import RegOpMacro, dtype_symbol, macro_of
 from gen_ops.render import render
+from gen_ops.signature import Param
 
 
 def md_cell(text: str) -> str:
@@ -46,11 +49,13 @@ class Row:
 class DocPage:
     op_type: str
     module: str
-    source: str
+    spec: str  # the spec file, as inline code
     doc: str
     since: str | None
     deprecated: str | None
-    signature: str
+    params: tuple[Param, ...]  # the builder's, defaults as their summaries
+    star_index: int
+    returns: str
     inputs: tuple[Row, ...]
     outputs: tuple[Row, ...]
     attrs: tuple[Row, ...]
@@ -58,21 +63,12 @@ class DocPage:
     type_vars: tuple[Row, ...]
     infer: tuple[Row, ...]
     impl: tuple[str, ...]
-    reg_op: str
+    reg_op: RegOpView
+    origin: str  # the spec, as the banner names it
 
 
 def lower(op: OpSpec) -> DocPage:
     builder = lower_python(op, code=False)
-    params = []
-    for i, p in enumerate(builder.params):
-        if i == builder.star_index:
-            params.append("*")
-        shown = p.summary if p.summary is not None else p.default
-        params.append(p.name + (f"={shown}" if shown is not None else ""))
-    if builder.star_index == len(builder.params):
-        params.append("*")
-    signature = f"{op.op_type}({', '.join(params)}) -> {builder.returns}"
-    cpp = lower_cpp(op)
     impl: list[str] = []
     if op.impl:
         impl.append(
@@ -93,11 +89,13 @@ def lower(op: OpSpec) -> DocPage:
     return DocPage(
         op_type=op.op_type,
         module=op.module,
-        source=md_code(op.label),
+        spec=md_code(op.label),
         doc=op.doc,
         since=op.since,
         deprecated=op.deprecated,
-        signature=signature,
+        params=builder.params,
+        star_index=builder.star_index,
+        returns=builder.returns,
         inputs=tuple(
             Row(
                 (
@@ -171,10 +169,8 @@ def lower(op: OpSpec) -> DocPage:
             for r in (op.infer_meta or ())
         ),
         impl=tuple(impl),
-        reg_op="REG_OP("
-        + op.op_type
-        + ")\n"
-        + "\n".join("    " + line for line in cpp.lines),
+        reg_op=reg_op_view(op),
+        origin=op.label,
     )
 
 
@@ -187,7 +183,8 @@ def _rule_cell(rule: ShapeRule | DtypeRule | None, method: str) -> str:
 
 
 def history(ops: Sequence[OpSpec]) -> dict[str, Any]:
-    """GE's operators.json for these ops (one module's)."""
+    """GE's operators.json for these ops (one module's): element types are
+    the REG_OP macros, dtypes the REG_OP dtype symbols."""
     operators = []
     for op in sorted(ops, key=lambda o: o.op_type):
         operators.append(
@@ -196,36 +193,20 @@ def history(ops: Sequence[OpSpec]) -> dict[str, Any]:
                 "inputs": [
                     {
                         "name": i.name,
-                        "type": {
-                            InputKind.REQUIRED: "INPUT",
-                            InputKind.OPTIONAL: "OPTIONAL_INPUT",
-                            InputKind.DYNAMIC: "DYNAMIC_INPUT",
-                        }[i.kind],
-                        "dtype": _symbol(tensor_type(i.dtype)),
+                        "type": macro_of(i).value,
+                        "dtype": dtype_symbol(i.dtype),
                     }
                     for i in op.inputs
                 ],
                 "outputs": [
                     {
                         "name": o.name,
-                        "type": "DYNAMIC_OUTPUT" if o.dynamic else "OUTPUT",
-                        "dtype": _symbol(tensor_type(o.dtype)),
+                        "type": macro_of(o).value,
+                        "dtype": dtype_symbol(o.dtype),
                     }
                     for o in op.outputs
                 ],
-                "attrs": [
-                    {
-                        "name": a.name,
-                        "type": a.type.ir_name,
-                        "required": a.default is None,
-                    }
-                    | (
-                        {"default_value": json_default(a.type, a.default)}
-                        if a.default is not None
-                        else {}
-                    )
-                    for a in op.attrs
-                ],
+                "attrs": [_history_attr(a) for a in op.attrs],
                 "subgraphs": [
                     {"name": g.name, "type": "DYNAMIC" if g.dynamic else "STATIC"}
                     for g in op.graphs
@@ -238,50 +219,39 @@ def history(ops: Sequence[OpSpec]) -> dict[str, Any]:
     return {"operators": operators}
 
 
-def _symbol(text: str) -> str:
-    """GE stores the stringified macro argument: a symbol without its quotes."""
-    return text[1:-1] if text.startswith('"') else text
+def _history_attr(attr: Attr) -> dict[str, Any]:
+    """GE omits default_value for a required attr."""
+    entry: dict[str, Any] = {
+        "name": attr.name,
+        "type": attr.type.ir_name,
+        "required": macro_of(attr) is RegOpMacro.REQUIRED_ATTR,
+    }
+    if attr.default is not None:
+        entry["default_value"] = json_default(attr.type, attr.default)
+    return entry
 
 
 def files(ops: Sequence[OpSpec]) -> list[tuple[str, str]]:
+    """Each op's page, the index, and per module the history export."""
     out: list[tuple[str, str]] = []
     by_module: dict[str, list[OpSpec]] = {}
     for op in ops:
         by_module.setdefault(op.module, []).append(op)
-        out.append(
-            (
-                f"docs/ops/{op.op_type}.md",
-                render(
-                    "docs/op.md.j2",
-                    page=lower(op),
-                    banner=f"Generated by gen-ops from {op.label}. Do not edit.",
-                ),
-            )
-        )
-    out.append(
+        out.append((layout.doc_page(op), render("docs/op.md.j2", page=lower(op))))
+    index = [
         (
-            "docs/ops/README.md",
-            render(
-                "docs/index.md.j2",
-                modules=[
-                    (module, [(op.op_type, _summary(op)) for op in members])
-                    for module, members in sorted(by_module.items())
-                ],
-                banner="Generated by gen-ops. Do not edit.",
-            ),
+            module,
+            [(op.op_type, layout.doc_page_name(op), _summary(op)) for op in members],
         )
-    )
+        for module, members in sorted(by_module.items())
+    ]
+    out.append((layout.DOC_INDEX, render("docs/index.md.j2", modules=index)))
     for module, members in sorted(by_module.items()):
         data = {
             "generated_by": f"gen-ops from the specs of module {module}; do not edit"
         }
         data.update(history(members))
-        out.append(
-            (
-                f"history/{module}/operators.json",
-                json_text(data),
-            )
-        )
+        out.append((layout.history(module), json_text(data)))
     return out
 
 

@@ -105,14 +105,17 @@ class DeriveRule:
 
 @dataclass(frozen=True)
 class Default:
-    """An attr default, normalised by ``ge.graph.attrs.check_attr_value``.
+    """An attr default, normalised by ``ge_ir.attrs.check_attr_value``.
 
-    ``value`` None means "empty" for tensor and named_attrs attrs. ``text`` is
-    the YAML source text of a number, so ``1e-8`` renders as ``1e-8``.
+    ``value`` None means "empty" for tensor and named_attrs attrs.
+    ``spellings`` keeps how the spec wrote its floats, so that ``1e-8``
+    renders as ``1e-8``: one entry for a float attr, one per item for a
+    list_float attr (None where the YAML text is not a number), none for the
+    other types.
     """
 
     value: Any
-    text: str | None = None
+    spellings: tuple[str | None, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -237,7 +240,7 @@ class OpSpec:
     graphs: tuple[Subgraph, ...]
     infer_meta: tuple[InferOutput, ...] | None
     impl: Impl | None
-    source: str  # the spec file, as diagnostics name it (cwd-relative)
+    spec_path: str  # the spec file, as diagnostics name it (cwd-relative)
     label: str  # the spec file as banners name it: stable across machines
     file_stem: str  # snake_case name of every per-op file
     span: Span

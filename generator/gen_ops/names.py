@@ -1,17 +1,18 @@
-"""Name rules shared by every target: keywords, GE's renaming, file stems.
+"""The Python names of generated code: keywords, GE's renaming, clashes.
 
 Note [Keyword renaming]: GE's gen_esb renames a name that is a keyword of the
 target language by prefixing its role: inputs ``in_``, outputs ``out_`` (or
-``ref_`` when named like an input), attrs ``attr_``, subgraphs ``subgraph_``.
-gen-ops applies the same prefixes in one namer (lower_python.assign_names)
-that also resolves every other clash in a signature, so the Python API stays
-GE-compatible and never breaks.
+``ref_`` when named like an input), attrs ``attr_``, subgraphs ``subgraph_``
+(docs/ge-compat.md, "Names"). gen-ops applies the same prefixes in one namer
+(``python_names``) that also resolves every other clash in a builder's
+signature, so the Python API stays GE-compatible and never breaks;
+``impl_names`` does the same for the prototype and the implementation
+methods, where attrs keep their names.
 """
 
 from __future__ import annotations
 
 import keyword
-import re
 from dataclasses import dataclass
 
 from gen_ops.model import OpSpec, Output
@@ -40,14 +41,6 @@ ROLE_PREFIX = {
     "attr": "attr_",
     "graph": "subgraph_",
 }
-
-_CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
-
-
-def snake_case(op_type: str) -> str:
-    """``AnnotatedAddCustom`` -> ``annotated_add_custom`` (file stems)."""
-    return _CAMEL_BOUNDARY.sub("_", op_type).lower()
-
 
 # Names every generated builder reserves: its own keyword parameters.
 RESERVED_PARAMS = ("name", "owner_builder")

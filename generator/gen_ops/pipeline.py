@@ -39,7 +39,7 @@ def load_and_check(files: Sequence[SpecFile], sink: Sink) -> list[OpSpec]:
     # yields no model.
     failed = {d.span.path for d in sink.items if d.severity is Severity.ERROR}
     return sorted(
-        (m for m in models if m.source not in failed), key=lambda m: m.op_type
+        (m for m in models if m.spec_path not in failed), key=lambda m: m.op_type
     )
 
 

@@ -1,18 +1,70 @@
-"""What GE's REG_OP macros declare for an op, so clashes are caught before g++.
+"""GE's REG_OP grammar as gen-ops writes it: which macro each element gets,
+how dtypes are spelled, and what the macros declare, so clashes are caught
+before g++ (docs/ge-compat.md, "REG_OP").
 
 Each element macro pastes the element's name into member names (GE's
 operator_reg.h): INPUT(x, t) declares ``name_in_x``, ``set_input_x``, ...
 and a private ``__input_x``. Two elements that paste to the same member, or a
 member that the system headers define as a macro, make the header fail.
+
+Dtype arguments are always a quoted type variable or a parenthesised
+``TensorType(...)`` expression, never bare braces, because REG_OP's macros
+would split a brace list at its commas. The same text is GE's dtype symbol
+(the stringified macro argument) in the history export.
 """
 
 from __future__ import annotations
 
+import enum
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from ge_ir.types import DataType
+
 from gen_ops.cpp_reserved import SYSTEM_MACROS
-from gen_ops.model import InputKind, OpSpec
+from gen_ops.diagnostics import Span
+from gen_ops.model import (
+    Attr,
+    DtypeConstraint,
+    DtypeKind,
+    Input,
+    InputKind,
+    OpSpec,
+    Output,
+    Subgraph,
+    TypeVar,
+)
+
+
+class RegOpMacro(enum.Enum):
+    """The element macros of REG_OP, in the order gen-ops writes elements
+    (inputs, outputs, attrs, graphs, type variables); the value is the
+    macro's name."""
+
+    INPUT = "INPUT"
+    OPTIONAL_INPUT = "OPTIONAL_INPUT"
+    DYNAMIC_INPUT = "DYNAMIC_INPUT"
+    OUTPUT = "OUTPUT"
+    DYNAMIC_OUTPUT = "DYNAMIC_OUTPUT"
+    ATTR = "ATTR"
+    REQUIRED_ATTR = "REQUIRED_ATTR"
+    GRAPH = "GRAPH"
+    DYNAMIC_GRAPH = "DYNAMIC_GRAPH"
+    DATATYPE = "DATATYPE"
+
+    @property
+    def words(self) -> str:
+        """``optional input``: the element kind in messages."""
+        return self.name.lower().replace("_", " ")
+
+    @property
+    def members(self) -> tuple[str, ...]:
+        """The member names the macro declares, ``{}`` for the element's name."""
+        return _MEMBERS[self]
+
 
 _MEMBERS = {
-    "input": (
+    RegOpMacro.INPUT: (
         "name_in_{}",
         "set_input_{}",
         "set_input_{}_by_name",
@@ -20,7 +72,7 @@ _MEMBERS = {
         "update_input_desc_{}",
         "__input_{}",
     ),
-    "optional_input": (
+    RegOpMacro.OPTIONAL_INPUT: (
         "name_in_{}",
         "set_input_{}",
         "set_input_{}_by_name",
@@ -28,7 +80,7 @@ _MEMBERS = {
         "update_input_desc_{}",
         "__optional_input_{}",
     ),
-    "dynamic_input": (
+    RegOpMacro.DYNAMIC_INPUT: (
         "create_dynamic_input_{}",
         "create_dynamic_input_byindex_{}",
         "get_dynamic_input_desc_{}",
@@ -36,33 +88,33 @@ _MEMBERS = {
         "set_dynamic_input_{}",
         "__dy_input_{}",
     ),
-    "output": (
+    RegOpMacro.OUTPUT: (
         "name_out_{}",
         "get_output_desc_{}",
         "update_output_desc_{}",
         "__out_{}",
     ),
-    "dynamic_output": (
+    RegOpMacro.DYNAMIC_OUTPUT: (
         "create_dynamic_output_{}",
         "get_dynamic_output_desc_{}",
         "update_dynamic_output_desc_{}",
         "__dy_output_{}",
     ),
-    "attr": ("name_attr_{}", "get_attr_{}", "set_attr_{}", "__attr_{}"),
-    "required_attr": (
+    RegOpMacro.ATTR: ("name_attr_{}", "get_attr_{}", "set_attr_{}", "__attr_{}"),
+    RegOpMacro.REQUIRED_ATTR: (
         "name_attr_{}",
         "get_attr_{}",
         "set_attr_{}",
         "__required_attr_{}",
     ),
-    "graph": (
+    RegOpMacro.GRAPH: (
         "name_graph_{}",
         "get_subgraph_builder_{}",
         "set_subgraph_builder_{}",
         "get_subgraph_{}",
         "__graph_{}",
     ),
-    "dynamic_graph": (
+    RegOpMacro.DYNAMIC_GRAPH: (
         "name_graph_{}",
         "create_dynamic_subgraph_{}",
         "get_dynamic_subgraph_builder_{}",
@@ -70,7 +122,7 @@ _MEMBERS = {
         "set_dynamic_subgraph_builder_{}",
         "__graph_{}",
     ),
-    "datatype": ("__datatype_{}",),
+    RegOpMacro.DATATYPE: ("__datatype_{}",),
 }
 
 # Names of GE's C++ API that REG_OP's expansion refers to inside the op's
@@ -85,43 +137,98 @@ GE_TYPE_NAMES = frozenset("""
     OpListBool OpListTensor OpBytes OpListListInt OpListType OpListNamedAttrs
     """.split())
 
-_INPUT_KIND = {
-    InputKind.REQUIRED: "input",
-    InputKind.OPTIONAL: "optional_input",
-    InputKind.DYNAMIC: "dynamic_input",
+_INPUT_MACRO = {
+    InputKind.REQUIRED: RegOpMacro.INPUT,
+    InputKind.OPTIONAL: RegOpMacro.OPTIONAL_INPUT,
+    InputKind.DYNAMIC: RegOpMacro.DYNAMIC_INPUT,
 }
 
-
-def elements(op: OpSpec) -> list[tuple[str, str, object]]:
-    """(element kind, name, spec item) for every REG_OP element of ``op``."""
-    out: list[tuple[str, str, object]] = []
-    out += [(_INPUT_KIND[i.kind], i.name, i) for i in op.inputs]
-    out += [
-        ("dynamic_output" if o.dynamic else "output", o.name, o) for o in op.outputs
-    ]
-    out += [
-        ("attr" if a.default is not None else "required_attr", a.name, a)
-        for a in op.attrs
-    ]
-    out += [("dynamic_graph" if g.dynamic else "graph", g.name, g) for g in op.graphs]
-    out += [("datatype", v.name, v) for v in op.type_vars]
-    return out
+Item = Input | Output | Attr | Subgraph | TypeVar
 
 
-def member_clashes(op: OpSpec) -> list[tuple[str, object, str]]:
-    """(member, item, what it clashes with) for every member REG_OP would
-    declare twice or that is a system macro."""
-    seen: dict[str, str] = {f"__{op.op_type}": f"op {op.op_type}"}
-    problems: list[tuple[str, object, str]] = []
-    if f"__{op.op_type}" in SYSTEM_MACROS:
-        problems.append((f"__{op.op_type}", op, "a macro of the system headers"))
-    for kind, name, item in elements(op):
-        label = f"{kind.replace('_', ' ')} '{name}'"
-        for pattern in _MEMBERS[kind]:
-            member = pattern.format(name)
+@dataclass(frozen=True)
+class Element:
+    """One REG_OP element: its macro, its name and the spec item behind it."""
+
+    macro: RegOpMacro
+    name: str
+    item: Item
+
+
+def macro_of(item: Item) -> RegOpMacro:
+    """The macro an element gets: by input kind; dynamic or not for outputs
+    and graphs; ATTR with a default, REQUIRED_ATTR without one (derived attrs
+    included, since REG_OP cannot derive)."""
+    if isinstance(item, Input):
+        return _INPUT_MACRO[item.kind]
+    if isinstance(item, Output):
+        return RegOpMacro.DYNAMIC_OUTPUT if item.dynamic else RegOpMacro.OUTPUT
+    if isinstance(item, Attr):
+        return RegOpMacro.REQUIRED_ATTR if item.default is None else RegOpMacro.ATTR
+    if isinstance(item, Subgraph):
+        return RegOpMacro.DYNAMIC_GRAPH if item.dynamic else RegOpMacro.GRAPH
+    return RegOpMacro.DATATYPE
+
+
+def elements(op: OpSpec) -> tuple[Element, ...]:
+    """Every REG_OP element of ``op``, in the order the header declares them."""
+    items: Iterable[Item] = (
+        *op.inputs,
+        *op.outputs,
+        *op.attrs,
+        *op.graphs,
+        *op.type_vars,
+    )
+    return tuple(Element(macro_of(item), item.name, item) for item in items)
+
+
+def type_range(dtypes: Iterable[DataType], set_name: str | None) -> str:
+    """``TensorType::NumberType()`` for a named set, ``TensorType({DT_A,
+    DT_B})`` otherwise (in DataType order)."""
+    if set_name:
+        return f"TensorType::{set_name}()"
+    return "TensorType({" + ", ".join(d.name for d in sorted(dtypes)) + "})"
+
+
+def dtype_symbol(dtype: DtypeConstraint) -> str:
+    """GE's dtype symbol of an input or output: a type variable's name, or
+    its range expression (the history export stores this text)."""
+    if dtype.kind is DtypeKind.VAR:
+        return str(dtype.name)
+    return type_range(dtype.dtypes, dtype.name if dtype.kind is DtypeKind.SET else None)
+
+
+def dtype_argument(dtype: DtypeConstraint) -> str:
+    """The dtype argument of INPUT(x, <this>): the symbol, quoted when it is
+    a type variable."""
+    symbol = dtype_symbol(dtype)
+    return f'"{symbol}"' if dtype.kind is DtypeKind.VAR else symbol
+
+
+@dataclass(frozen=True)
+class MemberClash:
+    """A member REG_OP would declare that cannot compile: declared twice
+    (``other`` says for what), or a system macro (``other`` is None)."""
+
+    member: str
+    span: Span
+    other: str | None
+
+
+def member_clashes(op: OpSpec) -> list[MemberClash]:
+    """Every member REG_OP would declare twice or that is a system macro."""
+    own = f"__{op.op_type}"
+    seen: dict[str, str] = {own: f"op {op.op_type}"}
+    problems: list[MemberClash] = []
+    if own in SYSTEM_MACROS:
+        problems.append(MemberClash(own, op.span, None))
+    for element in elements(op):
+        label = f"{element.macro.words} '{element.name}'"
+        for pattern in element.macro.members:
+            member = pattern.format(element.name)
             if member in SYSTEM_MACROS:
-                problems.append((member, item, "a macro of the system headers"))
+                problems.append(MemberClash(member, element.item.span, None))
             elif member in seen and seen[member] != label:
-                problems.append((member, item, seen[member]))
+                problems.append(MemberClash(member, element.item.span, seen[member]))
             seen.setdefault(member, label)
     return problems

@@ -1,18 +1,21 @@
 """The Jinja2 environment: where templates are found and the filters they use.
 
-Templates only iterate and format; every filter is a small named function from
-``literals`` (tested on its own). Undefined variables are errors, never empty.
+Templates only iterate and format; every filter is a small named function
+(the spelling ones from ``literals``, tested on their own). Undefined
+variables are errors, never empty. Macros shared between templates live in
+template files of their own (``banner.j2``, ``python/imports.j2``,
+``python/op_table.j2``, ``python/impl_code.j2``, ``cpp/reg_op.j2``).
 """
 
 from __future__ import annotations
 
-import json
+from collections.abc import Callable, Iterable
 from functools import lru_cache
 from typing import Any
 
 import jinja2
 
-from gen_ops.literals import cpp_comment_lines, cpp_str, py_docstring_body, py_str
+from gen_ops.literals import cpp_comment_lines, py_docstring_body, py_flat, py_str
 from gen_ops.pyformat import LINE_LENGTH
 from gen_ops.resources import template_dir
 
@@ -33,10 +36,11 @@ def _cpp_comment(text: str, prefix: str = "/// ") -> str:
     return "\n".join(cpp_comment_lines(text, prefix))
 
 
-def _py_tuple(items: list[str], head: str, indent: int) -> str:
-    """``head(items)`` as the argument line(s) black writes: a one-item tuple
-    on one line when it fits (its comma is not a "magic" trailing comma),
-    anything else exploded one item per line with a trailing comma."""
+def _tuple_argument(items: list[str], head: str, indent: int) -> str:
+    """``head(items)`` (a keyword argument whose value is a tuple, e.g.
+    ``inputs=(...)``) as the line(s) black writes: a one-item tuple on one
+    line when it fits (its comma is not a "magic" trailing comma), anything
+    else exploded one item per line with a trailing comma."""
     pad = " " * indent
     if not items:
         return f"{pad}{head}(),"
@@ -48,8 +52,9 @@ def _py_tuple(items: list[str], head: str, indent: int) -> str:
     return "\n".join([f"{pad}{head}(", *inner, f"{pad}),"])
 
 
-def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
+def _rendered_by(items: Iterable[Any], macro: Callable[[Any], str]) -> list[str]:
+    """Each item as the macro writes it (``rows | rendered_by(table.entry)``)."""
+    return [str(macro(item)) for item in items]
 
 
 @lru_cache(maxsize=1)
@@ -64,12 +69,11 @@ def environment() -> jinja2.Environment:
     )
     env.filters.update(
         py_str=py_str,
+        py_flat=py_flat,
         docstring=_docstring,
-        indent_block=_indent_block,
-        cpp_str=cpp_str,
         cpp_comment=_cpp_comment,
-        json=_json,
-        py_tuple=_py_tuple,
+        tuple_argument=_tuple_argument,
+        rendered_by=_rendered_by,
     )
     return env
 

@@ -6,13 +6,14 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from gen_ops import layout
+from gen_ops.layout import author_path, file_stem
+from gen_ops.layout import starter_spec as starter_spec_path
 from gen_ops.lower_impl import lower as lower_impl
 from gen_ops.model import OpSpec
-from gen_ops.names import snake_case
 from gen_ops.pyformat import format_python
 from gen_ops.render import render
 from gen_ops.resources import schema_path
-from gen_ops.semantics import author_path
 from gen_ops.transaction import TEMP_PREFIX, WriteError, write_atomic
 
 
@@ -20,7 +21,9 @@ def author_module(op: OpSpec) -> str:
     """The scaffold of ``op``'s implementation module."""
     return format_python(
         render(
-            "python/author.py.j2", m=lower_impl(op), module=op.module, stem=op.file_stem
+            "python/author.py.j2",
+            m=lower_impl(op),
+            impl_module=layout.impl_import_name(op),
         )
     )
 
@@ -82,7 +85,7 @@ def starter_spec(op_type: str, module: str, spec_dir: Path) -> tuple[Path, str]:
         "spec/new_op.yaml.j2",
         op_type=op_type,
         module=module,
-        stem=snake_case(op_type),
+        stem=file_stem(op_type),
         schema_path=Path(reference).as_posix(),
     )
-    return spec_dir / f"{snake_case(op_type)}.yaml", text
+    return starter_spec_path(spec_dir, op_type), text

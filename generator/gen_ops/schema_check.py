@@ -8,19 +8,18 @@ live in one place.
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
 
 import jsonschema
 from jsonschema.exceptions import ValidationError
 
-from gen_ops.diagnostics import Sink
+from gen_ops.diagnostics import Sink, suggest
 from gen_ops.resources import schema_path
-from gen_ops.source import LoadedSpec, Path_
+from gen_ops.source import LoadedSpec, YamlPath
 
 
 def schema_text() -> str:
@@ -84,7 +83,7 @@ def _validator() -> Any:
     return _Validator(inlined)
 
 
-def describe(where: Path_) -> str:
+def describe_path(where: YamlPath) -> str:
     """``("inputs", 1, "dtype")`` -> ``inputs[1].dtype``; ``()`` -> ``the spec``."""
     text = ""
     for part in where:
@@ -125,11 +124,6 @@ _TYPE_WORDS = {
 }
 
 
-def _suggest(word: str, choices: Iterable[str]) -> str | None:
-    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
-    return f"did you mean '{close[0]}'?" if close else None
-
-
 def _split_rule(mapping: dict[str, Any], key: str) -> tuple[str, list[str]] | None:
     """``{shape: broadcast(a, b, c)}`` reads as ``shape: "broadcast(a"`` plus
     null keys ``b`` and ``c)``. Starting from such a key, return the rule the
@@ -162,133 +156,159 @@ def check(spec: LoadedSpec, sink: Sink) -> bool:
 
 
 def _report(error: ValidationError, spec: LoadedSpec, sink: Sink) -> None:
-    where: Path_ = tuple(error.absolute_path)
-    source = spec.source
-    schema = error.schema if isinstance(error.schema, dict) else {}
-    hint = schema.get("x-hint")
-    keyword = error.validator
-    # The stubs allow jsonschema's Unset placeholder here; errors that come
-    # out of iter_errors always carry the instance and the keyword's value.
-    value: Any = error.instance
-    rule_value: Any = error.validator_value
+    """One jsonschema error as diagnostics, by the keyword that failed."""
+    handler = _HANDLERS.get(str(error.validator), _invalid_value)
+    handler(error, spec, sink)
 
-    if keyword == "additionalProperties":
-        allowed = sorted(schema.get("properties", {}))
-        split_keys: set[str] = set()
-        for key in [k for k in value if k not in allowed]:
-            if key in split_keys:
-                continue
-            split = _split_rule(value, key)
-            if split:
-                rule, keys = split
-                split_keys.update(keys)
-                op = spec.data.get("op") if isinstance(spec.data, dict) else None
-                sink.emit(
-                    "E601",
-                    source.key(where + (key,)),
-                    (f"{op}: " if isinstance(op, str) else "")
-                    + f"YAML read the rule {rule!r} in {describe(where)} as several "
-                    "entries: in {...} flow style a comma ends a value",
-                    f"quote the rule: '{rule}', or write the mapping in block style",
-                )
-                continue
-            hint = _suggest(key, allowed) or f"allowed keys: {', '.join(allowed)}"
-            if value[key] is None and " " not in key:
-                hint += (
-                    "; if this is the rest of a value, quote that value: in {...} "
-                    "a comma starts a new key"
-                )
+
+def _where(error: ValidationError) -> YamlPath:
+    return tuple(error.absolute_path)
+
+
+def _schema_of(error: ValidationError) -> dict[str, Any]:
+    return error.schema if isinstance(error.schema, dict) else {}
+
+
+# The stubs allow jsonschema's Unset placeholder for error.instance and
+# error.validator_value; errors that come out of iter_errors always carry the
+# instance and the keyword's value, so the handlers read them as Any.
+
+
+def _unknown_keys(error: ValidationError, spec: LoadedSpec, sink: Sink) -> None:
+    """E201 per unknown key, or E601 for a rule that flow style split."""
+    where, positions = _where(error), spec.positions
+    value: Any = error.instance
+    allowed = sorted(_schema_of(error).get("properties", {}))
+    split_keys: set[str] = set()
+    for key in [k for k in value if k not in allowed]:
+        if key in split_keys:
+            continue
+        split = _split_rule(value, key)
+        if split:
+            rule, keys = split
+            split_keys.update(keys)
+            op = spec.data.get("op") if isinstance(spec.data, dict) else None
             sink.emit(
-                "E201",
-                source.key(where + (key,)),
-                f"unknown key '{key}' in {describe(where)}",
-                hint,
+                "E601",
+                positions.key(where + (key,)),
+                (f"{op}: " if isinstance(op, str) else "")
+                + f"YAML read the rule {rule!r} in {describe_path(where)} as several "
+                "entries: in {...} flow style a comma ends a value",
+                f"quote the rule: '{rule}', or write the mapping in block style",
             )
-        return
-    if keyword == "required":
-        for key in rule_value:
-            if key not in value:
-                sink.emit(
-                    "E202",
-                    source.at(where),
-                    f"missing required key '{key}' in {describe(where)}",
-                )
-        return
-    if keyword == "propertyNames":
-        # error.instance is the mapping; the bad name is in the sub-error.
-        for sub in error.context or ():
-            bad: Any = sub.instance
+            continue
+        hint = suggest(key, allowed) or f"allowed keys: {', '.join(allowed)}"
+        if value[key] is None and " " not in key:
+            hint += (
+                "; if this is the rest of a value, quote that value: in {...} "
+                "a comma starts a new key"
+            )
+        sink.emit(
+            "E201",
+            positions.key(where + (key,)),
+            f"unknown key '{key}' in {describe_path(where)}",
+            hint,
+        )
+
+
+def _missing_keys(error: ValidationError, spec: LoadedSpec, sink: Sink) -> None:
+    """E202 per missing key, at the mapping that lacks it."""
+    value: Any = error.instance
+    required: Any = error.validator_value
+    for key in required:
+        if key not in value:
             sink.emit(
-                "E204",
-                source.key(where + (bad,)),
-                f"'{bad}' is not a valid name in {describe(where)}",
-                sub.schema.get("x-hint") if isinstance(sub.schema, dict) else None,
+                "E202",
+                spec.positions.at(_where(error)),
+                f"missing required key '{key}' in {describe_path(_where(error))}",
             )
-        return
-    if keyword in ("anyOf", "oneOf"):
-        subs = list(error.context or ())
-        # A type error at the value itself only says "not this branch".
-        real = [s for s in subs if not (s.validator == "type" and not s.relative_path)]
-        if not real:
-            expect = schema.get("x-expect", "another kind of value")
-            sink.emit(
-                "E203",
-                source.at(where),
-                f"{describe(where)} must be {expect}, not {_kind(value)}",
-            )
-            return
+
+
+def _bad_names(error: ValidationError, spec: LoadedSpec, sink: Sink) -> None:
+    """E204 per key that is not a valid name (the bad name is in the
+    sub-error; error.instance is the mapping)."""
+    for sub in error.context or ():
+        bad: Any = sub.instance
+        sink.emit(
+            "E204",
+            spec.positions.key(_where(error) + (bad,)),
+            f"'{bad}' is not a valid name in {describe_path(_where(error))}",
+            sub.schema.get("x-hint") if isinstance(sub.schema, dict) else None,
+        )
+
+
+def _branches(error: ValidationError, spec: LoadedSpec, sink: Sink) -> None:
+    """anyOf / oneOf: the branches' real errors, or E203 when the value fits
+    no branch's type (a type error at the value itself only says "not this
+    branch")."""
+    subs = list(error.context or ())
+    real = [s for s in subs if not (s.validator == "type" and not s.relative_path)]
+    if real:
         for sub in real:
             _report(sub, spec, sink)
         return
-    if keyword == "type":
-        # check_schema holds "type" to a name or a list of names.
-        expected: str | list[str] = rule_value
-        words = (
-            " or ".join(_TYPE_WORDS.get(t, t) for t in expected)
-            if isinstance(expected, list)
-            else _TYPE_WORDS.get(expected, expected)
-        )
-        sink.emit(
-            "E203",
-            source.at(where),
-            f"{describe(where)} must be {words}, not {_kind(value)}",
-            hint,
-        )
-        return
-    if keyword == "enum":
-        choices = [str(c) for c in rule_value]
-        sink.emit(
-            "E204",
-            source.at(where),
-            f"{describe(where)}: {value!r} is not one of {', '.join(choices)}",
-            _suggest(str(value), choices) if isinstance(value, str) else None,
-        )
-        return
+    value: Any = error.instance
+    expect = _schema_of(error).get("x-expect", "another kind of value")
+    sink.emit(
+        "E203",
+        spec.positions.at(_where(error)),
+        f"{describe_path(_where(error))} must be {expect}, not {_kind(value)}",
+    )
+
+
+def _wrong_type(error: ValidationError, spec: LoadedSpec, sink: Sink) -> None:
+    """E203; check_schema holds "type" to a name or a list of names."""
+    value: Any = error.instance
+    expected: Any = error.validator_value
+    names = [str(t) for t in expected] if isinstance(expected, list) else [expected]
+    words = " or ".join(_TYPE_WORDS.get(name, name) for name in names)
+    sink.emit(
+        "E203",
+        spec.positions.at(_where(error)),
+        f"{describe_path(_where(error))} must be {words}, not {_kind(value)}",
+        _schema_of(error).get("x-hint"),
+    )
+
+
+def _not_a_choice(error: ValidationError, spec: LoadedSpec, sink: Sink) -> None:
+    """E204 for a value outside an enum, with the closest choice."""
+    value: Any = error.instance
+    allowed: Any = error.validator_value
+    choices = [str(c) for c in allowed]
+    sink.emit(
+        "E204",
+        spec.positions.at(_where(error)),
+        f"{describe_path(_where(error))}: {value!r} is not one of {', '.join(choices)}",
+        suggest(str(value), choices) if isinstance(value, str) else None,
+    )
+
+
+def _invalid_value(error: ValidationError, spec: LoadedSpec, sink: Sink) -> None:
+    """E204 for every other keyword: a pattern, a repeated item, an empty
+    mapping, a bound."""
+    value: Any = error.instance
+    rule_value: Any = error.validator_value
+    keyword = error.validator
+    where = _where(error)
     if keyword == "pattern":
-        sink.emit(
-            "E204",
-            source.at(where),
-            f"{describe(where)}: {value!r} is not valid",
-            hint,
-        )
-        return
-    if keyword == "uniqueItems":
-        sink.emit(
-            "E204",
-            source.at(where),
-            f"{describe(where)} lists an item twice",
-            hint,
-        )
-        return
-    if keyword == "minProperties" and rule_value == 1 and value == {}:
-        sink.emit("E204", source.at(where), f"{describe(where)} is empty", hint)
-        return
-    if keyword in ("minItems", "minProperties", "maxProperties", "minimum"):
-        sink.emit(
-            "E204",
-            source.at(where),
-            f"{describe(where)}: {error.message}",
-            hint,
-        )
-        return
-    sink.emit("E204", source.at(where), f"{describe(where)}: {error.message}", hint)
+        message = f"{describe_path(where)}: {value!r} is not valid"
+    elif keyword == "uniqueItems":
+        message = f"{describe_path(where)} lists an item twice"
+    elif keyword == "minProperties" and rule_value == 1 and value == {}:
+        message = f"{describe_path(where)} is empty"
+    else:
+        message = f"{describe_path(where)}: {error.message}"
+    sink.emit(
+        "E204", spec.positions.at(where), message, _schema_of(error).get("x-hint")
+    )
+
+
+_HANDLERS = {
+    "additionalProperties": _unknown_keys,
+    "required": _missing_keys,
+    "propertyNames": _bad_names,
+    "anyOf": _branches,
+    "oneOf": _branches,
+    "type": _wrong_type,
+    "enum": _not_a_choice,
+}

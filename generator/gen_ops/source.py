@@ -1,4 +1,4 @@
-"""Load one spec file: YAML to plain Python values plus a map of source positions.
+"""Load one spec file: YAML to plain Python values plus where each value stands.
 
 YAML is read with YAML 1.2 core-schema scalars (``yes``/``on`` stay strings,
 ``1e-8`` is a float), duplicate keys are reported, and every value and key is
@@ -75,31 +75,33 @@ _BINARY = "tag:yaml.org,2002:binary"
 _MAP = "tag:yaml.org,2002:map"
 _SEQ = "tag:yaml.org,2002:seq"
 
-Path_ = tuple[str | int, ...]
+# Where a value stands in the YAML tree: the keys and list indices that lead
+# to it from the document root, e.g. ("inputs", 1, "dtype").
+YamlPath = tuple[str | int, ...]
 
 
 @dataclass(frozen=True)
-class SourceMap:
+class Positions:
     """Where each value (and each mapping key) of a loaded file stands, as
     1-based (line, column) pairs; ``at`` and ``key`` make the Span. The items
     of a list of scalars are kept as their YAML nodes and read only when asked
     for: a spec may hold a 100,000-item default, and few items are ever named."""
 
     path: str
-    values: dict[Path_, tuple[int, int]] = field(default_factory=dict)
-    keys: dict[Path_, tuple[int, int]] = field(default_factory=dict)
+    values: dict[YamlPath, tuple[int, int]] = field(default_factory=dict)
+    keys: dict[YamlPath, tuple[int, int]] = field(default_factory=dict)
     # Source text of plain scalars that are numbers, so 1e-8 stays 1e-8.
-    texts: dict[Path_, str] = field(default_factory=dict)
-    scalar_lists: dict[Path_, list[yaml.ScalarNode]] = field(default_factory=dict)
+    texts: dict[YamlPath, str] = field(default_factory=dict)
+    scalar_lists: dict[YamlPath, list[yaml.ScalarNode]] = field(default_factory=dict)
 
-    def _item(self, where: Path_) -> yaml.ScalarNode | None:
+    def _item(self, where: YamlPath) -> yaml.ScalarNode | None:
         if where and isinstance(where[-1], int):
             items = self.scalar_lists.get(where[:-1])
             if items is not None and 0 <= where[-1] < len(items):
                 return items[where[-1]]
         return None
 
-    def at(self, where: Path_) -> Span:
+    def at(self, where: YamlPath) -> Span:
         """The value at ``where``, or the nearest enclosing value that exists."""
         item = self._item(where)
         if item is not None:
@@ -111,14 +113,14 @@ class SourceMap:
                 return Span(self.path, *pos)
         return Span(self.path, 1, 1)
 
-    def text(self, where: Path_) -> str | None:
+    def text(self, where: YamlPath) -> str | None:
         """The source text of the number at ``where``, if it is one."""
         item = self._item(where)
         if item is not None:
             return item.value if item.tag in (_INT, _FLOAT) else None
         return self.texts.get(where)
 
-    def key(self, where: Path_) -> Span:
+    def key(self, where: YamlPath) -> Span:
         """The key that introduces ``where`` (falls back to the value)."""
         pos = self.keys.get(where)
         return Span(self.path, *pos) if pos is not None else self.at(where)
@@ -128,7 +130,7 @@ class SourceMap:
 class LoadedSpec:
     path: str
     data: Any
-    source: SourceMap
+    positions: Positions
     label: str = ""
     project: Path = Path(".")  # Note [Project root] (discovery)
 
@@ -178,13 +180,13 @@ class _Builder:
     def __init__(self, path: str, sink: Sink) -> None:
         self.path = path
         self.sink = sink
-        self.source = SourceMap(path)
+        self.positions = Positions(path)
         self.active: set[int] = set()
         self.count = 0
 
-    def build(self, node: yaml.Node, where: Path_) -> Any:
+    def build(self, node: yaml.Node, where: YamlPath) -> Any:
         mark = node.start_mark
-        self.source.values[where] = (mark.line + 1, mark.column + 1)
+        self.positions.values[where] = (mark.line + 1, mark.column + 1)
         self.count += 1
         if self.count > MAX_VALUES or len(where) > MAX_DEPTH or id(node) in self.active:
             self._refuse(node, where)
@@ -192,18 +194,18 @@ class _Builder:
             try:
                 value = _scalar(node)
             except _Unsupported as exc:
-                raise _Unsupported(str(exc), self.source.at(where)) from None
+                raise _Unsupported(str(exc), self.positions.at(where)) from None
             except (ValueError, binascii.Error) as exc:
                 raise _Unsupported(
-                    f"cannot read {node.tag} value: {exc}", self.source.at(where)
+                    f"cannot read {node.tag} value: {exc}", self.positions.at(where)
                 ) from None
             if node.tag in (_INT, _FLOAT):
-                self.source.texts[where] = node.value
+                self.positions.texts[where] = node.value
             return value
         return self._collection(node, where)
 
-    def _refuse(self, node: yaml.Node, where: Path_) -> None:
-        span = self.source.at(where)
+    def _refuse(self, node: yaml.Node, where: YamlPath) -> None:
+        span = self.positions.at(where)
         if self.count > MAX_VALUES:
             raise _Unsupported(
                 f"document expands to more than {MAX_VALUES} values " "(YAML aliases?)",
@@ -213,13 +215,14 @@ class _Builder:
             raise _Unsupported(f"nesting deeper than {MAX_DEPTH} levels", span)
         raise _Unsupported("a YAML alias refers to its own ancestor", span)
 
-    def _collection(self, node: yaml.Node, where: Path_) -> Any:
+    def _collection(self, node: yaml.Node, where: YamlPath) -> Any:
         self.active.add(id(node))
         try:
             if isinstance(node, yaml.SequenceNode):
                 if node.tag != _SEQ:
                     raise _Unsupported(
-                        f"YAML tag {node.tag!r} is not supported", self.source.at(where)
+                        f"YAML tag {node.tag!r} is not supported",
+                        self.positions.at(where),
                     )
                 items = node.value
                 if (
@@ -231,7 +234,7 @@ class _Builder:
                 return [self.build(item, where + (i,)) for i, item in enumerate(items)]
             if node.tag != _MAP:
                 raise _Unsupported(
-                    f"YAML tag {node.tag!r} is not supported", self.source.at(where)
+                    f"YAML tag {node.tag!r} is not supported", self.positions.at(where)
                 )
             # The composer makes only scalar, sequence and mapping nodes.
             assert isinstance(node, yaml.MappingNode)
@@ -239,13 +242,13 @@ class _Builder:
         finally:
             self.active.discard(id(node))
 
-    def _scalars(self, items: list[yaml.ScalarNode], where: Path_) -> list[Any]:
+    def _scalars(self, items: list[yaml.ScalarNode], where: YamlPath) -> list[Any]:
         """``build`` of a list of scalars, with no work per item but its value
         (a default may hold 100,000 of them): the limits are checked for all
         at once, and positions and texts are read from the nodes when asked
-        for (SourceMap.scalar_lists)."""
+        for (Positions.scalar_lists)."""
         self.count += len(items)
-        self.source.scalar_lists[where] = items
+        self.positions.scalar_lists[where] = items
         out = []
         for i, item in enumerate(items):
             value = item.value
@@ -255,15 +258,15 @@ class _Builder:
             try:
                 out.append(_scalar(item))
             except _Unsupported as exc:
-                raise _Unsupported(str(exc), self.source.at(where + (i,))) from None
+                raise _Unsupported(str(exc), self.positions.at(where + (i,))) from None
             except (ValueError, binascii.Error) as exc:
                 raise _Unsupported(
                     f"cannot read {item.tag} value: {exc}",
-                    self.source.at(where + (i,)),
+                    self.positions.at(where + (i,)),
                 ) from None
         return out
 
-    def _mapping(self, node: yaml.MappingNode, where: Path_) -> dict[str, Any]:
+    def _mapping(self, node: yaml.MappingNode, where: YamlPath) -> dict[str, Any]:
         result: dict[str, Any] = {}
         first_seen: dict[str, Span] = {}
         for key_node, value_node in node.value:
@@ -295,7 +298,7 @@ class _Builder:
                 )
                 continue
             first_seen[key] = key_span
-            self.source.keys[where + (key,)] = key_pos
+            self.positions.keys[where + (key,)] = key_pos
             result[key] = self.build(value_node, where + (key,))
         return result
 
@@ -390,4 +393,4 @@ def load_spec_text(raw: bytes, display: str, sink: Sink) -> LoadedSpec | None:
     except _Unsupported as exc:
         sink.emit("E104", exc.span or Span(display, 1, 1), str(exc))
         return None
-    return LoadedSpec(display, data, builder.source)
+    return LoadedSpec(display, data, builder.positions)

@@ -630,37 +630,37 @@ CASES: list[Case] = [
         infer_meta:
           y: {shape: [1], dtype: w}
     """)),
-    case("E603", "7:12", "ref pair with one side dynamic", with_ops("""
+    case("E309", "7:12", "ref pair with one side dynamic", with_ops("""
         outputs:
           - {name: xs, dtype: float32}
     """)),
-    case("E603", "7:53", "count len of non-dynamic input", with_ops("""
+    case("E607", "7:53", "count len of non-dynamic input", with_ops("""
         outputs:
           - {name: y, dtype: float32, dynamic: true, count: len(x)}
     """)),
-    case("E603", "9:53", "count attr of float attr", with_ops("""
+    case("E609", "9:53", "count attr of float attr", with_ops("""
         attrs:
           - {name: n, type: float}
         outputs:
           - {name: y, dtype: float32, dynamic: true, count: attr(n)}
     """)),
-    case("E603", "7:36", "derive len into float attr", with_ops("""
+    case("E608", "7:36", "derive len into float attr", with_ops("""
         attrs:
           - {name: n, type: float, derive: len(xs)}
     """)),
-    case("E603", "7:34", "derive len of non-dynamic input", with_ops("""
+    case("E607", "7:34", "derive len of non-dynamic input", with_ops("""
         attrs:
           - {name: n, type: int, derive: len(x)}
     """)),
-    case("E603", "7:34", "derive dtype into int attr", with_ops("""
+    case("E608", "7:34", "derive dtype into int attr", with_ops("""
         attrs:
           - {name: n, type: int, derive: dtype(x)}
     """)),
-    case("E603", "7:36", "derive dtype of optional input", with_ops("""
+    case("E612", "7:36", "derive dtype of optional input", with_ops("""
         attrs:
           - {name: t, type: dtype, derive: dtype(b)}
     """)),
-    case("E603", "11:14", "shape attr not list_int", with_ops("""
+    case("E609", "11:14", "shape attr not list_int", with_ops("""
         attrs:
           - {name: n, type: int}
         outputs:
@@ -668,19 +668,25 @@ CASES: list[Case] = [
         infer_meta:
           y: {shape: attr(n), dtype: float32}
     """)),
-    case("E603", "9:14", "same_as dynamic input", with_ops("""
+    case("E610", "9:53", "count attr defaults below zero", with_ops("""
+        attrs:
+          - {name: n, type: int, default: -1}
+        outputs:
+          - {name: y, dtype: float32, dynamic: true, count: attr(n)}
+    """)),
+    case("E611", "9:14", "same_as dynamic input", with_ops("""
         outputs:
           - {name: y, dtype: float32}
         infer_meta:
           y: {shape: same_as(xs), dtype: float32}
     """)),
-    case("E603", "9:14", "same_as optional input", with_ops("""
+    case("E612", "9:14", "same_as optional input", with_ops("""
         outputs:
           - {name: y, dtype: float32}
         infer_meta:
           y: {shape: same_as(b), dtype: float32}
     """)),
-    case("E603", "11:26", "dtype attr not dtype", with_ops("""
+    case("E609", "11:26", "dtype attr not dtype", with_ops("""
         attrs:
           - {name: n, type: int}
         outputs:
@@ -688,13 +694,13 @@ CASES: list[Case] = [
         infer_meta:
           y: {shape: [1], dtype: attr(n)}
     """)),
-    case("E603", "9:26", "dtype of optional input", with_ops("""
+    case("E612", "9:26", "dtype of optional input", with_ops("""
         outputs:
           - {name: y, dtype: float32}
         infer_meta:
           y: {shape: [1], dtype: b}
     """)),
-    case("E603", "7:26", "dtype sets do not overlap", """
+    case("E613", "7:26", "dtype sets do not overlap", """
         op: A
         inputs:
           - {name: x, dtype: int32}
@@ -703,7 +709,7 @@ CASES: list[Case] = [
         infer_meta:
           y: {shape: [1], dtype: x}
     """),
-    case("E603", "5:26", "fixed dtype not allowed", """
+    case("E613", "5:26", "fixed dtype not allowed", """
         op: A
         outputs:
           - {name: y, dtype: float32}
@@ -1033,7 +1039,7 @@ def test_message_names_op(case: Case, workdir: Path) -> None:
 def test_model_only_without_errors(case: Case, workdir: Path) -> None:
     """A spec with an error yields no model; warnings alone keep it."""
     sink, models = run(case, workdir)
-    from_spec = [m.op_type for m in models if m.source == case.where]
+    from_spec = [m.op_type for m in models if m.spec_path == case.where]
     if CODES[case.code].severity is Severity.ERROR:
         assert not from_spec, f"model(s) {from_spec} despite:\n{listing(sink)}"
     else:

@@ -1,5 +1,6 @@
 """What a callback annotation means: one place for register_op's rules
-(ge-reference.md 4.2) and the schema-bound signatures' rules (4.4).
+(docs/ge-compat.md, "register_op") and the schema-bound signatures' rules
+(docs/ge-compat.md, "Schema-bound signatures").
 
 Annotations may be written with typing (``List[int]``, ``Optional[X]``) or
 builtins (``list[int]``, ``X | None``); both normalise to the same form.

@@ -1,6 +1,6 @@
 """``register_op``: a function whose signature is an op's prototype.
 
-Rules (GE's, ge-reference.md 4.2): positional parameters are the inputs
+Rules (GE's, docs/ge-compat.md, "register_op"): positional parameters are the inputs
 (``TensorDesc`` required, ``Optional[TensorDesc]`` optional,
 ``List[TensorDesc]`` dynamic; annotated, no defaults); keyword-only
 parameters are the attrs (a default makes the attr optional and must have

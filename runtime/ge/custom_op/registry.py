@@ -1,6 +1,6 @@
 """``register_op_impl``: a class whose methods implement a registered op.
 
-Capabilities come from reflection (ge-reference.md 4.3): a callable
+Capabilities come from reflection (docs/ge-compat.md, "register_op_impl"): a callable
 ``execute`` (EagerExecuteOp), ``compile`` (CompilableOp),
 ``declare_launch_args`` (AnnotatedArgsOp). No base class is required.
 """

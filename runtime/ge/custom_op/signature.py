@@ -1,5 +1,5 @@
 """Schema-bound signatures of ``execute``, ``compile`` and
-``declare_launch_args`` (GE's rules, ge-reference.md 4.4).
+``declare_launch_args`` (GE's rules, docs/ge-compat.md, "Schema-bound signatures").
 
 - ``execute(self, <one parameter per IR input>, *, <attrs>)``
 - ``compile`` / ``declare_launch_args(self, <inputs>, <outputs>, *, <attrs>) -> None``

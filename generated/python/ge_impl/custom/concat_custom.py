@@ -12,7 +12,6 @@ import abc
 from typing import Any
 
 import ge.custom_op as _cop
-import ge.runtime as _rt
 from ge.runtime import Tensor, TensorDesc
 
 OP_TYPE = "ConcatCustom"

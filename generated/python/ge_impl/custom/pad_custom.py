@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import ge.custom_op as _cop
-import ge.runtime as _rt
 from ge.runtime import Tensor, TensorDesc
 
 OP_TYPE = "PadCustom"

@@ -1,11 +1,12 @@
 """The tiny call syntax of spec rules: ``len(x)``, ``attr(n)``, ``broadcast(a, b)``.
 
-Parsing only; what a rule may name is decided in ``semantics``.
+Parsing only; what a rule may name is decided in ``semantics.rules``.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 # Matched against the whole rule (fullmatch): whitespace around a rule or a
@@ -24,7 +25,7 @@ class RuleSyntaxError(ValueError):
     pass
 
 
-def parse_call(text: str, allowed: dict[str, tuple[int, int | None]]) -> Call:
+def parse_call(text: str, allowed: Mapping[str, tuple[int, int | None]]) -> Call:
     """Parse ``func(a, b)``; ``allowed`` maps func -> (min args, max args)."""
     match = _CALL.fullmatch(text)
     if not match:

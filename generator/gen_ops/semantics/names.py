@@ -1,0 +1,193 @@
+"""Names (E3xx, W901, W902, W904): what a module, an op type and each element
+may be called, and the notes for names the generated APIs change.
+
+Which Python name each element gets is decided by ``gen_ops.names`` (Note
+[Keyword renaming]); which members REG_OP declares by ``gen_ops.reg_op``.
+Here those decisions are checked and reported.
+"""
+
+from __future__ import annotations
+
+from ge_ir.names import RESERVED_MODULE_NAMES, RESERVED_NODE_TYPES
+
+from gen_ops.model import Attr, Impl, InferOutput, OpSpec
+from gen_ops.names import (
+    CPP_KEYWORDS,
+    PYTHON_KEYWORDS,
+    PYTHON_MODULE_NAMES,
+    ROLE_PREFIX,
+    python_names,
+)
+from gen_ops.reg_op import GE_TYPE_NAMES, member_clashes
+from gen_ops.semantics.context import Checker
+
+DEFAULT_MODULE = "custom"
+
+
+def module_name(ctx: Checker) -> str:
+    """The spec's module (E304 when Python or the runtime cannot have it)."""
+    module: str = ctx.data.get("module", DEFAULT_MODULE)
+    if module in PYTHON_KEYWORDS:
+        ctx.report(
+            "E304",
+            ("module",),
+            f"module '{module}' is a Python keyword; "
+            f"'from ge.es.{module} import ...' would not parse",
+            "choose another module name",
+        )
+    elif module in RESERVED_MODULE_NAMES:
+        ctx.report(
+            "E304",
+            ("module",),
+            f"module '{module}' is taken by the runtime (ge.es.{module})",
+            "choose another module name",
+        )
+    return module
+
+
+def check_op_type(ctx: Checker) -> None:
+    """E308 for a node type the runtime reserves; E304 for a name the
+    generated Python or REG_OP code needs for itself."""
+    op = ctx.op
+    if op in RESERVED_NODE_TYPES:
+        ctx.report(
+            "E308",
+            ("op",),
+            f"op type '{op}' is a node type the runtime itself creates or "
+            "treats specially (" + ", ".join(sorted(RESERVED_NODE_TYPES)) + ")",
+            f"choose another op type, e.g. {op}Custom",
+        )
+    elif op in PYTHON_KEYWORDS:
+        ctx.report(
+            "E304",
+            ("op",),
+            f"op type '{op}' is a Python keyword; the builder function "
+            "could not be defined",
+            "choose another op type",
+        )
+    elif op in PYTHON_MODULE_NAMES or op in GE_TYPE_NAMES:
+        user = (
+            "Python module imports"
+            if op in PYTHON_MODULE_NAMES
+            else "REG_OP code uses (GE's C++ API)"
+        )
+        ctx.report(
+            "E304",
+            ("op",),
+            f"op type '{op}' is a name the generated {user}",
+            "choose another op type",
+        )
+
+
+def check_unique(ctx: Checker, key: str) -> None:
+    """E301: names are unique within ``inputs``, ``outputs``, ``attrs`` or
+    ``graphs``."""
+    seen: dict[str, int] = {}
+    for i, item in enumerate(ctx.data.get(key, [])):
+        name = item["name"]
+        if name in seen:
+            ctx.report(
+                "E301",
+                (key, i, "name"),
+                f"{key[:-1]} '{name}' is declared twice (also {key}[{seen[name]}])",
+                "give each a distinct name",
+            )
+        else:
+            seen[name] = i
+
+
+def check_attrs_bound_by_name(
+    ctx: Checker,
+    attrs: list[Attr],
+    infer: tuple[InferOutput, ...] | None,
+    impl: Impl | None,
+) -> None:
+    """E304: with infer_meta or impl, register_op and register_op_impl take
+    attrs as keyword parameters of exactly their names, so an attr cannot be
+    a Python keyword (nor ``self`` when there are implementation methods)."""
+    if infer is None and impl is None:
+        return
+    for i, attr in enumerate(attrs):
+        if attr.name in PYTHON_KEYWORDS:
+            what = "a Python keyword"
+        elif impl is not None and attr.name == "self":
+            what = "self, the implementation's own parameter"
+        else:
+            continue
+        ctx.report(
+            "E304",
+            ("attrs", i, "name"),
+            f"attr '{attr.name}' is {what}; register_op and register_op_impl bind "
+            "attrs by name, so no prototype or implementation method could take it",
+            "rename the attr (the op can keep it only without infer_meta and impl)",
+        )
+
+
+def check_reg_op_members(ctx: Checker, op: OpSpec) -> None:
+    """E306/E307: members GE's REG_OP would declare twice, or that the system
+    headers define as macros (gen_ops.reg_op)."""
+    for clash in member_clashes(op):
+        if clash.other is None:
+            ctx.report(
+                "E307",
+                clash.span,
+                f"REG_OP would declare '{clash.member}', which the C/C++ system "
+                "headers define as a macro",
+                "rename it",
+            )
+        else:
+            ctx.report(
+                "E306",
+                clash.span,
+                f"REG_OP would declare '{clash.member}' twice (also for "
+                f"{clash.other})",
+                "rename one of the two",
+            )
+
+
+def naming_notes(ctx: Checker, op: OpSpec) -> None:
+    """W901/W904 for every name the Python builder cannot keep as written
+    (gen_ops.names decides), W902 for C++ keywords GE's C/C++ API renames."""
+    spans = {
+        **{("input", i.name): i.span for i in op.inputs},
+        **{("num", o.name): o.span for o in op.outputs},
+        **{("output", o.name): o.span for o in op.outputs},
+        **{("graph", g.name): g.span for g in op.graphs},
+        **{("attr", a.name): a.span for a in op.attrs},
+    }
+    for rename in python_names(op).renames:
+        span = spans[(rename.role, rename.ir_name)]
+        role = "output" if rename.role == "num" else rename.role
+        if rename.reason == "keyword":
+            ctx.report(
+                "W901",
+                span,
+                f"{role} '{rename.ir_name}' is a Python keyword; the Python API "
+                f"calls it '{rename.py_name}' (GE's rule)",
+            )
+            continue
+        what = (
+            f"the count parameter of output '{rename.ir_name}'"
+            if rename.role == "num"
+            else f"{role} '{rename.ir_name}'"
+        )
+        ctx.report(
+            "W904",
+            span,
+            f"{what} is called '{rename.py_name}' in the Python API, as its name "
+            "is taken",
+        )
+    for role, items in (
+        ("input", op.inputs),
+        ("output", op.outputs),
+        ("attr", op.attrs),
+        ("graph", op.graphs),
+    ):
+        for item in items:
+            if item.name in CPP_KEYWORDS and item.name not in PYTHON_KEYWORDS:
+                ctx.report(
+                    "W902",
+                    item.span,
+                    f"{role} '{item.name}' is a C++ keyword; GE's C/C++ ES API "
+                    f"calls it '{ROLE_PREFIX[role]}{item.name}'",
+                )
