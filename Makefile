@@ -24,7 +24,11 @@ check: $(STAMP)
 demo: generate
 	$(BIN)/python examples/run_all.py
 
+LINTED := generator runtime tests bench examples ops
+
 test: $(STAMP)
+	$(BIN)/ruff check $(LINTED)
+	$(BIN)/black --check --quiet $(LINTED)
 	$(BIN)/gen-ops --check --quiet
 	$(BIN)/python -m pytest -q -n $(PYTEST_WORKERS)
 

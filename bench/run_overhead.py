@@ -27,7 +27,6 @@ import argparse
 import ctypes
 import os
 import statistics
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -227,9 +226,10 @@ class Case:
             out = "y" if t == self.k - 1 else f"t{t}"
             nodes.append(helper.make_node("Add", [prev, "b"], [out]))
             prev = out
-        vi = lambda name: helper.make_tensor_value_info(
-            name, TensorProto.FLOAT, [self.n]
-        )  # noqa: E731
+
+        def vi(name: str) -> object:
+            return helper.make_tensor_value_info(name, TensorProto.FLOAT, [self.n])
+
         model = helper.make_model(
             helper.make_graph(nodes, "chain", [vi("a"), vi("b")], [vi("y")]),
             opset_imports=[helper.make_opsetid("", 17)],
@@ -319,21 +319,25 @@ def main() -> int:
             runners: list[
                 tuple[str, Callable[[int], object] | None, Callable[[], np.ndarray]]
             ] = [
-                ("replay", case.replay_runner(), lambda: case.out.numpy()),
+                ("replay", case.replay_runner(), lambda case=case: case.out.numpy()),
                 (
                     "annotated",
                     case.graph_runner(case.annotated_id),
-                    lambda: case.out.numpy(),
+                    lambda case=case: case.out.numpy(),
                 ),
                 (
                     "execute",
                     case.graph_runner(case.execute_id),
-                    lambda: case.out.numpy(),
+                    lambda case=case: case.out.numpy(),
                 ),
-                ("numpy", case.numpy_runner(), lambda: case._numpy_out),
-                ("ctypes", case.ctypes_runner(), lambda: case.out.numpy()),
-                ("ort", case.ort_runner(), lambda: case._ort_out),
-                ("torch", case.torch_runner(), lambda: case._torch_out.numpy()),
+                ("numpy", case.numpy_runner(), lambda case=case: case._numpy_out),
+                ("ctypes", case.ctypes_runner(), lambda case=case: case.out.numpy()),
+                ("ort", case.ort_runner(), lambda case=case: case._ort_out),
+                (
+                    "torch",
+                    case.torch_runner(),
+                    lambda case=case: case._torch_out.numpy(),
+                ),
             ]
             floor = None
             for label, runner, read in runners:

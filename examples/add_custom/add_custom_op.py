@@ -10,12 +10,13 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from ge_impl.custom.add_custom import AddCustomBase
+
 from ge.custom_op import get_execute_ctx, register_op_impl
 from ge.device import rt
 from ge.device.kernels import Kernel, load_kernel
 from ge.graph import DataType
 from ge.runtime import Tensor
-from ge_impl.custom.add_custom import AddCustomBase
 
 BLOCK = 1024  # elements per block, as in add_custom_kernel.c
 SOURCE = Path(__file__).resolve().parent / "add_custom_kernel.c"

@@ -16,6 +16,9 @@ import math
 import threading
 from pathlib import Path
 
+from ge_impl.custom.annotated_add_custom import AnnotatedAddCustomBase
+from ge_impl.custom.no_refresh_add_custom import NoRefreshAddCustomBase
+
 from ge.custom_op import (
     LaunchConfig,
     get_compile_platform_info,
@@ -25,8 +28,6 @@ from ge.custom_op import (
 from ge.device import rt
 from ge.device.kernels import build_kernel, load_kernel
 from ge.runtime import Tensor
-from ge_impl.custom.annotated_add_custom import AnnotatedAddCustomBase
-from ge_impl.custom.no_refresh_add_custom import NoRefreshAddCustomBase
 
 BLOCK = 1024  # floats per block, as in add_kernel.c
 KERNEL = "add_custom"

@@ -15,7 +15,6 @@ from typing import Any, TypeAlias
 
 from ge_ir.attrs import AttrType
 from ge_ir.types import DataType
-
 from gen_ops.model import Default
 
 # --- Python -----------------------------------------------------------------

@@ -13,7 +13,6 @@ from typing import Any
 
 from ge_ir.attrs import AttrType
 from ge_ir.types import DataType
-
 from gen_ops.diagnostics import Span
 
 

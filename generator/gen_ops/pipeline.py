@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from pathlib import Path
 
 from gen_ops import schema_check, semantics
 from gen_ops.diagnostics import Severity, Sink

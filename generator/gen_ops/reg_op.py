@@ -20,7 +20,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ge_ir.types import DataType
-
 from gen_ops.cpp_reserved import SYSTEM_MACROS
 from gen_ops.diagnostics import Span
 from gen_ops.model import (

@@ -6,7 +6,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ge_ir.attrs import AttrType, python_annotation
-
 from gen_ops.imports import NameRecorder
 from gen_ops.literals import py_default_tree
 from gen_ops.model import Attr

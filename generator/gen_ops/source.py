@@ -277,7 +277,9 @@ class _Builder:
             try:
                 key = key_node.value if key_node.tag == _STR else _scalar(key_node)
             except (_Unsupported, ValueError, binascii.Error):
-                raise _Unsupported("mapping keys must be plain names", key_span)
+                raise _Unsupported(
+                    "mapping keys must be plain names", key_span
+                ) from None
             if not isinstance(key, str):
                 # YAML 1.2 would read `1:` or `true:` as non-strings; specs use
                 # names only, so say so instead of guessing.

@@ -14,12 +14,13 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from ge_impl.custom.cast_custom import CastCustomBase
+
 from ge.custom_op import get_execute_ctx, register_op_impl
 from ge.device import rt
 from ge.device.kernels import Kernel, load_kernel
 from ge.graph import DataType
 from ge.runtime import Tensor
-from ge_impl.custom.cast_custom import CastCustomBase
 
 SOURCE = Path(__file__).resolve().parent / "kernels/cast_custom.c"
 PER_BLOCK = 4096  # elements per block

@@ -10,12 +10,13 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from ge_impl.custom.fill_custom import FillCustomBase
+
 from ge.custom_op import get_execute_ctx, register_op_impl
 from ge.device import rt
 from ge.device.kernels import load_kernel
 from ge.graph import DataType, Format
 from ge.graph.numpy_dtypes import encode_element
-from ge_impl.custom.fill_custom import FillCustomBase
 
 SOURCE = Path(__file__).resolve().parent / "kernels/fill_custom.c"
 PER_BLOCK = 4096  # elements per block

@@ -20,12 +20,13 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from ge_impl.custom.layer_norm_custom import LayerNormCustomBase
+
 from ge.custom_op import get_execute_ctx, register_op_impl
 from ge.device import rt
 from ge.device.kernels import load_kernel
 from ge.graph import DataType
 from ge.runtime import Tensor, TensorDesc
-from ge_impl.custom.layer_norm_custom import LayerNormCustomBase
 
 SOURCE = Path(__file__).resolve().parent / "kernels/layer_norm_custom.c"
 PER_BLOCK = 4096  # elements per block (whole rows)

@@ -12,13 +12,14 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from ge_impl.custom.pad_custom import PadCustomBase
+
 from ge.custom_op import get_execute_ctx, register_op_impl
 from ge.device import rt
 from ge.device.kernels import load_kernel
 from ge.graph import DataType
 from ge.graph.numpy_dtypes import encode_element
 from ge.runtime import Tensor, TensorDesc
-from ge_impl.custom.pad_custom import PadCustomBase
 
 SOURCE = Path(__file__).resolve().parent / "kernels/pad_custom.c"
 PER_BLOCK = 4096  # elements per block (whole rows)

@@ -11,10 +11,11 @@ import math
 import threading
 from pathlib import Path
 
+from ge_impl.custom.scale_custom import ScaleCustomBase
+
 from ge.custom_op import LaunchConfig, register_op_impl
 from ge.device.kernels import build_kernel
 from ge.runtime import Tensor
-from ge_impl.custom.scale_custom import ScaleCustomBase
 
 CHUNK = 64  # floats per block, as in kernels/scale_custom.c
 SOURCE = Path(__file__).resolve().parent / "kernels" / "scale_custom.c"

@@ -11,12 +11,13 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from ge_impl.custom.split_custom import SplitCustomBase
+
 from ge.custom_op import get_execute_ctx, register_op_impl
 from ge.device import rt
 from ge.device.kernels import load_kernel
 from ge.graph import DataType
 from ge.runtime import Tensor, TensorDesc
-from ge_impl.custom.split_custom import SplitCustomBase
 
 SOURCE = Path(__file__).resolve().parent / "kernels/split_custom.c"
 PER_BLOCK = 4096  # elements per block

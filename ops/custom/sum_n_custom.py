@@ -11,10 +11,11 @@ import math
 import threading
 from pathlib import Path
 
+from ge_impl.custom.sum_n_custom import SumNCustomBase
+
 from ge.custom_op import LaunchConfig, register_op_impl
 from ge.device.kernels import build_kernel
 from ge.runtime import Tensor
-from ge_impl.custom.sum_n_custom import SumNCustomBase
 
 CHUNK = 256  # floats per block, as in kernels/sum_n_custom.c
 SOURCE = Path(__file__).resolve().parent / "kernels" / "sum_n_custom.c"

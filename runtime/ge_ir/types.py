@@ -8,9 +8,8 @@ and the model file format all read it. It imports nothing heavy.
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from types import MappingProxyType
-from typing import Mapping
 
 __all__ = [
     "DataType",
@@ -147,8 +146,9 @@ def element_bits(data_type: DataType) -> int:
     return size - 1000 if size > 1000 else size * 8
 
 
-# Spec names: GE's name without ``DT_``, lower-cased, except the five that
-# spec-format.md renames. DT_UNDEFINED and DT_MAX are markers, not types.
+# Spec names (docs/spec-reference.md): GE's name without ``DT_``,
+# lower-cased, except the five renamed below. DT_UNDEFINED and DT_MAX are
+# markers, not types.
 _RENAMED = {
     DataType.DT_FLOAT: "float32",
     DataType.DT_FLOAT16: "float16",

@@ -12,10 +12,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import ROOT
 
 from gen_ops.cli import main
 from gen_ops.writer import MANIFEST
-from helpers import ROOT
 
 ADD = """\
 op: AddOne

@@ -9,10 +9,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import ROOT, render_tree
 
 from gen_ops import pyformat
 from gen_ops.pyformat import black_format, format_python
-from helpers import ROOT, render_tree
 
 PY_FILES = sorted(
     p

@@ -8,13 +8,13 @@ import inspect
 import pkgutil
 
 import pytest
+from helpers import ROOT, load_ops
 
 import ge.es.control as control
 import ge.es.custom as custom
 from ge.es import GraphBuilder, TensorHolder
 from ge.graph import DataType, Graph, NamedAttrs, Tensor
 from gen_ops.model import InputKind
-from helpers import ROOT, load_ops
 
 OPS = {op.op_type: op for op in load_ops(ROOT / "specs")[0]}
 

@@ -15,9 +15,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import ROOT, render_tree
 
 from gen_ops.writer import MANIFEST, sha256
-from helpers import ROOT, render_tree
 
 SETS = {
     "specs": (ROOT / "specs", ROOT / "generated"),

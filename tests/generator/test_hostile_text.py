@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 import yaml
+from helpers import ROOT, import_file, load_ops
 
 from gen_ops.literals import cpp_comment_lines, cpp_str, py_docstring_body, py_str
-from helpers import ROOT, import_file, load_ops
 
 GOLDEN = ROOT / "tests/golden"
 SPEC = yaml.safe_load((GOLDEN / "specs/hostile_text.yaml").read_text(encoding="utf-8"))
@@ -167,11 +167,11 @@ def test_cpp_defaults_and_comments_compile_and_run(tmp_path: Path) -> None:
     ],
 )
 def test_python_literals_evaluate_to_the_text(text: str) -> None:
-    assert eval(py_str(text)) == text  # noqa: S307 (our own literal)
+    assert eval(py_str(text)) == text
     if re.search(r"[\x00-\x08\x0b-\x1f\x7f]", text):
         return  # docs may not hold control characters (E303)
     body = py_docstring_body(text)
-    assert eval('"""' + body + ' """')[:-1] == text  # noqa: S307
+    assert eval('"""' + body + ' """')[:-1] == text
 
 
 @pytest.mark.parametrize("text", ['a"b', "c\\d", "new\nline", "??=", "ünï", "\x01"])

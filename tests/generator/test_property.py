@@ -9,11 +9,11 @@ import inspect
 import keyword
 import shutil
 import subprocess
-from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+from helpers import ROOT, import_file, load_ops, render_tree, write_tree
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -22,7 +22,6 @@ from ge.graph import DataType, Graph, NamedAttrs, Tensor
 from ge.graph.attrs import AttrType
 from ge.graph.types import dtype_from_spec_name
 from gen_ops.pyformat import black_format
-from helpers import ROOT, import_file, load_ops, render_tree, write_tree
 
 GXX = shutil.which("g++")
 NUMPY_DTYPES = [
@@ -270,7 +269,7 @@ def _call_args(
             else allowed[0]
         )
 
-        def make() -> Any:
+        def make(dtype: Any = dtype) -> Any:
             nonlocal index
             index += 1
             return builder.create_input(index - 1, data_type=dtype, shape=[2])

@@ -61,7 +61,7 @@ def rich_expected(x: np.ndarray, y: np.ndarray) -> list[np.ndarray]:
     return [s + t + u + x, t]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def model_bytes(which: str) -> bytes:
     from ge.offline import compile_model
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from helpers import load_ops
 
 from ge._container import FileFormatError
 from ge.es import GraphBuilder
@@ -27,7 +28,6 @@ from ge.es.custom import (
 from ge.graph import DataType, Format, Graph, NamedAttrs, Tensor
 from ge.graph.air import graph_bytes, graph_from_bytes
 from ge.graph.attrs import AttrType
-from helpers import load_ops
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -240,7 +240,7 @@ def test_a_file_that_is_not_a_graph_file(tmp_path: Path) -> None:
         "future version": data[:8] + struct.pack("<I", 99) + data[12:],
         "damaged body": data[:-10] + bytes([data[-10] ^ 1]) + data[-9:],
     }
-    for name, bad in cases.items():
+    for bad in cases.values():
         with pytest.raises(FileFormatError, match="^graph file: "):
             graph_from_bytes(bad)
     missing = tmp_path / "missing.air"

@@ -17,12 +17,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from models import ADD_OPS, ROOT, add_graph
 
 from ge._container import Section, read, write
 from ge.es import GraphBuilder
 from ge.graph import Graph
 from ge.graph.air import MAGIC, VERSION, graph_bytes
-from models import ADD_OPS, ROOT, add_graph
 
 Document = dict[str, Any]
 

@@ -13,13 +13,13 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from models import add_graph, load_op_modules, rich_graph
 
 from ge._container import FileFormatError, Section, read, write
 from ge.engine.errors import CompileError
 from ge.graph import Graph
 from ge.graph.air import MAGIC, VERSION, graph_bytes, graph_from_bytes
 from ge.offline import compile_model
-from models import add_graph, load_op_modules, rich_graph
 
 ODD_VALUES: list[Any] = [
     None,

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from models import RICH_N, ROOT, model_bytes, rich_expected
 
 from ge._container import FileFormatError, Section, write
 from ge.device.kernels import build_kernel
@@ -26,7 +27,6 @@ from ge.engine.layout import BufferKind
 from ge.graph import Tensor
 from ge.offline import model_file
 from ge.offline.model import load_model_bytes
-from models import RICH_N, ROOT, model_bytes, rich_expected
 
 HEADER = struct.Struct("<8sIIQ")
 ENTRY = struct.Struct("<IIQQ")
@@ -114,8 +114,9 @@ def compile_in_subprocess(which: str) -> bytes:
 
 def test_compiling_twice_gives_the_same_bytes() -> None:
     """No address, time or order of the compiling process is in the file."""
-    from ge.offline import compile_model
     from models import load_op_modules, rich_graph
+
+    from ge.offline import compile_model
 
     load_op_modules()
     first = compile_model(rich_graph())

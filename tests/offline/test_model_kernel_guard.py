@@ -13,14 +13,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-
 from elf_mutants import edit_init_array_beyond_segment, edit_zero_size_first
+from models import ROOT, model_bytes
+from test_model_file import sections, with_kernel
+
 from ge._container import FileFormatError
 from ge.device.kernels import build_kernel
 from ge.offline import model_file
 from ge.offline.model import load_model, load_model_bytes
-from models import ROOT, model_bytes
-from test_model_file import sections, with_kernel
 
 CONSTRUCTOR = """#include <fcntl.h>
 #include <unistd.h>

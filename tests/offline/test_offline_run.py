@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from models import ADD_OPS, ROOT, N, add_graph, load_op_modules, model_bytes
 
 from ge.device.memory import DeviceBuffer
 from ge.es import GraphBuilder
@@ -21,7 +22,6 @@ from ge.graph import DataType, Tensor
 from ge.offline import OfflineError, compile_model
 from ge.offline.compile import main as ge_atc
 from ge.offline.model import load_model_bytes
-from models import ADD_OPS, N, ROOT, add_graph, load_op_modules, model_bytes
 
 
 def clean_env(**extra: str) -> dict[str, str]:

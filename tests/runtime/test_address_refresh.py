@@ -272,7 +272,7 @@ def weighted(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
 
 
 def _weighted_graph(mode: str, count: int = 3):  # type: ignore[no-untyped-def]
-    from ge.es._op_api import Input, OpDef, Output, Attr
+    from ge.es._op_api import Attr, Input, OpDef, Output
 
     op = OpDef(
         "Weighted",

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from op_harness import ge_session, inputs
 
 from ge.es import GraphBuilder
 from ge.es.custom import (
@@ -30,7 +31,6 @@ from ge.es.custom import (
 )
 from ge.graph.numpy_dtypes import from_numpy_dtype
 from ge.session import Session
-from op_harness import ge_session, inputs
 
 F32, F16, I32, I64 = np.float32, np.float16, np.int32, np.int64
 

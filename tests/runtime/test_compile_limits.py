@@ -10,9 +10,9 @@ from collections.abc import Iterator
 
 import numpy as np
 import pytest
+from _rt_support import ge_api, registries, unique  # noqa: F401
 
 import ge.es._op_api as api
-from _rt_support import ge_api, registries, unique  # noqa: F401
 from ge.custom_op import (
     get_declare_launch_args_ctx,
     register_op,
@@ -35,7 +35,7 @@ OP_DEF = api.OpDef(
 
 
 @pytest.fixture
-def session(ge_api: GeApi, registries: None) -> Iterator[Session]:  # noqa: F811
+def session(ge_api: GeApi, registries: None) -> Iterator[Session]:
     @register_op(op_type=OP, output_names=("y",))
     def infer(x: TensorDesc) -> TensorDesc:
         return TensorDesc(x.shape, x.data_type)
@@ -152,7 +152,7 @@ def test_a_data_node_without_index(session: Session) -> None:
     graph = io_graph()
     del graph.nodes[0].attrs["index"]
     with pytest.raises(ValueError, match="Data node 'x'.*index"):
-        graph.input_nodes
+        _ = graph.input_nodes
     with pytest.raises(ValueError, match="Data node 'x'.*index"):
         graph.graph_inputs()
     with pytest.raises(CompileError, match="Data node 'x'.*index"):

@@ -78,7 +78,7 @@ def hammer(run: Callable[[np.ndarray, np.ndarray], np.ndarray], additions: int) 
                 got = run(x, y)
                 if not np.array_equal(got, expected(x, y, additions)):
                     wrong.append(f"thread {seed} run {i}")
-        except BaseException as exc:  # noqa: BLE001 - reported below
+        except BaseException as exc:
             errors.append(exc)
 
     threads = [threading.Thread(target=worker, args=(s,)) for s in range(THREADS)]

@@ -1,4 +1,4 @@
-"""Callback contexts (ge-reference.md 4.4): get_*_ctx() outside callbacks,
+"""Callback contexts (docs/ge-compat.md, "Schema-bound signatures"): get_*_ctx() outside callbacks,
 every execute-context method inside a real run, the compile and
 declare_launch_args contexts, infer_meta's context, and borrowed-object
 lifetime (use after the callback returns raises RuntimeError)."""
@@ -13,9 +13,9 @@ from typing import Any, List, Optional, Tuple
 
 import numpy as np
 import pytest
+from _rt_support import ge_api, registries, unique  # noqa: F401
 
 import ge.es._op_api as api
-from _rt_support import ge_api, registries, unique  # noqa: F401
 from ge.custom_op import (
     AnnotatedKernelLaunchInfo,
     WorkspaceAddr,
@@ -98,7 +98,7 @@ def expect(error: type, call: Any) -> str:
 
 
 @pytest.fixture
-def session(ge_api: GeApi, registries: None) -> Iterator[Session]:  # noqa: F811
+def session(ge_api: GeApi, registries: None) -> Iterator[Session]:
     yield Session({"my.option": "on"})
 
 
@@ -893,8 +893,8 @@ def test_compile_and_declare_launch_args_contexts(session: Session) -> None:
     assert seen["compile_views"] == ([5], DataType.DT_FLOAT, 2.0)
     assert seen["workspace"] == (WorkspaceAddr, 0, 64)
     errors = seen["arg_errors"]
-    assert errors[0] == f"input index 2 out of range: node ann has 2 flattened inputs"
-    assert errors[1] == f"output index 1 out of range: node ann has 1 flattened outputs"
+    assert errors[0] == "input index 2 out of range: node ann has 2 flattened inputs"
+    assert errors[1] == "output index 1 out of range: node ann has 1 flattened outputs"
     assert errors[2] == "the tensor given is not input 0 of node ann"
     assert errors[3] == "append_input takes a ge.runtime.Tensor, got str"
     assert errors[4] == "append_workspace takes a WorkspaceAddr from this context"

@@ -1,7 +1,7 @@
 """ge.custom_op registration: register_op (prototype + infer_meta),
 register_op_impl (capabilities by reflection), the registries, and the
 schema-bound signature checks an implementation meets its prototype with
-(ge-reference.md 4.2-4.4)."""
+(docs/ge-compat.md, "register_op", "register_op_impl" and "Schema-bound signatures")."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import List, Optional, Tuple
 
 import pytest
-
 from _rt_support import registries  # noqa: F401
+
 from ge.custom_op import (
     OpImplDescriptor,
     bootstrap,
@@ -47,7 +47,7 @@ MODULE = __name__
 
 
 @pytest.fixture(autouse=True)
-def _empty_registries(registries: None) -> Iterator[None]:  # noqa: F811
+def _empty_registries(registries: None) -> Iterator[None]:
     yield
 
 
@@ -73,7 +73,7 @@ def test_register_op_reads_inputs_attrs_and_outputs() -> None:
         dst: DataType = DataType.DT_FLOAT16,
         value: GraphTensor = None,
         axes: List[int] = (0, 1),
-        scales: List[float] = [0.5],
+        scales: List[float] = [0.5],  # noqa: B006 - GE's own spelling, accepted
         flags: List[bool] = (),
         names: List[str] = ("a",),
         dtypes: List[DataType] = (DataType.DT_INT8,),
@@ -145,12 +145,12 @@ def test_builtin_and_typing_annotations_mean_the_same() -> None:
 
 
 def test_string_annotations_are_resolved() -> None:
-    def infer(x: "TensorDesc", *, n: "int" = 2) -> "TensorDesc": ...
+    def infer(x: TensorDesc, *, n: int = 2) -> TensorDesc: ...
 
     register_op(op_type="Strings")(infer)
     assert proto("Strings").attrs == (ProtoAttr("n", AttrType.INT, False, 2),)
 
-    def broken(x: "NoSuchName") -> TensorDesc: ...  # type: ignore[name-defined]  # noqa: F821
+    def broken(x: NoSuchName) -> TensorDesc: ...  # type: ignore[name-defined]  # noqa: F821
 
     with pytest.raises(
         TypeError,
@@ -363,9 +363,7 @@ def test_attr_annotation_and_default_rules(
         "DataType": DataType,
         "GraphTensor": GraphTensor,
     }
-    exec(
-        f"def infer(x: TensorDesc, *, {source}) -> TensorDesc: ...", namespace
-    )  # noqa: S102
+    exec(f"def infer(x: TensorDesc, *, {source}) -> TensorDesc: ...", namespace)
     _fails("AttrRule", namespace["infer"], error, message)
 
 
@@ -377,7 +375,7 @@ def test_defaults_of_exactly_the_annotated_type_are_accepted() -> None:
         i: int = -1,
         b: bool = True,
         lf: List[float] = (0.1, 0.2),
-        lli: List[List[int]] = [[], [2, 3], []],
+        lli: List[List[int]] = [[], [2, 3], []],  # noqa: B006 - as GE writes it
         t: Optional[GraphTensor] = None,
         n: Optional[NamedAttrs] = None,
     ) -> TensorDesc: ...
@@ -895,7 +893,7 @@ def _check_refused(op_type: str, cls: type, message: str) -> None:
 )
 def test_execute_signature_failures(schema: str, source: str, actual: str) -> None:
     namespace = {"Tensor": Tensor, "TensorDesc": TensorDesc, "List": List}
-    exec(source, namespace)  # noqa: S102
+    exec(source, namespace)
     cls = type("Impl", (), {"execute": namespace["execute"]})
     _check_refused(schema, cls, EXECUTE + actual)
 
@@ -946,7 +944,7 @@ def test_compile_and_declare_signature_failures(
     schema: str, method: str, source: str, expected: str
 ) -> None:
     namespace = {"Tensor": Tensor, "List": List}
-    exec(source, namespace)  # noqa: S102
+    exec(source, namespace)
     body = {method: namespace[method]}
     if method == "compile":
         body["execute"] = lambda self, x, y, z, *, a, b, c: None

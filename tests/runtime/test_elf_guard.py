@@ -16,7 +16,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-
 from elf_mutants import (
     DYN,
     _dynamic,
@@ -25,6 +24,7 @@ from elf_mutants import (
     edit_init_array_beyond_segment,
     edit_zero_size_first,
 )
+
 from ge.device.kernels import BadKernelBinary, build_kernel, load_binary
 from ge.device.toolchain import INCLUDE_DIR
 

@@ -1,5 +1,5 @@
 """ge.es: GraphBuilder, TensorHolder, attr_scope, cross-builder checks and
-the ge.es.plugins entry points (ge-reference.md 3.1-3.3)."""
+the ge.es.plugins entry points (docs/ge-compat.md, "ES graph building")."""
 
 from __future__ import annotations
 
@@ -14,10 +14,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _rt_support import unique
 
 import ge.es
 import ge.es._op_api as api
-from _rt_support import unique
 from ge.es import GraphBuilder, TensorHolder, attr_scope
 from ge.es.graph_builder import InputType
 from ge.graph import DataType, Format, Graph, Tensor

@@ -1,7 +1,7 @@
 """ge.graph: GE's enums and their numbers, element sizes, TensorType sets,
 numpy mapping, Tensor, Graph text and lookup, NamedAttrs and attr checks.
 
-The tables below are copied from ge-reference.md (5.3-5.6) and metadef's
+The tables below are copied from docs/ge-compat.md ("Attr types", "DataType values", "Named TensorType sets", "Format values") and metadef's
 types.h/c_types.h, not from the code under test.
 """
 
@@ -11,9 +11,9 @@ import copy
 
 import numpy as np
 import pytest
+from _rt_support import unique
 
 import ge.es._op_api as api
-from _rt_support import unique
 from ge.device.memory import region_of
 from ge.es import GraphBuilder
 from ge.graph import (
@@ -26,8 +26,8 @@ from ge.graph import (
     Tensor,
     TensorType,
 )
-from ge.graph.numpy_dtypes import from_numpy_dtype, has_numpy_dtype, to_numpy_dtype
 from ge.graph.attrs import AttrType, check_attr_value
+from ge.graph.numpy_dtypes import from_numpy_dtype, has_numpy_dtype, to_numpy_dtype
 from ge.graph.types import (
     NAMED_TENSOR_TYPES,
     dtype_from_spec_name,
@@ -35,7 +35,7 @@ from ge.graph.types import (
     element_bits,
 )
 
-# --- ge-reference.md 5.5 (c_types.h) -----------------------------------------
+# --- docs/ge-compat.md, "DataType values" -----------------------------------------
 
 DATA_TYPES = {
     "DT_FLOAT": 0,
@@ -83,7 +83,7 @@ DATA_TYPES = {
     "DT_MAX": 43,
 }
 
-# --- ge-reference.md 5.6 (c_types.h; the C++ values, not GE's Python enum) ---
+# --- docs/ge-compat.md, "Format values" (the C++ values) ---
 
 FORMATS = {
     "FORMAT_NCHW": 0,
@@ -147,7 +147,7 @@ FORMATS = {
 
 PLACEMENTS = {"PLACEMENT_HOST": 0, "PLACEMENT_DEVICE": 1}
 
-# --- ge-reference.md 5.3 (value types; list types are 1000 + base) -----------
+# --- docs/ge-compat.md, "Attr types" (list types are 1000 + base) -----------
 
 ATTR_VALUE_TYPES = {
     "VT_NONE": 0,
@@ -225,7 +225,7 @@ GET_SIZE_BY_DATA_TYPE = {
     "DT_MAX": -1,
 }
 
-# --- ge-reference.md 5.4 (types.h static TensorType sets) --------------------
+# --- docs/ge-compat.md, "Named TensorType sets" --------------------
 
 TENSOR_TYPE_SETS = {
     "ALL": "BOOL COMPLEX128 COMPLEX64 DOUBLE FLOAT FLOAT16 INT16 INT32 INT64 INT8 "

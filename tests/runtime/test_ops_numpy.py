@@ -13,6 +13,7 @@ from collections.abc import Iterator
 
 import numpy as np
 import pytest
+from op_harness import ROOT, build, ge_session, run
 
 from ge.es.custom import (
     CastCustom,
@@ -27,7 +28,6 @@ from ge.es.custom import (
 from ge.graph import DataType
 from ge.graph.numpy_dtypes import from_numpy_dtype
 from ge.session import CompileError, ExecuteError, Session
-from op_harness import ROOT, build, ge_session, run
 
 F32, F16, I32, I64 = np.float32, np.float16, np.int32, np.int64
 CAST_DTYPES = [F32, F16, I32, I64]

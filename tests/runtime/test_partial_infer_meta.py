@@ -19,8 +19,9 @@ from typing import Any
 
 import numpy as np
 import pytest
-
 from _rt_support import ge_api, registries, unique  # noqa: F401
+from helpers import ROOT, import_file, render_tree, write_tree
+
 from ge.custom_op import get_execute_ctx, register_op_impl
 from ge.es import GraphBuilder
 from ge.ge_global import GeApi
@@ -28,7 +29,6 @@ from ge.graph import DataType, Tensor
 from ge.runtime import Tensor as RuntimeTensor
 from ge.runtime import TensorDesc
 from ge.session import Session
-from helpers import ROOT, import_file, render_tree, write_tree
 
 GOLDEN = ROOT / "tests/golden/expected/python"
 NUMPY = {
@@ -98,7 +98,7 @@ def test_the_skeleton_asks_for_exactly_the_undeclared_part() -> None:
 
 
 def test_the_prototype_computes_what_it_can_and_asks_the_author(
-    registries: None,  # noqa: F811
+    registries: None,
 ) -> None:
     top_k = _impl("top_k_op")
     x = TensorDesc([2, 5], DataType.DT_FLOAT16)
@@ -168,7 +168,7 @@ def _register_top_k(top_k: ModuleType) -> None:
 
 
 @pytest.fixture
-def session(ge_api: GeApi, registries: None) -> Iterator[Session]:  # noqa: F811
+def session(ge_api: GeApi, registries: None) -> Iterator[Session]:
     yield Session()
 
 
@@ -220,7 +220,7 @@ impl:
 
 
 def test_dynamic_outputs_take_one_value_per_instance_from_the_author(
-    tmp_path: Path, registries: None  # noqa: F811
+    tmp_path: Path, registries: None
 ) -> None:
     (tmp_path / "specs").mkdir()
     (tmp_path / "specs/split_tagged.yaml").write_text(DYNAMIC)

@@ -23,9 +23,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _rt_support import ge_api, registries, unique  # noqa: F401
 
 import ge.es._op_api as api
-from _rt_support import ge_api, registries, unique  # noqa: F401
 from ge.custom_op import (
     InsecureOpPathWarning,
     bootstrap,
@@ -46,7 +46,7 @@ SCALE_OPS = ROOT / "ops" / "custom" / "scale_custom.py"
 
 
 @pytest.fixture(autouse=True)
-def _empty_registries(registries: None) -> Iterator[None]:  # noqa: F811
+def _empty_registries(registries: None) -> Iterator[None]:
     yield
 
 
@@ -184,7 +184,7 @@ def test_a_forgotten_submodule_is_not_found_as_a_stale_attribute(
 
 
 def test_compiling_after_a_corrected_load(
-    ge_api: GeApi, tmp_path: Path, monkeypatch: pytest.MonkeyPatch  # noqa: F811
+    ge_api: GeApi, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """docs/runtime.md: "a corrected path loads cleanly later", and every
     later compile works."""
@@ -324,7 +324,7 @@ def test_a_module_file_that_is_not_a_module_name_is_refused(tmp_path: Path) -> N
 
 
 def test_a_relative_path_keeps_naming_the_same_place_after_chdir(
-    ge_api: GeApi,  # noqa: F811
+    ge_api: GeApi,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -465,7 +465,7 @@ def test_concurrent_loads_import_each_module_once(
 
 
 def test_sessions_compiling_in_threads_load_once(
-    ge_api: GeApi,  # noqa: F811
+    ge_api: GeApi,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

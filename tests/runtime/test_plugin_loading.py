@@ -1,5 +1,5 @@
 """Loading op modules from ASCEND_CUSTOM_OPP_PATH
-(bootstrap.load_custom_op_plugins; ge-reference.md 4.4 "Plugin discovery"
+(bootstrap.load_custom_op_plugins; docs/ge-compat.md, "register_op_impl"
 and "Loader lifecycle"): what is imported, once, and the all-or-nothing
 rollback of a failed load."""
 
@@ -12,8 +12,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
 from _rt_support import registries, unique  # noqa: F401
+
 from ge.custom_op import (
     bootstrap,
     get_registered_op_impl,
@@ -26,7 +26,7 @@ from ge.runtime import TensorDesc
 
 
 @pytest.fixture(autouse=True)
-def _empty_registries(registries: None) -> Iterator[None]:  # noqa: F811
+def _empty_registries(registries: None) -> Iterator[None]:
     yield
 
 

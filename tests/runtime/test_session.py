@@ -1,4 +1,4 @@
-"""GeApi and Session (ge-reference.md 3.4): initialisation rules, graph ids,
+"""GeApi and Session (docs/ge-compat.md, "ES graph building"): initialisation rules, graph ids,
 compile and run, caller-provided outputs, input checks, compile errors that
 name the node, and graphs whose inputs have unknown dims."""
 
@@ -12,10 +12,10 @@ from typing import Any, List
 
 import numpy as np
 import pytest
-
-import ge.ge_global as ge_global
-import ge.es._op_api as api
 from _rt_support import ge_api, registries, unique  # noqa: F401
+
+import ge.es._op_api as api
+import ge.ge_global as ge_global
 from ge.custom_op import get_execute_ctx, register_op, register_op_impl
 from ge.device import rt
 from ge.device.kernels import build_kernel
@@ -88,7 +88,7 @@ def scale_graph(
 
 
 @pytest.fixture
-def session(ge_api: GeApi, registries: None) -> Iterator[Session]:  # noqa: F811
+def session(ge_api: GeApi, registries: None) -> Iterator[Session]:
     register_scale()
     yield Session()
 
@@ -98,7 +98,7 @@ def session(ge_api: GeApi, registries: None) -> Iterator[Session]:  # noqa: F811
 
 def test_ge_initialize_needs_a_non_empty_dict_of_strings(
     ge_api: GeApi,
-) -> None:  # noqa: F811
+) -> None:
     for options in ({}, None, [("ge.exec.deviceId", "0")], "ge.exec.deviceId=0"):
         with pytest.raises(
             ValueError, match="^ge_initialize needs a non-empty dict of options$"
@@ -116,7 +116,7 @@ def test_ge_initialize_needs_a_non_empty_dict_of_strings(
     }
 
 
-def test_a_session_needs_ge_initialize(ge_api: GeApi) -> None:  # noqa: F811
+def test_a_session_needs_ge_initialize(ge_api: GeApi) -> None:
     ge_api.ge_finalize()
     assert not is_initialized()
     with pytest.raises(
@@ -129,7 +129,7 @@ def test_a_session_needs_ge_initialize(ge_api: GeApi) -> None:  # noqa: F811
     assert isinstance(Session({"k": "v"}), Session)
 
 
-def test_session_options(ge_api: GeApi) -> None:  # noqa: F811
+def test_session_options(ge_api: GeApi) -> None:
     with pytest.raises(TypeError, match="Session options are a dict of str to str"):
         Session([("a", "b")])  # type: ignore[arg-type]
     Session(None)
@@ -168,9 +168,7 @@ def test_add_remove_and_ids(session: Session) -> None:
     assert session.run_graph(0, [x])[0].data == [2.0, 4.0, 6.0]
 
 
-def test_sessions_are_independent(
-    ge_api: GeApi, registries: None
-) -> None:  # noqa: F811
+def test_sessions_are_independent(ge_api: GeApi, registries: None) -> None:
     register_scale()
     first, second = Session(), Session()
     first.add_graph(1, scale_graph([2], alpha=2.0))
@@ -326,9 +324,7 @@ def test_caller_outputs_are_checked(session: Session) -> None:
             session.run_graph_with_stream_async(1, rt.DEFAULT_STREAM, [x], outputs)
 
 
-def test_unknown_dims_compile_per_input_shape(
-    ge_api: GeApi, registries: None
-) -> None:  # noqa: F811
+def test_unknown_dims_compile_per_input_shape(ge_api: GeApi, registries: None) -> None:
     calls: list[Any] = []
     register_scale(calls)
     session = Session()
@@ -367,7 +363,7 @@ def test_plugins_are_loaded_before_compiling(
     ge_api: GeApi,
     registries: None,
     tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """GE's PreRun: each compile loads ASCEND_CUSTOM_OPP_PATH first."""
     module = tmp_path / "scale_ops.py"
@@ -479,9 +475,7 @@ def _same(x: TensorDesc) -> TensorDesc:
 def test_infer_meta_failures(session: Session, infer_body: str, message: str) -> None:
     op = _plain_op(unique("BadInfer"), outputs=(api.Output("output0", "float32"),))
     namespace: dict[str, Any] = {"TensorDesc": TensorDesc}
-    exec(
-        f"def infer(x: TensorDesc) -> TensorDesc:\n    {infer_body}\n", namespace
-    )  # noqa: S102
+    exec(f"def infer(x: TensorDesc) -> TensorDesc:\n    {infer_body}\n", namespace)
     register_op(op_type=op.op_type)(namespace["infer"])
     _impl(op.op_type)
     with pytest.raises(CompileError, match=rf"^node 'bad' \({op.op_type}\): {message}"):
@@ -605,7 +599,7 @@ def test_node_ir_must_match_the_registered_prototype(
         "List": List,
         "Optional": __import__("typing").Optional,
     }
-    exec(proto_source, namespace)  # noqa: S102
+    exec(proto_source, namespace)
     register_op(op_type=op.op_type)(namespace["infer"])
     attrs = {"k": 3} if op.attrs else {}
     with pytest.raises(CompileError, match=rf"^node 'bad' \({op.op_type}\): {message}"):

@@ -15,9 +15,9 @@ from typing import Any
 
 import numpy as np
 import pytest
+from _rt_support import ge_api, registries, unique  # noqa: F401
 
 import ge.es._op_api as api
-from _rt_support import ge_api, registries, unique  # noqa: F401
 from ge.custom_op import get_execute_ctx, register_op, register_op_impl
 from ge.es import GraphBuilder
 from ge.ge_global import GeApi
@@ -148,7 +148,7 @@ def test_an_array_of_a_dtype_ge_lacks_is_a_type_error(array: np.ndarray) -> None
         Tensor(array)
 
 
-def test_a_float16_graph_input_runs(ge_api: GeApi) -> None:  # noqa: F811
+def test_a_float16_graph_input_runs(ge_api: GeApi) -> None:
     """The issue's case: a float16 array was made float32 and refused."""
     builder = GraphBuilder(unique("half"))
     x = builder.create_input(0, shape=[3], data_type=DataType.DT_FLOAT16)
@@ -182,7 +182,7 @@ class Seen:
 
 
 @pytest.fixture
-def seen(ge_api: GeApi, registries: None) -> Iterator[Seen]:  # noqa: F811
+def seen(ge_api: GeApi, registries: None) -> Iterator[Seen]:
     record = Seen()
 
     @register_op(op_type=OP, output_names=("y",))
@@ -321,9 +321,7 @@ def test_another_thread_cannot_use_the_views(seen: Seen) -> None:
     assert len(errors) == 1 and "execute callback" in str(errors[0])
 
 
-def test_compile_time_views_have_no_data(
-    ge_api: GeApi, registries: None
-) -> None:  # noqa: F811
+def test_compile_time_views_have_no_data(ge_api: GeApi, registries: None) -> None:
     """compile and declare_launch_args see tensors before any run: they
     describe shapes; their memory is not there to read (a graph input's
     address is 0 until a run binds it)."""

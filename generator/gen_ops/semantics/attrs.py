@@ -7,7 +7,6 @@ from typing import Any
 
 from ge_ir.attrs import AttrType, check_attr_value
 from ge_ir.types import dtype_from_spec_name, dtype_spec_names
-
 from gen_ops.diagnostics import suggest
 from gen_ops.model import Attr, Default, DeriveRule, Input
 from gen_ops.semantics.context import Checker

@@ -3,9 +3,12 @@ into DtypeConstraints in GE's DataType order."""
 
 from __future__ import annotations
 
-from ge_ir.types import NAMED_TENSOR_TYPES, DataType, dtype_from_spec_name
-from ge_ir.types import dtype_spec_names
-
+from ge_ir.types import (
+    NAMED_TENSOR_TYPES,
+    DataType,
+    dtype_from_spec_name,
+    dtype_spec_names,
+)
 from gen_ops.diagnostics import suggest
 from gen_ops.model import DtypeConstraint, DtypeKind, Input, Output, TypeVar
 from gen_ops.semantics.context import Checker

@@ -8,7 +8,6 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from ge_ir.attrs import AttrType
-
 from gen_ops.charset import describe, invisible
 from gen_ops.diagnostics import suggest
 from gen_ops.model import (

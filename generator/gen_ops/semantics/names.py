@@ -9,7 +9,6 @@ Here those decisions are checked and reported.
 from __future__ import annotations
 
 from ge_ir.names import RESERVED_MODULE_NAMES, RESERVED_NODE_TYPES
-
 from gen_ops.model import Attr, Impl, InferOutput, OpSpec
 from gen_ops.names import (
     CPP_KEYWORDS,

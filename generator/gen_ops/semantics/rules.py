@@ -24,7 +24,6 @@ from typing import Any
 
 from ge_ir.attrs import AttrType
 from ge_ir.types import dtype_from_spec_name, dtype_spec_names
-
 from gen_ops.diagnostics import suggest
 from gen_ops.model import (
     Attr,

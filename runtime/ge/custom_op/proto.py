@@ -17,13 +17,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ge.custom_op import sink
 from ge.custom_op._annotations import (
     attr_type_of,
     list_inner,
     optional_inner,
     tuple_items,
 )
-from ge.custom_op import sink
 from ge.custom_op.registry import LOCK, source_location
 from ge.graph.attrs import AttrType, check_attr_value
 from ge.graph.graph import InputKind

@@ -1,6 +1,6 @@
 """Where ``register_op`` and ``register_op_impl`` deliver what they build.
 
-Note [Registration sink]: the decorators (``proto.py``, ``registry.py``)
+Note [Registration sink]: the decorators (modules ``proto`` and ``registry``)
 build a prototype or an implementation descriptor and hand it to the sink;
 the ``clear_registered_*`` functions tell it which modules' registrations
 they dropped. The sink is the plugin loader (``bootstrap``): inside a

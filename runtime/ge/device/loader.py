@@ -74,7 +74,9 @@ def _library(name: str) -> int:
             try:
                 handle = ctypes.CDLL(name)._handle
             except OSError as exc:
-                raise BadKernelBinary(f"needs {name}, which this system lacks: {exc}")
+                raise BadKernelBinary(
+                    f"needs {name}, which this system lacks: {exc}"
+                ) from None
             _handles[name] = handle
         return handle
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from ge_ir.names import DATA_NODE_TYPES
 from ge.custom_op.contexts import InferMetaContext, IrSlot, inferring
 from ge.custom_op.proto import OpProto, get_registered_op_proto_by_op_type
 from ge.engine.errors import CompileError
@@ -19,6 +18,7 @@ from ge.graph.attrs import AttrType
 from ge.graph.graph import InputKind, Node, TensorMeta
 from ge.graph.types import DataType
 from ge.runtime.types import TensorDesc
+from ge_ir.names import DATA_NODE_TYPES
 
 DATA_TYPES = DATA_NODE_TYPES
 

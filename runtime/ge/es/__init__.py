@@ -13,9 +13,9 @@ from pkgutil import extend_path
 
 __path__ = extend_path(__path__, __name__)
 
-from ge.es._plugin_loader import get_plugin, list_plugins, load_plugins  # noqa: E402
-from ge.es.graph_builder import GraphBuilder, attr_scope  # noqa: E402
-from ge.es.tensor_holder import TensorHolder  # noqa: E402
+from ge.es._plugin_loader import get_plugin, list_plugins, load_plugins
+from ge.es.graph_builder import GraphBuilder, attr_scope
+from ge.es.tensor_holder import TensorHolder
 
 __all__ = ["GraphBuilder", "TensorHolder", "attr_scope", "list_plugins", "get_plugin"]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -19,10 +19,10 @@ import numpy as np
 from ge.es.graph_builder import GraphBuilder
 from ge.es.tensor_holder import TensorHolder
 from ge.es.tensor_like import is_tensor_like, literal_array
-from ge.graph.numpy_dtypes import has_numpy_dtype, to_numpy_dtype
 from ge.graph.attrs import AttrType, check_attr_value
 from ge.graph.graph import Graph as IrGraph
 from ge.graph.graph import InputKind, IrInput, IrOutput, Node, TensorMeta
+from ge.graph.numpy_dtypes import has_numpy_dtype, to_numpy_dtype
 from ge.graph.tensor import Tensor
 from ge.graph.types import NAMED_TENSOR_TYPES, DataType, dtype_from_spec_name
 

@@ -21,7 +21,7 @@ from ge.graph.types import DataType, Format
 __all__ = ["GraphBuilder", "InputType", "attr_scope"]
 
 
-class InputType(str, enum.Enum):
+class InputType(str, enum.Enum):  # noqa: UP042 - GE's class; str() as GE prints it
     DATA = "Data"
     REF_DATA = "RefData"
     AIPP_DATA = "AippData"

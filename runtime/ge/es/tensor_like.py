@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TypeAlias, Union
+from typing import TypeAlias
 
 import numpy as np
 
 __all__ = ["TensorLike", "is_tensor_like", "literal_array"]
 
-TensorLike: TypeAlias = Union[int, float, bool, Sequence["TensorLike"]]
+TensorLike: TypeAlias = int | float | bool | Sequence["TensorLike"]
 
 
 def is_tensor_like(value: object) -> bool:

@@ -20,7 +20,6 @@ import struct
 from typing import Any
 
 from ge._container import FileFormatError, Section, read, write
-from ge.graph.paths import check_path
 from ge.graph.attrs import AttrType, check_attr_value
 from ge.graph.graph import (
     Edge,
@@ -34,6 +33,7 @@ from ge.graph.graph import (
 )
 from ge.graph.limits import MAX_DIM
 from ge.graph.named_attrs import NamedAttrs
+from ge.graph.paths import check_path
 from ge.graph.types import DataType, Format
 
 MAGIC = b"GECPUAIR"

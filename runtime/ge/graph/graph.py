@@ -12,12 +12,13 @@ import enum
 import hashlib
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
 
-from ge_ir.names import DATA_NODE_TYPES as _DATA_TYPES
 from ge.graph.attrs import AttrType
 from ge.graph.types import DataType, Format
+from ge_ir.names import DATA_NODE_TYPES as _DATA_TYPES
 
 __all__ = [
     "Graph",
@@ -33,7 +34,7 @@ __all__ = [
 
 
 class DumpFormat(enum.Enum):
-    kReadable = "readable"  # noqa: N815 (GE's spelling)
+    kReadable = "readable"
 
 
 @dataclass
@@ -230,9 +231,10 @@ class Graph:
         pad = "  " * depth
         yield f"{pad}graph {self._name} {{"
         for node in self.nodes:
-            ins = []
-            for slot, edge in enumerate(node.inputs):
-                ins.append("-" if edge is None else f"{edge.node.name}:{edge.index}")
+            ins = [
+                "-" if edge is None else f"{edge.node.name}:{edge.index}"
+                for edge in node.inputs
+            ]
             outs = ", ".join(meta.describe() for meta in node.outputs)
             attrs = ", ".join(
                 f"{k}={_attr_text(v)}" for k, (_, v) in sorted(node.attrs.items())

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from ge.device.memory import DeviceBuffer
+from ge.graph.limits import MAX_DIM, tensor_nbytes
 from ge.graph.numpy_dtypes import (
     convert,
     from_numpy_dtype,
@@ -33,7 +34,6 @@ from ge.graph.numpy_dtypes import (
     to_numpy_dtype,
 )
 from ge.graph.paths import check_path
-from ge.graph.limits import MAX_DIM, tensor_nbytes
 from ge.graph.types import DataType, Format, Placement
 from ge_ir.attrs import register_tensor_type
 

@@ -11,13 +11,13 @@ from pathlib import Path
 
 import numpy as np
 
+from ge._container import FileFormatError
 from ge.engine.compiled import CompiledGraph, ExecuteStep
 from ge.engine.compiler import ImplCache, compile_graph
 from ge.engine.errors import CompileError, describe
 from ge.engine.loading import load_op_modules
-from ge.graph.paths import check_path
 from ge.graph.graph import Graph
-from ge._container import FileFormatError
+from ge.graph.paths import check_path
 from ge.offline import model_file
 from ge.offline.model_file import ModelData, TensorDescription
 

@@ -276,10 +276,10 @@ class StorageFormat:
 class TensorPlacement(enum.IntEnum):
     """Where a runtime tensor's data is (GE's ``gert::TensorPlacement``)."""
 
-    kOnDeviceHbm = 0  # noqa: N815 (GE's spelling)
-    kOnHost = 1  # noqa: N815
-    kFollowing = 2  # noqa: N815
-    kOnDeviceP2p = 3  # noqa: N815
+    kOnDeviceHbm = 0
+    kOnHost = 1
+    kFollowing = 2
+    kOnDeviceP2p = 3
 
 
 class TensorDesc:
