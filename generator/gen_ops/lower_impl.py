@@ -35,6 +35,7 @@ from gen_ops.impl_bodies import (
     shape_constants,
 )
 from gen_ops.imports import Both, ImportLine, Imports, NameRecorder
+from gen_ops.lower_python import DtypeTable, dtype_table
 from gen_ops.model import Capability, InputKind, LaunchArg, LaunchArgKind, OpSpec
 from gen_ops.names import ImplNames, impl_names
 from gen_ops.pyformat import format_python
@@ -84,6 +85,7 @@ class ImplModule:
     # or infer_shapes / infer_dtypes: Note [Partial infer_meta]).
     author_methods: tuple[str, ...]
     proto: Prototype
+    dtypes: DtypeTable
     methods: tuple[Method, ...]
     # The scaffolded author module: its imports, and where the base is.
     author_imports: tuple[tuple[ImportLine, ...], ...]
@@ -300,6 +302,7 @@ def lower(op: OpSpec) -> ImplModule:
         constants=shape_constants(op),
         author_methods=author_methods,
         proto=proto,
+        dtypes=dtype_table(op),
         methods=tuple(methods),
         author_imports=author.sections(),
     )

@@ -133,6 +133,39 @@ def dtype_words(dtype: DtypeConstraint) -> str:
     return names
 
 
+@dataclass(frozen=True)
+class DtypeTable:
+    """An op's dtype rules as a table spells them (the type variables, and
+    each input's and output's constraint), for the prototype's
+    ``DtypeRules.from_table`` (Note [Dtype rules travel with the op])."""
+
+    type_vars: tuple[TableTypeVar, ...]
+    inputs: tuple[tuple[str, DtypeRef], ...]
+    outputs: tuple[tuple[str, DtypeRef], ...]
+
+
+def type_var_entries(op: OpSpec) -> tuple[TableTypeVar, ...]:
+    return tuple(
+        TableTypeVar(
+            v.name,
+            (
+                DtypeRef(v.set_name)
+                if v.set_name
+                else DtypeRef(None, tuple(d.spec_name for d in v.dtypes))
+            ),
+        )
+        for v in op.type_vars
+    )
+
+
+def dtype_table(op: OpSpec) -> DtypeTable:
+    return DtypeTable(
+        type_vars=type_var_entries(op),
+        inputs=tuple((i.name, _dtype_ref(i.dtype)) for i in op.inputs),
+        outputs=tuple((o.name, _dtype_ref(o.dtype)) for o in op.outputs),
+    )
+
+
 def _dtype_ref(dtype: DtypeConstraint) -> DtypeRef:
     if dtype.kind in (DtypeKind.VAR, DtypeKind.SET):
         return DtypeRef(dtype.name)
@@ -332,17 +365,7 @@ def lower(op: OpSpec, code: bool = True) -> PyBuilder:
             )
             for g in op.graphs
         ),
-        table_type_vars=tuple(
-            TableTypeVar(
-                v.name,
-                (
-                    DtypeRef(v.set_name)
-                    if v.set_name
-                    else DtypeRef(None, tuple(d.spec_name for d in v.dtypes))
-                ),
-            )
-            for v in op.type_vars
-        ),
+        table_type_vars=type_var_entries(op),
         imports=imports.sections(),
         origin=op.label,
     )

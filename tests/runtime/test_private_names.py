@@ -10,11 +10,7 @@ from collections import defaultdict
 from _source_graph import Module, modules, package_of, where
 
 # Private names another package may use, and why.
-ALLOWED_IMPORTS = {
-    # Generated builder modules call it by this name (docs/generated-api.md);
-    # the engine reads its OpDef tables for dtype checks.
-    ("ge.engine", "ge.es._op_api"),
-}
+ALLOWED_IMPORTS: set[tuple[str, str]] = set()
 ALLOWED_ATTRIBUTES = {
     "_handle",  # ctypes.CDLL's handle to the library (device/loader.py)
 }

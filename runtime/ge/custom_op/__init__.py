@@ -43,12 +43,14 @@ from ge.custom_op.registry import (
     get_registered_op_impls,
     register_op_impl,
 )
+from ge_ir.dtype_rules import DtypeRules
 
 __all__ = [
     "AnnotatedArgsContext",
     "AnnotatedKernelArgs",
     "AnnotatedKernelLaunchInfo",
     "CompilePlatformInfo",
+    "DtypeRules",
     "EagerOpExecutionContext",
     "InferMetaContext",
     "InsecureOpPathWarning",

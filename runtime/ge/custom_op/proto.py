@@ -28,6 +28,7 @@ from ge.custom_op.registry import LOCK, source_location
 from ge.graph.attrs import AttrType, check_attr_value
 from ge.graph.graph import InputKind
 from ge.graph.types import DataType
+from ge_ir.dtype_rules import DtypeRules
 from ge_ir.names import is_op_type
 
 __all__ = [
@@ -82,6 +83,8 @@ class OpProto:
     source: str  # file:line of the function
     infer_meta: Callable[..., Any] = field(repr=False)
     returns_tuple: bool = False
+    # Note [Dtype rules travel with the op] (ge_ir/dtype_rules.py).
+    dtype_rules: DtypeRules | None = None
 
     def content(self) -> tuple[Any, ...]:
         return (
@@ -90,6 +93,7 @@ class OpProto:
             self.outputs,
             tuple(a.key() for a in self.attrs),
             self.returns_tuple,
+            self.dtype_rules,
         )
 
     def as_dict(self) -> dict[str, Any]:
@@ -387,6 +391,7 @@ def build_proto(
     op_type: str,
     mutates_args: Sequence[Any] = (),
     output_names: Sequence[str] | None = None,
+    dtype_rules: DtypeRules | None = None,
 ) -> OpProto:
     """The prototype a function's signature declares (raises TypeError/ValueError)."""
     if not callable(fn) or inspect.isclass(fn):
@@ -434,6 +439,7 @@ def build_proto(
         source=_source(fn),
         infer_meta=fn,
         returns_tuple=returns_tuple,
+        dtype_rules=dtype_rules,
     )
 
 
@@ -442,8 +448,13 @@ def register_op(
     op_type: str,
     mutates_args: Sequence[Any] = (),
     output_names: Sequence[str] | None = None,
+    dtype_rules: DtypeRules | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Register the decorated function as ``op_type``'s prototype and infer_meta."""
+    """Register the decorated function as ``op_type``'s prototype and infer_meta.
+
+    ``dtype_rules`` (an addition to GE's signature, as ``output_names`` is)
+    gives the dtypes each input and output allows; every graph is checked
+    against them at compile (Note [Dtype rules travel with the op])."""
     if not isinstance(op_type, str) or not op_type:
         raise TypeError("register_op: op_type must be a non-empty str")
     if not is_op_type(op_type):
@@ -452,13 +463,38 @@ def register_op(
             "letter, then letters, digits and _)"
         )
 
-    def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
-        sink.current().register_proto(
-            build_proto(fn, op_type, mutates_args, output_names)
+    if dtype_rules is not None and not isinstance(dtype_rules, DtypeRules):
+        raise TypeError(
+            f"register_op: dtype_rules must be a DtypeRules, got "
+            f"{type(dtype_rules).__name__}"
         )
+
+    def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
+        proto = build_proto(fn, op_type, mutates_args, output_names, dtype_rules)
+        _check_rule_names(proto)
+        sink.current().register_proto(proto)
         return fn
 
     return decorate
+
+
+def _check_rule_names(proto: OpProto) -> None:
+    """Dtype rules may only name the prototype's inputs and outputs."""
+    rules = proto.dtype_rules
+    if rules is None:
+        return
+    for kind, names, known in (
+        ("input", rules.inputs, {i.name for i in proto.inputs}),
+        ("output", rules.outputs, {o.name for o in proto.outputs}),
+    ):
+        unknown = sorted(set(names) - known)
+        if unknown:
+            raise _fail(
+                proto.op_type,
+                f"dtype_rules name {kind} '{unknown[0]}', which the prototype "
+                f"does not have",
+                ValueError,
+            )
 
 
 def get_registered_op_protos() -> list[OpProto]:

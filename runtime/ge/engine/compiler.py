@@ -43,6 +43,7 @@ from ge.graph.attrs import AttrType
 from ge.graph.graph import Graph, InputKind, Node, TensorMeta, check_ir
 from ge.graph.limits import MAX_DEVICE_BYTES, MAX_TENSOR_BYTES, tensor_nbytes
 from ge.graph.tensor import Tensor as GraphTensor
+from ge.graph.types import DataType
 
 UNKNOWN_RANK = (-2,)  # GE's shape of unknown rank
 
@@ -181,9 +182,11 @@ class _Compiler:
                 meta = node.outputs[0].copy()
                 if self.input_metas is not None:
                     given = self.input_metas[index]
-                    if meta.shape is not None and not _fits(
-                        meta.shape, given.shape or ()
-                    ):
+                    declared_dtype = meta.dtype is not DataType.DT_UNDEFINED
+                    if (
+                        meta.shape is not None
+                        and not _fits(meta.shape, given.shape or ())
+                    ) or (declared_dtype and given.dtype is not meta.dtype):
                         raise CompileError(
                             f"graph input {index} ({node.name}) is declared "
                             f"{meta.describe()}; it cannot take {given.describe()}"
@@ -226,7 +229,7 @@ class _Compiler:
             inputs.append(self.tensor_of[key])
         in_metas = [None if t is None else self.tensors[t].meta for t in inputs]
         out_metas = infer.infer_op(node, proto, in_metas)
-        infer.check_dtypes(node, in_metas, out_metas)
+        infer.check_dtypes(node, proto, in_metas, out_metas)
         impl = get_registered_op_impl(node.type)
         if impl is None:
             raise CompileError(

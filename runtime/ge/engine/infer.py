@@ -3,12 +3,13 @@
 Op nodes use their registered prototype's ``infer_meta`` (ge.custom_op's
 register_op) with TensorDescs of their inputs; Data and Const nodes carry
 their own. Results are checked against the prototype (kinds, counts) and
-against the op's dtype constraints (the generated OpDef table, when the op's
-builder module is loaded).
+against the op's dtype rules (Note [Dtype rules travel with the op]: the
+prototype's, which a node's recorded rules must match).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from ge.custom_op.contexts import InferMetaContext, IrSlot, inferring
@@ -18,6 +19,7 @@ from ge.graph.attrs import AttrType
 from ge.graph.graph import InputKind, Node, TensorMeta
 from ge.graph.types import DataType
 from ge.runtime.types import TensorDesc
+from ge_ir.dtype_rules import SlotDtype
 from ge_ir.names import DATA_NODE_TYPES
 
 DATA_TYPES = DATA_NODE_TYPES
@@ -173,60 +175,45 @@ def _check_result(node: Node, proto: OpProto, result: Any) -> list[TensorMeta]:
 
 
 def check_dtypes(
-    node: Node, inputs: list[TensorMeta | None], outputs: list[TensorMeta]
+    node: Node,
+    proto: OpProto,
+    inputs: list[TensorMeta | None],
+    outputs: list[TensorMeta],
 ) -> None:
-    """Inputs and outputs against the op's dtype constraints and type
-    variables, when its generated OpDef is loaded."""
-    from ge.es._op_api import OP_DEFS
-
-    op_def = OP_DEFS.get(node.type)
-    if op_def is None:
-        return
-    bound: dict[str, tuple[DataType, str]] = {}
-
-    def check(
-        kind: str, name: str, index: int, meta: TensorMeta | None, constraint: Any
-    ) -> None:
-        if meta is None or meta.dtype is DataType.DT_UNDEFINED:
-            return
-        where = f"{kind} '{name}'" + (f"[{index}]" if index >= 0 else "")
-        if constraint.allowed and meta.dtype not in constraint.allowed:
+    """Inputs and outputs against the op's dtype rules (Note [Dtype rules
+    travel with the op]): the prototype's, which a node built or loaded with
+    rules of its own must match."""
+    rules = proto.dtype_rules
+    if node.dtype_rules is not None:
+        if rules is None:
+            rules = node.dtype_rules
+        elif (difference := node.dtype_rules.difference(rules)) is not None:
             raise CompileError(
-                f"{node_label(node)}: {where} is {meta.dtype.spec_name}; "
-                f"{constraint.words()} allowed"
+                f"{node_label(node)}: the node was built with other dtype rules "
+                f"than the prototype's ({proto.source}): {difference}; build "
+                "the graph again with the current op module"
             )
-        if constraint.var is not None:
-            previous = bound.setdefault(constraint.var, (meta.dtype, where))
-            if previous[0] is not meta.dtype:
-                raise CompileError(
-                    f"{node_label(node)}: {where} is {meta.dtype.spec_name} but "
-                    f"{previous[1]} is {previous[0].spec_name}; both are type "
-                    f"variable {constraint.var}"
-                )
+    if rules is None:
+        return
+    problem = rules.violation(_slot_dtypes(node, inputs, outputs))
+    if problem is not None:
+        raise CompileError(f"{node_label(node)}: {problem}")
 
+
+def _slot_dtypes(
+    node: Node, inputs: list[TensorMeta | None], outputs: list[TensorMeta]
+) -> Iterator[SlotDtype]:
     slot = 0
     for ir in node.ir_inputs:
-        constraint = op_def.input_constraints.get(ir.name)
         for i in range(ir.count):
-            if constraint is not None:
-                check(
-                    "input",
-                    ir.name,
-                    i if ir.kind is InputKind.DYNAMIC else -1,
-                    inputs[slot],
-                    constraint,
-                )
+            meta = inputs[slot]
+            if meta is not None:
+                index = i if ir.kind is InputKind.DYNAMIC else -1
+                yield SlotDtype("input", ir.name, index, meta.dtype)
             slot += 1
     slot = 0
     for out in node.ir_outputs:
-        constraint = op_def.output_constraints.get(out.name)
         for i in range(out.count):
-            if constraint is not None:
-                check(
-                    "output",
-                    out.name,
-                    i if out.dynamic else -1,
-                    outputs[slot],
-                    constraint,
-                )
+            index = i if out.dynamic else -1
+            yield SlotDtype("output", out.name, index, outputs[slot].dtype)
             slot += 1

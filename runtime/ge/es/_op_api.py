@@ -24,7 +24,8 @@ from ge.graph.graph import Graph as IrGraph
 from ge.graph.graph import InputKind, IrInput, IrOutput, Node, TensorMeta
 from ge.graph.numpy_dtypes import has_numpy_dtype, to_numpy_dtype
 from ge.graph.tensor import Tensor
-from ge.graph.types import NAMED_TENSOR_TYPES, DataType, dtype_from_spec_name
+from ge.graph.types import DataType, dtype_from_spec_name
+from ge_ir.dtype_rules import DtypeRules, DtypeSpec, SlotRule
 
 __all__ = [
     "OpDef",
@@ -35,10 +36,7 @@ __all__ = [
     "Count",
     "Derive",
     "DtypeFrom",
-    "OP_DEFS",
 ]
-
-DtypeSpec = str | tuple[str, ...]
 
 
 class RuleKind(enum.StrEnum):
@@ -144,16 +142,6 @@ class Graph:
     param: str | None = None
 
 
-@dataclass(frozen=True)
-class _Constraint:
-    var: str | None
-    allowed: frozenset[DataType]
-
-    def words(self) -> str:
-        names = ", ".join(d.spec_name for d in sorted(self.allowed))
-        return f"{self.var} ({names})" if self.var else names
-
-
 # Preferred dtypes for literals, best first (docs/runtime.md, "TensorLike").
 _INT_PREFERENCE = (
     DataType.DT_INT64,
@@ -166,9 +154,6 @@ _INT_PREFERENCE = (
     DataType.DT_UINT8,
 )
 _FLOAT_PREFERENCE = (DataType.DT_FLOAT, DataType.DT_DOUBLE, DataType.DT_FLOAT16)
-
-# Every OpDef made in this process, by op type (compile checks constraints).
-OP_DEFS: dict[str, OpDef] = {}
 
 
 class OpDef:
@@ -189,34 +174,15 @@ class OpDef:
         self.outputs = tuple(outputs)
         self.attrs = tuple(attrs)
         self.graphs = tuple(graphs)
-        self.type_vars = {
-            name: self._dtype_set(spec, {}) for name, spec in (type_vars or {}).items()
-        }
-        self.input_constraints = {
-            i.name: self._constraint(i.dtype) for i in self.inputs
-        }
-        self.output_constraints = {
-            o.name: self._constraint(o.dtype) for o in self.outputs
-        }
+        # Note [Dtype rules travel with the op] (ge_ir/dtype_rules.py).
+        self.rules = DtypeRules.from_table(
+            type_vars=type_vars,
+            inputs={i.name: i.dtype for i in self.inputs},
+            outputs={o.name: o.dtype for o in self.outputs},
+        )
+        self.input_constraints = self.rules.inputs
+        self.output_constraints = self.rules.outputs
         self._attr_types = {a.name: AttrType(a.type) for a in self.attrs}
-        OP_DEFS.setdefault(op_type, self)
-
-    @staticmethod
-    def _dtype_set(
-        spec: DtypeSpec, type_vars: Mapping[str, frozenset[DataType]]
-    ) -> frozenset[DataType]:
-        if isinstance(spec, tuple):
-            return frozenset(dtype_from_spec_name(n) for n in spec)
-        if spec in type_vars:
-            return type_vars[spec]
-        if spec in NAMED_TENSOR_TYPES:
-            return NAMED_TENSOR_TYPES[spec].types
-        return frozenset({dtype_from_spec_name(spec)})
-
-    def _constraint(self, spec: DtypeSpec) -> _Constraint:
-        if isinstance(spec, str) and spec in self.type_vars:
-            return _Constraint(spec, self.type_vars[spec])
-        return _Constraint(None, self._dtype_set(spec, self.type_vars))
 
     # -- errors -----------------------------------------------------------------
 
@@ -276,6 +242,7 @@ class OpDef:
             outputs=metas,
             attrs=attr_values,
             subgraphs=subgraphs,
+            dtype_rules=self.rules,
         )
         for graph_tuple in subgraphs.values():
             for graph in graph_tuple:
@@ -363,7 +330,7 @@ class OpDef:
         self,
         where: str,
         dtype: DataType,
-        constraint: _Constraint,
+        constraint: SlotRule,
         bound: dict[str, tuple[DataType, str]],
     ) -> None:
         if constraint.allowed and dtype not in constraint.allowed:
@@ -386,7 +353,7 @@ class OpDef:
         self,
         where: str,
         value: Any,
-        constraint: _Constraint,
+        constraint: SlotRule,
         bound: dict[str, tuple[DataType, str]],
     ) -> tuple[np.ndarray, DataType]:
         """The values and dtype of the constant a literal input becomes."""

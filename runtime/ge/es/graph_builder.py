@@ -17,6 +17,7 @@ from ge.graph.graph import Edge, Graph, IrInput, IrOutput, Node, TensorMeta
 from ge.graph.named_attrs import infer_attr_type
 from ge.graph.tensor import Tensor
 from ge.graph.types import DataType, Format
+from ge_ir.dtype_rules import DtypeRules
 
 __all__ = ["GraphBuilder", "InputType", "attr_scope"]
 
@@ -120,6 +121,7 @@ class GraphBuilder:
         outputs: Sequence[TensorMeta] = (),
         attrs: Mapping[str, tuple[AttrType, Any]] | None = None,
         subgraphs: Mapping[str, tuple[Graph, ...]] | None = None,
+        dtype_rules: DtypeRules | None = None,
     ) -> Node:
         graph = self._check_usable()
         # Scoped attrs are checked before the name is taken, so a bad scope
@@ -138,6 +140,7 @@ class GraphBuilder:
             outputs=list(outputs),
             attrs=dict(attrs or {}),
             subgraphs=dict(subgraphs or {}),
+            dtype_rules=dtype_rules,
         )
         for key, value in scoped.items():  # the op's own attrs win
             node.attrs.setdefault(key, value)

@@ -35,6 +35,7 @@ from ge.graph.limits import MAX_DIM
 from ge.graph.named_attrs import NamedAttrs
 from ge.graph.paths import check_path
 from ge.graph.types import DataType, Format
+from ge_ir.dtype_rules import DtypeRules
 
 MAGIC = b"GECPUAIR"
 VERSION = 1
@@ -127,6 +128,11 @@ def _encode_graph(graph: Graph) -> dict[str, Any]:
                 ],
                 "control_inputs": [ref(n) for n in node.control_inputs],
                 "ref_outputs": [[o, i] for o, i in sorted(node.ref_outputs.items())],
+                **(
+                    {"dtype_rules": node.dtype_rules.as_json()}
+                    if node.dtype_rules is not None
+                    else {}
+                ),
             }
             for node in graph.nodes
         ],
@@ -138,14 +144,19 @@ def graph_bytes(graph: Graph) -> bytes:
     """A graph file's bytes (deterministic for a given graph)."""
     if not isinstance(graph, Graph):
         raise TypeError(f"expected a Graph, got {type(graph).__name__}")
-    text = json.dumps(
+    text = _encode_graph_text(graph)
+    return write(MAGIC, VERSION, [Section(_GRAPH, text.encode("utf-8"))])
+
+
+def _encode_graph_text(graph: Graph) -> str:
+    """The graph section's JSON text."""
+    return json.dumps(
         _encode_graph(graph),
         sort_keys=True,
         ensure_ascii=False,
         separators=(",", ":"),
         allow_nan=False,
     )
-    return write(MAGIC, VERSION, [Section(_GRAPH, text.encode("utf-8"))])
 
 
 def save_graph(graph: Graph, path: str | os.PathLike[str]) -> None:
@@ -311,6 +322,11 @@ class _Reader:
                 for m in self.typed(entry.get("outputs"), list, place + ".outputs")
             ]
             node.attrs = self.attrs(entry.get("attrs", []), place + ".attrs", depth)
+            if "dtype_rules" in entry:
+                try:
+                    node.dtype_rules = DtypeRules.from_json(entry["dtype_rules"])
+                except ValueError as exc:
+                    raise self.fail(place + ".dtype_rules", str(exc)) from None
             for item in self.typed(
                 entry.get("subgraphs", []), list, place + ".subgraphs"
             ):

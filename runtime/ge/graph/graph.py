@@ -18,6 +18,7 @@ from typing import Any
 
 from ge.graph.attrs import AttrType
 from ge.graph.types import DataType, Format
+from ge_ir.dtype_rules import DtypeRules
 from ge_ir.names import DATA_NODE_TYPES as _DATA_TYPES
 
 __all__ = [
@@ -106,6 +107,10 @@ class Node:
     control_inputs: list[Node] = field(default_factory=list)
     # GE's ref pairs: output index -> input slot it writes in place.
     ref_outputs: dict[int, int] = field(default_factory=dict)
+    # The op's dtype rules, when the node was built by a generated builder
+    # or read from a graph file that has them (Note [Dtype rules travel with
+    # the op] in ge_ir/dtype_rules.py).
+    dtype_rules: DtypeRules | None = None
 
     # -- attributes --------------------------------------------------------------
 

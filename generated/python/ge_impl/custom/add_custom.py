@@ -22,6 +22,18 @@ KERNEL_NAME = "add_custom"
 @_cop.register_op(
     op_type=OP_TYPE,
     output_names=("z",),
+    dtype_rules=_cop.DtypeRules.from_table(
+        type_vars={
+            "T": ("float32", "float16"),
+        },
+        inputs={
+            "x": "T",
+            "y": "T",
+        },
+        outputs={
+            "z": "T",
+        },
+    ),
 )
 def add_custom_infer_meta(
     x: TensorDesc,

@@ -18,6 +18,17 @@ OP_TYPE = "AttrZooCustom"
 @_cop.register_op(
     op_type=OP_TYPE,
     output_names=("y",),
+    dtype_rules=_cop.DtypeRules.from_table(
+        type_vars={
+            "T": "NumberType",
+        },
+        inputs={
+            "x": "T",
+        },
+        outputs={
+            "y": "T",
+        },
+    ),
 )
 def attr_zoo_custom_infer_meta(
     x: TensorDesc,

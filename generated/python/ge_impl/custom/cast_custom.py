@@ -23,6 +23,18 @@ KERNEL_NAME = "cast_custom"
 @_cop.register_op(
     op_type=OP_TYPE,
     output_names=("y",),
+    dtype_rules=_cop.DtypeRules.from_table(
+        type_vars={
+            "SrcT": ("float32", "float16", "int32", "int64"),
+            "DstT": ("float32", "float16", "int32", "int64"),
+        },
+        inputs={
+            "x": "SrcT",
+        },
+        outputs={
+            "y": "DstT",
+        },
+    ),
 )
 def cast_custom_infer_meta(
     x: TensorDesc,

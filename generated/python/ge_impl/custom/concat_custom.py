@@ -23,6 +23,17 @@ _AUTHOR: dict[str, Any] = {}
 @_cop.register_op(
     op_type=OP_TYPE,
     output_names=("y",),
+    dtype_rules=_cop.DtypeRules.from_table(
+        type_vars={
+            "T": ("float32", "float16", "int32"),
+        },
+        inputs={
+            "x": "T",
+        },
+        outputs={
+            "y": "T",
+        },
+    ),
 )
 def concat_custom_infer_meta(
     x: list[TensorDesc],

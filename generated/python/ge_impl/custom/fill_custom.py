@@ -24,6 +24,11 @@ KERNEL_NAME = "fill_custom"
 @_cop.register_op(
     op_type=OP_TYPE,
     output_names=("y",),
+    dtype_rules=_cop.DtypeRules.from_table(
+        outputs={
+            "y": ("float32", "float16", "int32", "int64"),
+        },
+    ),
 )
 def fill_custom_infer_meta(
     *,

@@ -27,6 +27,21 @@ _AUTHOR: dict[str, Any] = {}
         "mean",
         "rstd",
     ),
+    dtype_rules=_cop.DtypeRules.from_table(
+        type_vars={
+            "T": ("float32",),
+        },
+        inputs={
+            "x": "T",
+            "gamma": "T",
+            "beta": "T",
+        },
+        outputs={
+            "y": "T",
+            "mean": ("float32",),
+            "rstd": ("float32",),
+        },
+    ),
 )
 def layer_norm_custom_infer_meta(
     x: TensorDesc,

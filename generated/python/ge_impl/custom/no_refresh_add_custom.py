@@ -22,6 +22,18 @@ KERNEL_NAME = "add_custom"
 @_cop.register_op(
     op_type=OP_TYPE,
     output_names=("output0",),
+    dtype_rules=_cop.DtypeRules.from_table(
+        type_vars={
+            "T": ("float32",),
+        },
+        inputs={
+            "x1": "T",
+            "x2": "T",
+        },
+        outputs={
+            "output0": "T",
+        },
+    ),
 )
 def no_refresh_add_custom_infer_meta(
     x1: TensorDesc,

@@ -24,6 +24,17 @@ _AUTHOR: dict[str, Any] = {}
 @_cop.register_op(
     op_type=OP_TYPE,
     output_names=("y",),
+    dtype_rules=_cop.DtypeRules.from_table(
+        type_vars={
+            "T": ("float32", "float16"),
+        },
+        inputs={
+            "x": "T",
+        },
+        outputs={
+            "y": "T",
+        },
+    ),
 )
 def reduce_sum_custom_infer_meta(
     x: TensorDesc,

@@ -23,6 +23,18 @@ KERNEL_NAME = "scale_custom"
 @_cop.register_op(
     op_type=OP_TYPE,
     output_names=("y",),
+    dtype_rules=_cop.DtypeRules.from_table(
+        type_vars={
+            "T": ("float32",),
+        },
+        inputs={
+            "x": "T",
+            "bias": "T",
+        },
+        outputs={
+            "y": "T",
+        },
+    ),
 )
 def scale_custom_infer_meta(
     x: TensorDesc,

@@ -24,6 +24,17 @@ KERNEL_NAME = "sum_n_custom"
 @_cop.register_op(
     op_type=OP_TYPE,
     output_names=("y",),
+    dtype_rules=_cop.DtypeRules.from_table(
+        type_vars={
+            "T": ("float32",),
+        },
+        inputs={
+            "x": "T",
+        },
+        outputs={
+            "y": "T",
+        },
+    ),
 )
 def sum_n_custom_infer_meta(
     x: list[TensorDesc],

@@ -29,6 +29,15 @@ _AUTHOR: dict[str, Any] = {}
         "y",
         "scale",
     ),
+    dtype_rules=_cop.DtypeRules.from_table(
+        inputs={
+            "x": ("float32", "float16"),
+        },
+        outputs={
+            "y": ("int8", "uint8"),
+            "scale": ("float32",),
+        },
+    ),
 )
 def quantize_op_infer_meta(
     x: TensorDesc,

@@ -27,6 +27,18 @@ _AUTHOR: dict[str, Any] = {}
         "values",
         "indices",
     ),
+    dtype_rules=_cop.DtypeRules.from_table(
+        type_vars={
+            "T": ("float32", "float16"),
+        },
+        inputs={
+            "x": "T",
+        },
+        outputs={
+            "values": "T",
+            "indices": ("int32", "int64"),
+        },
+    ),
 )
 def top_k_op_infer_meta(
     x: TensorDesc,
