@@ -69,6 +69,8 @@ class Prototype:
     keyword: tuple[Param, ...]
     returns: str
     output_names: tuple[str, ...]
+    # The inputs' IR names, when a parameter had to be renamed (else empty).
+    input_names: tuple[str, ...]
     asks: tuple[AuthorCall, ...]
     results: tuple[OutputDesc, ...] | None
 
@@ -266,12 +268,16 @@ def _capability_methods(
 def _prototype(
     op: OpSpec, names: ImplNames, imports: Imports, base: str | None
 ) -> Prototype:
+    positional = _descs(op, names, imports)
+    ir_names = tuple(i.name for i in op.inputs)
+    renamed = tuple(p.name for p in positional[: len(ir_names)]) != ir_names
     return Prototype(
         name=f"{op.file_stem}_infer_meta",
-        positional=_descs(op, names, imports),
+        positional=positional,
         keyword=_proto_attrs(op, imports),
         returns=_proto_returns(op, imports),
         output_names=tuple(o.name for o in op.outputs),
+        input_names=ir_names if renamed else (),
         asks=author_calls(op, names, base),
         results=output_descs(op, names, imports) if op.infer_meta is not None else None,
     )

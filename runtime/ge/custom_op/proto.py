@@ -386,12 +386,33 @@ def _output_names(
     ]
 
 
+def _renamed_inputs(
+    op_type: str, inputs: list[ProtoInput], names: Sequence[str]
+) -> list[ProtoInput]:
+    """``input_names``: the IR names of the inputs, in order, where the
+    function's parameters had to be named otherwise (an input named like an
+    attr, or like a Python keyword)."""
+    if isinstance(names, str) or not all(isinstance(n, str) for n in names):
+        raise _fail(op_type, "input_names must be a sequence of str")
+    names = list(names)
+    if len(names) != len(inputs):
+        raise _fail(
+            op_type,
+            f"input_names has {len(names)} names for {len(inputs)} inputs",
+            ValueError,
+        )
+    if len(set(names)) != len(names) or not all(n.isidentifier() for n in names):
+        raise _fail(op_type, "input_names must be distinct identifiers", ValueError)
+    return [ProtoInput(name, i.kind) for name, i in zip(names, inputs)]
+
+
 def build_proto(
     fn: Callable[..., Any],
     op_type: str,
     mutates_args: Sequence[Any] = (),
     output_names: Sequence[str] | None = None,
     dtype_rules: DtypeRules | None = None,
+    input_names: Sequence[str] | None = None,
 ) -> OpProto:
     """The prototype a function's signature declares (raises TypeError/ValueError)."""
     if not callable(fn) or inspect.isclass(fn):
@@ -423,6 +444,8 @@ def build_proto(
         inputs.append(
             ProtoInput(param.name, _input_kind(op_type, param.name, annotation))
         )
+    if input_names is not None:
+        inputs = _renamed_inputs(op_type, inputs, input_names)
     dynamic, returns_tuple = _outputs(
         op_type, hints.get("return", inspect.Parameter.empty)
     )
@@ -449,12 +472,16 @@ def register_op(
     mutates_args: Sequence[Any] = (),
     output_names: Sequence[str] | None = None,
     dtype_rules: DtypeRules | None = None,
+    input_names: Sequence[str] | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register the decorated function as ``op_type``'s prototype and infer_meta.
 
     ``dtype_rules`` (an addition to GE's signature, as ``output_names`` is)
     gives the dtypes each input and output allows; every graph is checked
-    against them at compile (Note [Dtype rules travel with the op])."""
+    against them at compile (Note [Dtype rules travel with the op]).
+    ``input_names`` (an addition too) gives the inputs' IR names where the
+    parameters must be named otherwise (an input and an attr of one name, or
+    an input named like a Python keyword); ``mutates_args`` then uses them."""
     if not isinstance(op_type, str) or not op_type:
         raise TypeError("register_op: op_type must be a non-empty str")
     if not is_op_type(op_type):
@@ -470,7 +497,9 @@ def register_op(
         )
 
     def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
-        proto = build_proto(fn, op_type, mutates_args, output_names, dtype_rules)
+        proto = build_proto(
+            fn, op_type, mutates_args, output_names, dtype_rules, input_names
+        )
         _check_rule_names(proto)
         sink.current().register_proto(proto)
         return fn
