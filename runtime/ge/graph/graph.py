@@ -94,8 +94,27 @@ class Edge:
     index: int
 
 
+class _Attributed:
+    """get_attr / set_attr over an ``attrs`` dict of (type, value), for nodes
+    and graphs alike."""
+
+    attrs: dict[str, tuple[AttrType, Any]]
+
+    def get_attr(self, name: str) -> Any:
+        return self.attrs[name][1]
+
+    def set_attr(
+        self, name: str, value: Any, attr_type: AttrType | None = None
+    ) -> None:
+        from ge.graph.attrs import check_attr_value
+        from ge.graph.named_attrs import infer_attr_type
+
+        kind = attr_type or infer_attr_type(value)
+        self.attrs[name] = (kind, check_attr_value(kind, value))
+
+
 @dataclass(eq=False)
-class Node:
+class Node(_Attributed):
     name: str
     type: str
     ir_inputs: tuple[IrInput, ...] = ()
@@ -112,25 +131,11 @@ class Node:
     # the op] in ge_ir/dtype_rules.py).
     dtype_rules: DtypeRules | None = None
 
-    # -- attributes --------------------------------------------------------------
-
-    def get_attr(self, name: str) -> Any:
-        return self.attrs[name][1]
-
-    def set_attr(
-        self, name: str, value: Any, attr_type: AttrType | None = None
-    ) -> None:
-        from ge.graph.attrs import check_attr_value
-        from ge.graph.named_attrs import infer_attr_type
-
-        kind = attr_type or infer_attr_type(value)
-        self.attrs[name] = (kind, check_attr_value(kind, value))
-
     def __repr__(self) -> str:
         return f"Node({self.name!r}, {self.type!r})"
 
 
-class Graph:
+class Graph(_Attributed):
     """A built graph. Nodes are kept in creation order, which is a topological
     order for graphs made by a GraphBuilder."""
 
@@ -212,18 +217,6 @@ class Graph:
 
     def get_all_subgraphs(self) -> list[Graph]:
         return [g for n in self.nodes for gs in n.subgraphs.values() for g in gs]
-
-    def get_attr(self, name: str) -> Any:
-        return self.attrs[name][1]
-
-    def set_attr(
-        self, name: str, value: Any, attr_type: AttrType | None = None
-    ) -> None:
-        from ge.graph.attrs import check_attr_value
-        from ge.graph.named_attrs import infer_attr_type
-
-        kind = attr_type or infer_attr_type(value)
-        self.attrs[name] = (kind, check_attr_value(kind, value))
 
     # -- text form -----------------------------------------------------------------
 
