@@ -178,7 +178,7 @@ def main(argv: Sequence[str]) -> int:
     if status != EXIT_OK or not args.quiet:
         summary = (
             f"gen-ops import: {result.headers} header(s)"
-            + (f" ({result.failed_headers} not read)" if result.failed_headers else "")
+            + (f" ({result.failed_headers} failed)" if result.failed_headers else "")
             + f", {len(result.files)} op(s) imported"
             + (f" ({result.merged} duplicate(s) merged)" if result.merged else "")
             + (f", {result.not_imported} not imported" if result.not_imported else "")

@@ -281,13 +281,13 @@ def read_default(
         report(
             "I304",
             tokens[0].offset,
-            f"attr '{attr}': the {kind.ir_name} default {text} is the number GE "
-            "stores, "
+            f"attr '{attr}': the {kind.ir_name} default {text} is imported as the "
+            "number GE stores ("
             + ", ".join(
                 f"{n} = {dtype_names.ENUMERATORS[n].value}"
-                for n in _known(reader.names)
+                for n in dict.fromkeys(_known(reader.names))
             )
-            + "; the YAML names it in a comment",
+            + "), named in a YAML comment",
             "make the attr a Type attr if it holds a dtype",
         )
     return Default(value, tuple(_known(reader.names))), None
@@ -298,7 +298,7 @@ def _known(names: list[str]) -> list[str]:
     out = []
     for name in names:
         reading = dtype_names.read(name)
-        target = reading.dtype or reading.alias
+        target = reading.dtype if reading.dtype is not None else reading.alias
         if target is not None:
             out.append(target.name)
     return out

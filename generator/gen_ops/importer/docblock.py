@@ -101,8 +101,9 @@ class _Section:
     lines: list[str] = field(default_factory=list)  # "" is a paragraph break
 
 
-def _lines(text: str, offset: int) -> list[tuple[str, int]]:
-    """The comment's lines, cleaned, with the offset each starts at."""
+def _lines(text: str, offset: int) -> list[tuple[str, int, str]]:
+    """The comment's lines, cleaned, with the offset each starts at and
+    the line as written."""
     body_start = 3  # after "/**"
     body = text[body_start : len(text) - 2 if text.endswith("*/") else len(text)]
     out = []
@@ -114,7 +115,7 @@ def _lines(text: str, offset: int) -> list[tuple[str, int]]:
         line = _BREAK_MARKER.sub("", line).strip()
         if line == "\\n":
             line = ""
-        out.append((line, position))
+        out.append((line, position, raw))
         position += len(raw) + 1
     return out
 
@@ -144,7 +145,7 @@ def read(text: str, offset: int, params: Mapping[str, frozenset[str]]) -> Docs:
         owners = [r for r, names in params.items() if name in names]
         return (owners[0], name) if len(owners) == 1 else None
 
-    for line, position in _lines(text, offset):
+    for line, position, raw in _lines(text, offset):
         section = sections[-1]
         tag = _TAG.fullmatch(line) if line.startswith("@") else None
         if not line:
@@ -186,7 +187,9 @@ def read(text: str, offset: int, params: Mapping[str, frozenset[str]]) -> Docs:
                     current_item.append(item.group(2).strip())
                 continue
             if is_li and item is not None:
-                unmatched.append(Unmatched(section.title, item.group(1), position))
+                name = item.group(1)
+                column = raw.find(name, max(raw.find("@li") + 3, 0))
+                unmatched.append(Unmatched(section.title, name, position + column))
             if current_item is not None and not is_li:
                 current_item.append(content)
                 continue

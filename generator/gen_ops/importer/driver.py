@@ -111,7 +111,11 @@ def import_header(
         return HeaderResult(header, (), tuple(sink.items), True, 0)
     tokens, whole = tokenize(source, sink)
     tokens, nested = active_tokens(source, tokens, sink)
-    found, balanced = parse(source, tokens, sink)
+    found, balanced = parse(source, tokens, sink, complete=whole)
+    if not (whole and nested and balanced):
+        # A syntax defect: what follows it cannot be trusted, so no op of
+        # the header is converted (nor reported on).
+        return HeaderResult(header, (), tuple(sink.items), True, len(found))
     ops: list[ImportedOp] = []
     not_imported = 0
     for item in found:
@@ -123,9 +127,6 @@ def import_header(
             not_imported += 1
         else:
             ops.append(op)
-    failed = not (whole and nested and balanced)
-    if failed:
-        return HeaderResult(header, (), tuple(sink.items), True, len(found))
     return HeaderResult(header, tuple(ops), tuple(sink.items), False, not_imported)
 
 

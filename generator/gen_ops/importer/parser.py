@@ -57,7 +57,10 @@ class _Stop(Exception):
 
 
 class _Parser:
-    def __init__(self, source: SourceText, tokens: list[Token], sink: Sink) -> None:
+    def __init__(
+        self, source: SourceText, tokens: list[Token], sink: Sink, complete: bool
+    ) -> None:
+        self.complete = complete
         self.source = source
         self.tokens = tokens
         self.sink = sink
@@ -70,20 +73,35 @@ class _Parser:
     def error(self, code: str, offset: int, message: str, hint: str) -> None:
         self.sink.emit(code, self.source.span(offset), message, hint)
 
+    def _next(self) -> int:
+        """The index of the next token of a chain: comments and directives
+        skipped (the position does not move)."""
+        index = self.pos
+        while index < len(self.tokens) and self.tokens[index].kind in (
+            DOC,
+            DIRECTIVE,
+        ):
+            index += 1
+        return index
+
     def peek(self) -> Token | None:
-        """The next token of a chain: comments and directives skipped."""
-        while self.pos < len(self.tokens):
-            token = self.tokens[self.pos]
-            if token.kind not in (DOC, DIRECTIVE):
-                return token
-            self.pos += 1
-        return None
+        index = self._next()
+        return self.tokens[index] if index < len(self.tokens) else None
 
     def take(self) -> Token | None:
-        token = self.peek()
-        if token is not None:
+        index = self._next()
+        if index >= len(self.tokens):
+            self.pos = index
+            return None
+        self.pos = index + 1
+        return self.tokens[index]
+
+    def semicolon(self) -> None:
+        """Step over the ``;`` that may end a declaration. Unlike ``peek``,
+        nothing is skipped: a doc comment after the declaration is the next
+        one's."""
+        if self.pos < len(self.tokens) and self.tokens[self.pos].is_punct(";"):
             self.pos += 1
-        return token
 
     # -- the file --------------------------------------------------------------
 
@@ -109,6 +127,7 @@ class _Parser:
                 and self.pos + 1 < len(tokens)
                 and tokens[self.pos + 1].is_punct("(")
             ):
+                self.at_namespace_scope(stack, token)
                 try:
                     self.declaration(pending_doc)
                 except _Stop:
@@ -136,8 +155,21 @@ class _Parser:
                 stack.append(_Open(token, None))
             elif token.text in _CLOSING:
                 self.close(stack, token)
-        for opened in stack:
-            self.unclosed(opened)
+        if self.complete:
+            for opened in stack:
+                self.unclosed(opened)
+
+    def at_namespace_scope(self, stack: list[_Open], reg_op: Token) -> None:
+        """REG_OP opens a namespace, which C++ allows only at namespace
+        scope: a bracket still open there (a struct's '{', a '(') was never
+        closed. Reporting it here points at the defect, where matching
+        brackets to the end would blame the namespace instead."""
+        inner = len(stack)
+        while inner and stack[inner - 1].namespace is None:
+            inner -= 1
+        for opened in stack[inner:]:
+            self.unclosed(opened, reg_op)
+        del stack[inner:]
 
     def close(self, stack: list[_Open], token: Token) -> None:
         want = _CLOSING[token.text]
@@ -214,7 +246,7 @@ class _Parser:
                 self.error(
                     "I201",
                     name_token.offset,
-                    f"REG_OP({name}) is never closed by .{END}({name})",
+                    f"{name}: REG_OP({name}) is never closed by .{END}({name})",
                     f"end the chain with .{END}({name});",
                 )
                 self.found.append(Broken(name, name_token.offset))
@@ -223,11 +255,11 @@ class _Parser:
                 self.broken(
                     name,
                     token.offset,
-                    f"'{token.text}' where REG_OP({name}) expects the next "
-                    ".ELEMENT(...) of its chain",
+                    f"{name}: '{token.text}' where REG_OP({name}) expects the "
+                    "next .ELEMENT(...) of its chain",
                 )
                 return
-            self.pos += 1
+            self.take()  # the "."
             kind_token = self.take()
             paren = self.peek()
             if (
@@ -239,11 +271,11 @@ class _Parser:
                 self.broken(
                     name,
                     token.offset,
-                    f"REG_OP({name}): '.' must be followed by an element and its "
+                    f"{name}: '.' must be followed by an element and its "
                     "arguments, as .INPUT(x, ...)",
                 )
                 return
-            self.pos += 1
+            self.take()  # the "("
             args = self.arguments(paren)
             if kind_token.text == END:
                 end_name = args[0] if len(args) == 1 else ()
@@ -252,8 +284,8 @@ class _Parser:
                     self.error(
                         "I201",
                         kind_token.offset,
-                        f"REG_OP({name}) is closed by {END}({said}); GE's "
-                        "static_assert requires the same name",
+                        f"{name}: REG_OP({name}) is closed by {END}({said}); "
+                        "GE's static_assert requires the same name",
                         f"write .{END}({name})",
                     )
                     self.found.append(Broken(name, name_token.offset))
@@ -261,9 +293,7 @@ class _Parser:
                     self.found.append(
                         Declaration(name, name_token.offset, tuple(elements), doc)
                     )
-                semicolon = self.peek()
-                if semicolon is not None and semicolon.is_punct(";"):
-                    self.pos += 1
+                self.semicolon()
                 return
             elements.append(
                 Element(kind_token.text, kind_token.offset, paren.offset, args)
@@ -318,6 +348,8 @@ class _Parser:
             if token.kind == PUNCT and depth == 0 and token.text in "{};":
                 self.pos += token.text == ";"
                 return
+            if token.kind == DOC and depth == 0:
+                return  # the next declaration's doc
             if token.kind == PUNCT and token.text == "(":
                 depth += 1
             elif token.kind == PUNCT and token.text == ")":
@@ -329,20 +361,20 @@ class _Parser:
                     self.pos += 1
                     paren = self.peek()
                     if paren is not None and paren.is_punct("("):
-                        self.pos += 1
+                        self.take()
                         self.arguments(paren)
-                    semicolon = self.peek()
-                    if semicolon is not None and semicolon.is_punct(";"):
-                        self.pos += 1
+                    self.semicolon()
                     return
             self.pos += 1
 
 
 def parse(
-    source: SourceText, tokens: list[Token], sink: Sink
+    source: SourceText, tokens: list[Token], sink: Sink, complete: bool = True
 ) -> tuple[list[Declaration | Broken], bool]:
     """The declarations of a header in source order, and whether its
-    brackets are whole (False after an I105 or I106)."""
-    parser = _Parser(source, tokens, sink)
+    brackets are whole (False after an I105 or I106). When the tokens stop
+    early (``complete`` False: an unterminated comment), brackets still open
+    at their end are not reported."""
+    parser = _Parser(source, tokens, sink, complete)
     parser.run()
     return parser.found, parser.ok

@@ -139,18 +139,20 @@ class _Item:
         return "  - {" + ", ".join(parts) + "}"
 
 
-def _wrap_plain(prefix: str, text: str, indent: str) -> list[str]:
-    """``prefix + text`` wrapped at WIDTH as a multi-line plain scalar;
-    breaks only at single spaces before a word that cannot start an
-    indicator."""
+def _wrap_words(prefix: str, text: str, indent: str, quoted_text: bool) -> list[str]:
+    """``prefix + text`` (a plain scalar, or a double-quoted one) wrapped at
+    WIDTH. YAML folds each line break of such a scalar into one space, so
+    it breaks only at a single space; a plain scalar's next line must not
+    start with an indicator."""
     words = text.split(" ")
     lines = [prefix + words[0]]
     for word in words[1:]:
         if (
             len(lines[-1]) + 1 + len(word) > WIDTH
             and word
-            and word[0] not in _INDICATORS
+            and not lines[-1].endswith(" ")
             and lines[-1].strip()
+            and (quoted_text or word[0] not in _INDICATORS)
         ):
             lines.append(indent + word)
         else:
@@ -174,9 +176,9 @@ def _wrap_flow(prefix: str, text: str, indent: str) -> list[str]:
 
 
 def _block_doc(key_prefix: str, text: str, indent: str) -> list[str]:
-    if "  " not in text and plain_ok(text, flow=False):
-        return _wrap_plain(key_prefix, text, indent)
-    return [key_prefix + quoted(text)]
+    if plain_ok(text, flow=False):
+        return _wrap_words(key_prefix, text, indent, quoted_text=False)
+    return _wrap_words(key_prefix, quoted(text), indent, quoted_text=True)
 
 
 def _items(title: str, items: Sequence[_Item]) -> list[str]:
