@@ -56,6 +56,15 @@ _ARITY: dict[str, tuple[int, int | None]] = {
     "DATATYPE": (2, None),
     "INFER_SHAPE_AND_TYPE": (0, 0),
 }
+# The method of _Converter that reads each element.
+_HANDLERS = {
+    **{kind: "input" for kind in _INPUTS},
+    **{kind: "output" for kind in _OUTPUTS},
+    **{kind: "graph" for kind in _GRAPHS},
+    "ATTR": "attr",
+    "REQUIRED_ATTR": "attr",
+    "DATATYPE": "datatype",
+}
 _SIGNATURES = {
     **{kind: f".{kind}(name, type)" for kind in (*_INPUTS, *_OUTPUTS)},
     **{kind: f".{kind}(name)" for kind in _GRAPHS},
@@ -135,14 +144,7 @@ class _Converter:
         name = self.name(element)
         if name is None:
             return
-        handler: Callable[[Element, str], None] = {
-            **{kind: self.input for kind in _INPUTS},
-            **{kind: self.output for kind in _OUTPUTS},
-            **{kind: self.graph for kind in _GRAPHS},
-            "ATTR": self.attr,
-            "REQUIRED_ATTR": self.attr,
-            "DATATYPE": self.datatype,
-        }[element.kind]
+        handler: Callable[[Element, str], None] = getattr(self, _HANDLERS[element.kind])
         handler(element, name)
 
     def input(self, element: Element, name: str) -> None:

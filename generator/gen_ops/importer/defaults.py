@@ -219,8 +219,10 @@ class _Reader:
 
 
 def _strip_vector(tokens: list[Token]) -> list[Token]:
+    if len(tokens) < 5 or tokens[0].text != "std":
+        return tokens
     text = [t.text for t in tokens]
-    if text[:3] != ["std", "::", "vector"] or len(tokens) < 5:
+    if text[:3] != ["std", "::", "vector"]:
         return tokens
     try:
         close = text.index(">", 3)

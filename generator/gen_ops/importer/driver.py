@@ -12,6 +12,7 @@ exists with other content is kept unless ``--overwrite`` (I207).
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -55,6 +56,7 @@ class HeaderResult:
 
     header: headers.HeaderFile
     ops: tuple[ImportedOp, ...]
+    texts: tuple[str, ...]  # each op's spec
     diagnostics: tuple[Diagnostic, ...]
     failed: bool
     not_imported: int
@@ -93,9 +95,11 @@ def module_of(header: headers.HeaderFile, options: Options) -> str:
 
 
 def import_header(
-    header: headers.HeaderFile, module: str, fix_dtypes: bool
+    header: headers.HeaderFile, module: str, fix_dtypes: bool, out: Path
 ) -> HeaderResult:
-    """One header through lexer, preprocess, parser and convert."""
+    """One header through lexer, preprocess, parser, convert and the YAML
+    writer (specs that merge then drops cost little, and writing them here
+    puts the work in the worker processes)."""
     sink = Sink()
     if not is_identifier(module):
         sink.emit(
@@ -105,17 +109,17 @@ def import_header(
             "letters, digits and _)",
             "rename the header, or import it with --module NAME",
         )
-        return HeaderResult(header, (), tuple(sink.items), True, 0)
+        return HeaderResult(header, (), (), tuple(sink.items), True, 0)
     source = headers.read(header, sink)
     if source is None:
-        return HeaderResult(header, (), tuple(sink.items), True, 0)
+        return HeaderResult(header, (), (), tuple(sink.items), True, 0)
     tokens, whole = tokenize(source, sink)
     tokens, nested = active_tokens(source, tokens, sink)
     found, balanced = parse(source, tokens, sink, complete=whole)
     if not (whole and nested and balanced):
         # A syntax defect: what follows it cannot be trusted, so no op of
         # the header is converted (nor reported on).
-        return HeaderResult(header, (), tuple(sink.items), True, len(found))
+        return HeaderResult(header, (), (), tuple(sink.items), True, len(found))
     ops: list[ImportedOp] = []
     not_imported = 0
     for item in found:
@@ -127,17 +131,21 @@ def import_header(
             not_imported += 1
         else:
             ops.append(op)
-    return HeaderResult(header, tuple(ops), tuple(sink.items), False, not_imported)
+    schema = schema_reference(out / module)
+    texts = tuple(spec_text(op, schema, f"{op.span.path}:{op.span.line}") for op in ops)
+    return HeaderResult(
+        header, tuple(ops), texts, tuple(sink.items), False, not_imported
+    )
 
 
-def _one(task: tuple[headers.HeaderFile, str, bool]) -> HeaderResult:
+def _one(task: tuple[headers.HeaderFile, str, bool, Path]) -> HeaderResult:
     return import_header(*task)
 
 
 def _results(
     found: Sequence[headers.HeaderFile], options: Options
 ) -> Iterator[HeaderResult]:
-    tasks = [(h, module_of(h, options), options.fix_dtypes) for h in found]
+    tasks = [(h, module_of(h, options), options.fix_dtypes, options.out) for h in found]
     if options.jobs <= 1 or len(tasks) < PARALLEL_FROM:
         yield from map(_one, tasks)
         return
@@ -148,18 +156,30 @@ def _results(
 
 def schema_reference(directory: Path) -> str:
     """The ``$schema`` path ``gen-ops new`` would write in ``directory``."""
+    return _schema_reference(os.path.abspath(directory))
+
+
+@functools.lru_cache(maxsize=None)
+def _schema_reference(directory: str) -> str:
     from gen_ops.resources import schema_path
 
     schema = schema_path()
     try:
-        return Path(os.path.relpath(schema, directory.resolve())).as_posix()
+        return Path(os.path.relpath(schema, directory)).as_posix()
     except ValueError:  # another drive
         return schema.as_posix()
 
 
+_MISSING = "\0missing"  # no file there (text can hold no NUL: it is ours)
+
+
 def _read(path: Path) -> str | None:
+    """The file's text, _MISSING when there is none, None when it cannot
+    be read (the write then reports why)."""
     try:
         return path.read_text(encoding="utf-8")
+    except (FileNotFoundError, NotADirectoryError):
+        return _MISSING
     except (OSError, UnicodeDecodeError):
         return None
 
@@ -178,14 +198,16 @@ def plan(options: Options) -> Result:
         failed += result.failed
         not_imported += result.not_imported
         resolved = result.header.path.resolve()
-        found.extend(Found(op, resolved) for op in result.ops)
+        found.extend(
+            Found(op, resolved, text) for op, text in zip(result.ops, result.texts)
+        )
     outcome = merge(found, options.prefer, sink)
     not_imported += len(outcome.rejected)
     files: list[SpecFile] = []
     writes: list[SpecFile] = []
     taken: dict[str, ImportedOp] = {}
-    schemas: dict[str, str] = {}
-    for op in sorted(outcome.chosen, key=lambda o: (o.module, o.op_type)):
+    for item in sorted(outcome.chosen, key=lambda f: (f.op.module, f.op.op_type)):
+        op = item.op
         relative = f"{op.module}/{snake_case(op.op_type)}.yaml"
         if relative in taken:
             sink.emit(
@@ -198,15 +220,12 @@ def plan(options: Options) -> Result:
             not_imported += 1
             continue
         taken[relative] = op
-        if op.module not in schemas:
-            schemas[op.module] = schema_reference(options.out / op.module)
-        origin = f"{op.span.path}:{op.span.line}"
-        spec = SpecFile(relative, spec_text(op, schemas[op.module], origin), op)
+        spec = SpecFile(relative, item.text, op)
         on_disk = _read(options.out / relative)
         if on_disk == spec.text:
             files.append(spec)
             continue
-        if (options.out / relative).exists() and not options.overwrite:
+        if on_disk is not _MISSING and not options.overwrite:
             sink.emit(
                 "I207",
                 op.span,

@@ -17,6 +17,7 @@ that says what a name means:
 from __future__ import annotations
 
 import difflib
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -74,6 +75,7 @@ class Reading:
         return self.dtype is not None or self.named_set is not None
 
 
+@functools.lru_cache(maxsize=4096)
 def read(name: str) -> Reading:
     """What ``name`` (without ``ge::``) means as a dtype or named set."""
     if name in ENUMERATORS:

@@ -41,11 +41,9 @@ _SPLICE = re.compile(r"\\[ \t]*\n")
 _TOKEN = re.compile(
     r"""
     (?P<nl>\n)
-    |(?P<ws>[ \t\f\v\r]+)
     |(?P<doc>/\*\*(?!/).*?\*/)
-    |(?P<block>/\*.*?\*/)
+    |(?P<ws>(?:[ \t\f\v\r]+|//[^\n]*|/\*(?!\*(?!/)).*?\*/)+)
     |(?P<open>/\*)
-    |(?P<line>//[^\n]*)
     |(?P<str>(?:u8|u|U|L)?"(?:[^"\\\n]|\\.)*")
     |(?P<chr>(?:u8|u|U|L)?'(?:[^'\\\n]|\\.)+')
     |(?P<num>\.?[0-9](?:[eEpP][+-]|[0-9A-Za-z_.]|'(?=[0-9A-Za-z_]))*)
@@ -127,16 +125,16 @@ def tokenize(source: SourceText, sink: Sink) -> tuple[list[Token], bool]:
     directive: list[Token] | None = None
     directive_at = 0
     line_start = True
-    text = source.text
-    for match in _TOKEN.finditer(text):
-        kind = match.lastgroup
+    new = tuple.__new__  # Token(...) without its Python-level __new__
+    for match in _TOKEN.finditer(source.text):
+        kind = match.lastgroup  # the group names are the token kinds
+        if kind == "ws":  # spaces and comments other than /** */
+            continue
         if kind == "nl":
             if directive is not None:
                 tokens.append(_directive(directive, directive_at))
                 directive = None
             line_start = True
-            continue
-        if kind in ("ws", "block", "line"):
             continue
         start = match.start()
         if kind == "open":
@@ -148,39 +146,24 @@ def tokenize(source: SourceText, sink: Sink) -> tuple[list[Token], bool]:
                 "close the comment",
             )
             return tokens, False
-        if kind == "doc":
-            if directive is None:
-                tokens.append(Token(DOC, match.group(), start))
-            continue
         value = match.group()
-        if kind == "punct":
-            if value in "\"'":
-                # A quote that starts no literal on its line.
-                token = Token(STRAY, value, start)
-                if directive is not None:
-                    directive.append(token)
-                else:
-                    tokens.append(token)
-                    line_start = False
-                continue
+        if kind == DOC:
+            if directive is None:
+                tokens.append(new(Token, (DOC, value, start, ())))
+            continue
+        if kind == PUNCT:
             if value == "#" and line_start and directive is None:
                 directive = []
                 directive_at = start
                 continue
-            token = Token(PUNCT, value, start)
-        elif kind == "id":
-            token = Token(ID, value, start)
-        elif kind == "num":
-            token = Token(NUM, value, start)
-        elif kind == "str":
-            token = Token(STR, value, start)
-        else:
-            token = Token(CHR, value, start)
-        if directive is not None:
-            directive.append(token)
-        else:
+            if value == '"' or value == "'":
+                kind = STRAY  # a quote that starts no literal on its line
+        token = new(Token, (kind, value, start, ()))
+        if directive is None:
             tokens.append(token)
             line_start = False
+        else:
+            directive.append(token)
     if directive is not None:
         tokens.append(_directive(directive, directive_at))
     return tokens, True

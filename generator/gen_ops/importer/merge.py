@@ -35,15 +35,17 @@ FIRST, LAST = "FIRST", "LAST"
 
 @dataclass(frozen=True)
 class Found:
-    """A declaration that converted, and the header it is in (resolved)."""
+    """A declaration that converted, the header it is in (resolved), and
+    its spec text (written in the worker that read the header)."""
 
     op: ImportedOp
     header: Path
+    text: str = ""
 
 
 @dataclass(frozen=True)
 class Outcome:
-    chosen: tuple[ImportedOp, ...]
+    chosen: tuple[Found, ...]
     merged: int  # declarations that were the same as one imported
     rejected: tuple[str, ...]  # op types not imported (I206)
 
@@ -123,7 +125,7 @@ def merge(found: Sequence[Found], prefer: Sequence[str], sink: Sink) -> Outcome:
     by_type: dict[str, list[Found]] = {}
     for item in found:
         by_type.setdefault(item.op.op_type, []).append(item)
-    chosen: list[ImportedOp] = []
+    chosen: list[Found] = []
     merged = 0
     rejected: list[str] = []
     for op_type, candidates in by_type.items():
@@ -131,7 +133,7 @@ def merge(found: Sequence[Found], prefer: Sequence[str], sink: Sink) -> Outcome:
         differing = [c for c in candidates if c.op.shape != first.op.shape]
         picked = choose(candidates, prefer)
         if not differing:
-            chosen.append((picked or first).op)
+            chosen.append(picked or first)
             merged += len(candidates) - 1
             continue
         if picked is None:
@@ -142,7 +144,7 @@ def merge(found: Sequence[Found], prefer: Sequence[str], sink: Sink) -> Outcome:
         for other in candidates:
             if other.op.shape != picked.op.shape:
                 _report(sink, "I306", other, picked, picked)
-        chosen.append(picked.op)
+        chosen.append(picked)
         merged += sum(1 for c in candidates if c.op.shape == picked.op.shape) - 1
     return Outcome(tuple(chosen), merged, tuple(rejected))
 

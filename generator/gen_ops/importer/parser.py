@@ -32,6 +32,7 @@ from gen_ops.importer.lexer import SourceText
 from gen_ops.importer.syntax import (
     DIRECTIVE,
     DOC,
+    FULLWIDTH_COMMA,
     ID,
     PUNCT,
     Broken,
@@ -301,34 +302,43 @@ class _Parser:
 
     def arguments(self, paren: Token) -> tuple[tuple[Token, ...], ...]:
         """The arguments inside ``(`` ... ``)``, split at top-level commas;
-        the position is left after the ``)``."""
+        the position is left after the ``)``. (The loop is written out: it
+        reads most tokens of a header.)"""
         args: list[tuple[Token, ...]] = []
         current: list[Token] = []
         depth = 0
-        while True:
-            token = self.take()
-            if token is None:
-                self.error(
-                    "I105",
-                    paren.offset,
-                    "this '(' is never closed by the end of the header",
-                    "add the ')' that closes it",
-                )
-                raise _Stop
-            if token.kind == PUNCT:
-                if token.text == "(":
+        tokens = self.tokens
+        pos = self.pos
+        while pos < len(tokens):
+            token = tokens[pos]
+            pos += 1
+            kind = token.kind
+            if kind == DOC or kind == DIRECTIVE:
+                continue
+            if kind == PUNCT:
+                text = token.text
+                if text == "(":
                     depth += 1
-                elif token.text == ")":
+                elif text == ")":
                     if depth == 0:
+                        self.pos = pos
                         if current or args:
                             args.append(tuple(current))
                         return tuple(args)
                     depth -= 1
-                elif depth == 0 and token.is_comma:
+                elif depth == 0 and (text == "," or text == FULLWIDTH_COMMA):
                     args.append(tuple(current))
                     current = []
                     continue
             current.append(token)
+        self.pos = pos
+        self.error(
+            "I105",
+            paren.offset,
+            "this '(' is never closed by the end of the header",
+            "add the ')' that closes it",
+        )
+        raise _Stop
 
     def broken(
         self,

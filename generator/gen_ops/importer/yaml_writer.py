@@ -68,8 +68,13 @@ def plain_ok(text: str, flow: bool) -> bool:
     return _NON_STRING.fullmatch(text) is None
 
 
+_NEEDS_ESCAPE = re.compile(r'[\\"\ufeff]')
+
+
 def quoted(text: str) -> str:
     """A double-quoted YAML scalar that says exactly ``text``."""
+    if text.isprintable() and not _NEEDS_ESCAPE.search(text):
+        return f'"{text}"'
     out = []
     for ch in text:
         if ch in _ESCAPES:
