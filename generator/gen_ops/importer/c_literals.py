@@ -111,10 +111,10 @@ def _unescape(body: str) -> bytes:
             i += 1 + len(digits.group())
         elif ch in "uU":
             size = 4 if ch == "u" else 8
-            digits = body[i + 1 : i + 1 + size]
-            if not re.fullmatch(f"[0-9a-fA-F]{{{size}}}", digits):
+            code = body[i + 1 : i + 1 + size]
+            if not re.fullmatch(f"[0-9a-fA-F]{{{size}}}", code):
                 raise NotALiteral(f"\\{ch} needs {size} hex digits")
-            out += chr(int(digits, 16)).encode("utf-8", "surrogatepass")
+            out += chr(int(code, 16)).encode("utf-8", "surrogatepass")
             i += 1 + size
         else:
             raise NotALiteral(f"unknown escape \\{ch}")

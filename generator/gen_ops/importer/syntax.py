@@ -7,6 +7,7 @@ into the ``file:line:col`` of the original text.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -79,7 +80,7 @@ class Broken:
     offset: int
 
 
-def spell(tokens: tuple[Token, ...] | list[Token]) -> str:
+def spell(tokens: Sequence[Token]) -> str:
     """Tokens as C++ text on one line: ``TensorType({DT_A, DT_B})``."""
     out: list[str] = []
     previous: Token | None = None
