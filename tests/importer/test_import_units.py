@@ -4,6 +4,7 @@ exactly what was written."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gen_ops.diagnostics import Sink, Span
-from gen_ops.importer import c_literals, docblock, dtype_names
+from gen_ops.importer import c_literals, docblock, driver, dtype_names
 from gen_ops.importer.lexer import SourceText, tokenize
 from gen_ops.importer.model import (
     Attr,
@@ -259,3 +260,20 @@ def test_long_docs_wrap() -> None:
     doc = " ".join(["word"] * 40)
     text = spec_text(_op("", doc, "a"), "schema.json", "h.h:1")
     assert max(len(line) for line in text.splitlines()[2:]) <= WIDTH
+
+
+# -- where REG_OP may stand ----------------------------------------------------
+
+
+def test_reg_op_inside_a_linkage_block(tmp_path: Path) -> None:
+    """``extern "C++" {`` is namespace scope: no I105 there (a struct's
+    brace is one, test_import_diagnostics)."""
+    header = tmp_path / "ops.h"
+    header.write_text(
+        'extern "C++" {\nnamespace ge {\n'
+        "REG_OP(A) .INPUT(x, TensorType({DT_FLOAT})) .OP_END_FACTORY_REG(A)\n"
+        "}  // namespace ge\n}\n"
+    )
+    result = driver.plan(driver.Options(paths=(header,), out=tmp_path / "out"))
+    assert not result.diagnostics
+    assert [f.op.op_type for f in result.files] == ["A"]

@@ -35,6 +35,7 @@ from gen_ops.importer.syntax import (
     FULLWIDTH_COMMA,
     ID,
     PUNCT,
+    STR,
     Broken,
     Declaration,
     Element,
@@ -51,6 +52,12 @@ _DOC_BREAKERS = frozenset({"include", "define", "undef", "pragma"})
 class _Open:
     token: Token
     namespace: str | None  # the namespace's name ("" when anonymous)
+    linkage: bool = False  # extern "C++" { ... }: namespace scope too
+
+    @property
+    def namespace_scope(self) -> bool:
+        """Whether a namespace (so REG_OP) may be declared inside it."""
+        return self.namespace is not None or self.linkage
 
 
 class _Stop(Exception):
@@ -110,6 +117,10 @@ class _Parser:
         stack: list[_Open] = []
         pending_doc: Token | None = None
         namespace: list[Token] | None = None  # `namespace a::b` seen, no { yet
+        # The last two tokens read (``extern "C++" {`` opens a linkage
+        # block, where REG_OP may stand).
+        before: Token | None = None
+        previous: Token | None = None
         tokens = self.tokens
         while self.pos < len(tokens):
             token = tokens[self.pos]
@@ -138,6 +149,8 @@ class _Parser:
                 continue
             pending_doc = None
             self.pos += 1
+            earlier, last = before, previous  # the two tokens before this one
+            before, previous = previous, token
             if token.kind == ID and token.text == "namespace":
                 namespace = []
                 continue
@@ -153,7 +166,14 @@ class _Parser:
             if token.kind != PUNCT:
                 continue
             if token.text in ("(", "[", "{"):
-                stack.append(_Open(token, None))
+                linkage = (
+                    token.text == "{"
+                    and last is not None
+                    and last.kind == STR
+                    and earlier is not None
+                    and earlier.text == "extern"
+                )
+                stack.append(_Open(token, None, linkage))
             elif token.text in _CLOSING:
                 self.close(stack, token)
         if self.complete:
@@ -166,7 +186,7 @@ class _Parser:
         closed. Reporting it here points at the defect, where matching
         brackets to the end would blame the namespace instead."""
         inner = len(stack)
-        while inner and stack[inner - 1].namespace is None:
+        while inner and not stack[inner - 1].namespace_scope:
             inner -= 1
         for opened in stack[inner:]:
             self.unclosed(opened, reg_op)
