@@ -136,6 +136,7 @@ CASES: list[Case] = [
     case("I201", "4:6", "unknown element", op(".INPUTS(x, TensorType({DT_FLOAT}))")),
     case("I201", "4:6", "too few arguments", op(".INPUT(x)")),
     case("I201", "4:6", "too many arguments", op(".GRAPH(g, h)")),
+    case("I201", "4:6", "empty argument", op(".INPUT(x, )")),
     case("I201", "4:12", "first argument not a name",
          op('.INPUT("x", TensorType({DT_FLOAT}))')),
     case("I201", "3:8", "never ended", """

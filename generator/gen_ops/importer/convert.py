@@ -141,6 +141,15 @@ class _Converter:
             return
         if element.kind in _IGNORED:
             return
+        empty = next((i for i, arg in enumerate(element.args) if not arg), None)
+        if empty is not None:
+            self.report(
+                "I201",
+                element.offset,
+                f"argument {empty + 1} of .{element.kind} is empty",
+                f"write {_SIGNATURES[element.kind]}",
+            )
+            return
         name = self.name(element)
         if name is None:
             return

@@ -45,10 +45,6 @@ from gen_ops.importer.model import (
 from gen_ops.importer.reporting import OpReporter
 from gen_ops.importer.syntax import ID, PUNCT, STR, Token, spell
 
-_IDENT_CHARS = frozenset(
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_"
-)
-
 
 @dataclass
 class _Reader:
@@ -308,7 +304,8 @@ def cpp_spelling(value: DtypeRef | Range) -> str:
 
 
 def _identifier(text: str) -> bool:
-    return bool(text) and not text[0].isdigit() and set(text) <= _IDENT_CHARS
+    """A C identifier."""
+    return text.isascii() and text.isidentifier()
 
 
 def read_dtype(
