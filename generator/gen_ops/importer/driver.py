@@ -155,7 +155,8 @@ def _results(
 
 
 def schema_reference(directory: Path) -> str:
-    """The ``$schema`` path ``gen-ops new`` would write in ``directory``."""
+    """The ``$schema`` path ``gen-ops new`` would write in ``directory``
+    (relative to the directory with its links resolved)."""
     return _schema_reference(os.path.abspath(directory))
 
 
@@ -165,7 +166,7 @@ def _schema_reference(directory: str) -> str:
 
     schema = schema_path()
     try:
-        return Path(os.path.relpath(schema, directory)).as_posix()
+        return Path(os.path.relpath(schema, Path(directory).resolve())).as_posix()
     except ValueError:  # another drive
         return schema.as_posix()
 
