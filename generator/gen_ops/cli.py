@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from gen_ops.model import OpSpec
 
 EXIT_OK, EXIT_DRIFT, EXIT_INVALID, EXIT_IO, EXIT_INTERNAL = 0, 1, 2, 3, 4
-COMMANDS = ("render", "validate", "new", "schema")
+COMMANDS = ("render", "validate", "new", "schema", "import")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -83,7 +83,7 @@ def _render_parser() -> argparse.ArgumentParser:
         prog="gen-ops",
         description="Validate op specs and render the ge.es Python builders, REG_OP "
         "headers, implementation skeletons and reference docs.",
-        epilog="other commands: gen-ops validate | new <Op> | schema "
+        epilog="other commands: gen-ops validate | new <Op> | schema | import HEADER... "
         "(each has --help). Exit status: 0 ok, 1 drift (--check), 2 invalid "
         "specs or usage, 3 cannot write, 4 internal error, 129/130/143 stopped "
         "by SIGHUP/SIGINT/SIGTERM, 141 standard output closed.",
@@ -380,6 +380,13 @@ def cmd_new(argv: Sequence[str]) -> int:
     return EXIT_OK
 
 
+def cmd_import(argv: Sequence[str]) -> int:
+    """``gen-ops import``: REG_OP headers to specs (docs/importing.md)."""
+    from gen_ops.importer import main as import_main
+
+    return import_main(list(argv))
+
+
 def cmd_schema(argv: Sequence[str]) -> int:
     _schema_parser().parse_args(argv)
     from gen_ops.schema_check import schema_text
@@ -422,6 +429,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "validate": cmd_validate,
         "new": cmd_new,
         "schema": cmd_schema,
+        "import": cmd_import,
     }[command]
     try:
         with interrupts.as_exceptions():

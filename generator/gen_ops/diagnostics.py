@@ -27,7 +27,10 @@ class CodeInfo:
 
 # Code ranges: E1xx files and YAML, E2xx structure (JSON Schema), E3xx names,
 # E4xx dtypes, E5xx attrs, E6xx rules (count/derive/infer_meta), E7xx impl,
-# E8xx across specs, W9xx notes that do not stop generation.
+# E8xx across specs, W9xx notes that do not stop generation. ``gen-ops
+# import`` (gen_ops.importer) reports I1xx for a header it cannot read (the
+# header is not imported), I2xx for a declaration it cannot import (the op is
+# not imported) and I3xx for what it normalised (a warning).
 CODES: dict[str, CodeInfo] = {
     "E101": CodeInfo(Severity.ERROR, "cannot read spec file"),
     "E102": CodeInfo(Severity.ERROR, "YAML syntax error"),
@@ -80,6 +83,30 @@ CODES: dict[str, CodeInfo] = {
     "W902": CodeInfo(Severity.WARNING, "C++ keyword renamed in GE's C/C++ ES API"),
     "W903": CodeInfo(Severity.WARNING, "unused type variable"),
     "W904": CodeInfo(Severity.WARNING, "Python parameter renamed to avoid a clash"),
+    # gen-ops import: REG_OP headers.
+    "I101": CodeInfo(Severity.ERROR, "cannot read header"),
+    "I102": CodeInfo(Severity.ERROR, "no headers found"),
+    "I103": CodeInfo(Severity.ERROR, "unterminated comment"),
+    "I104": CodeInfo(Severity.ERROR, "unterminated string or character literal"),
+    "I105": CodeInfo(Severity.ERROR, "unbalanced bracket"),
+    "I106": CodeInfo(Severity.ERROR, "namespace never closed"),
+    "I107": CodeInfo(Severity.ERROR, "unbalanced conditional directive"),
+    "I108": CodeInfo(Severity.ERROR, "header name is not a module name"),
+    "I201": CodeInfo(Severity.ERROR, "malformed REG_OP declaration"),
+    "I202": CodeInfo(Severity.ERROR, "unknown dtype name"),
+    "I203": CodeInfo(Severity.ERROR, "unreadable type expression"),
+    "I204": CodeInfo(Severity.ERROR, "undeclared type variable"),
+    "I205": CodeInfo(Severity.ERROR, "unknown attr type"),
+    "I206": CodeInfo(Severity.ERROR, "op declared differently in several places"),
+    "I207": CodeInfo(Severity.ERROR, "spec file cannot be written"),
+    "I301": CodeInfo(Severity.WARNING, "type expression normalised"),
+    "I302": CodeInfo(Severity.WARNING, "dtype name read through GE's string table"),
+    "I303": CodeInfo(Severity.WARNING, "attr type alias normalised"),
+    "I304": CodeInfo(Severity.WARNING, "int default spelled as a DataType"),
+    "I305": CodeInfo(Severity.WARNING, "default not imported"),
+    "I306": CodeInfo(Severity.WARNING, "differing declaration chosen by --prefer"),
+    "I307": CodeInfo(Severity.WARNING, "doc names no parameter"),
+    "I308": CodeInfo(Severity.WARNING, "full-width comma read as a comma"),
 }
 
 

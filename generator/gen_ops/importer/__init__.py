@@ -1,0 +1,26 @@
+"""``gen-ops import``: existing REG_OP headers in, one YAML spec per op out.
+
+One data path, a module per step (docs/importing.md is the user's guide):
+
+    driver ─► lexer ─► preprocess ─► parser ─► convert ─► merge ─► yaml_writer ─► transaction
+    (find     (tokens,  (#if/#endif,  (REG_OP    (a spec     (the same  (YAML text)   (atomic
+    headers)   splices)  doc resets)   chains)    model)      op twice)                 writes)
+
+``convert`` reads each element with ``dtype_expr`` (type expressions),
+``defaults`` (attr defaults, over ``c_literals``) and ``docblock`` (the
+``/** */`` comment); ``dtype_names`` is the one table of which names are
+DataType enumerators, named sets and GE's string-table aliases. ``model``
+holds the frozen dataclasses an imported op becomes. Diagnostics are the
+I-codes of ``gen_ops.diagnostics``.
+"""
+
+from __future__ import annotations
+
+__all__ = ["main"]
+
+
+def main(argv: list[str]) -> int:
+    """``gen-ops import ...``; the exit status."""
+    from gen_ops.importer.cli import main as run
+
+    return run(argv)

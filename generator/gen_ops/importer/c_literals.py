@@ -1,0 +1,200 @@
+"""C++ literals and small constant expressions, read as values.
+
+Only what attr defaults are written with: integer literals (decimal, hex,
+octal, binary, digit separators, ``u``/``l`` suffixes), floating literals
+(the ``f``/``l`` suffix dropped, the rest of the spelling kept), adjacent
+string literals with every C escape, and integer expressions of ``+``,
+``-``, ``*`` and parentheses (gen-ops writes int64's minimum as
+``(-9223372036854775807 - 1)``). Anything else raises ``NotALiteral``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+from gen_ops.importer.syntax import ID, NUM, PUNCT, STR, Token
+
+_INT = re.compile(
+    r"(?P<body>0[xX][0-9a-fA-F']+|0[bB][01']+|0[0-7']*|[1-9][0-9']*)"
+    r"(?P<suffix>[uU]?(?:ll|LL|l|L|z|Z)?[uU]?)"
+)
+_FLOAT = re.compile(
+    r"(?P<body>(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+)"
+    r"(?P<suffix>[fFlL]?)"
+)
+_ESCAPES = {
+    "n": 10,
+    "t": 9,
+    "r": 13,
+    "a": 7,
+    "b": 8,
+    "f": 12,
+    "v": 11,
+    "\\": 92,
+    "'": 39,
+    '"': 34,
+    "?": 63,
+}
+
+
+class NotALiteral(ValueError):
+    """The tokens are not a literal of the kind asked for; the message says
+    why."""
+
+
+def int_literal(text: str) -> int:
+    match = _INT.fullmatch(text)
+    if not match:
+        raise NotALiteral(f"{text} is not an integer literal")
+    body = match.group("body").replace("'", "")
+    if body[:2] in ("0x", "0X"):
+        return int(body[2:], 16)
+    if body[:2] in ("0b", "0B"):
+        return int(body[2:], 2)
+    if len(body) > 1 and body[0] == "0":
+        return int(body[1:], 8)
+    return int(body)
+
+
+def float_spelling(text: str) -> str:
+    """``1e-5f`` -> ``1e-5``: the literal without its suffix."""
+    match = _FLOAT.fullmatch(text)
+    if match:
+        return match.group("body")
+    if _INT.fullmatch(text) and text.isdigit():
+        return text  # an integer written for a float: 1 stays 1
+    raise NotALiteral(f"{text} is not a decimal floating literal")
+
+
+def string_literal(tokens: Sequence[Token]) -> str:
+    """Adjacent string literals, concatenated and decoded as UTF-8."""
+    if not tokens or any(t.kind != STR for t in tokens):
+        raise NotALiteral("expected a string literal")
+    data = bytearray()
+    for token in tokens:
+        body = token.text[token.text.index('"') + 1 : -1]
+        data += _unescape(body)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise NotALiteral(f"the string is not UTF-8: {exc.reason}") from None
+
+
+def _unescape(body: str) -> bytes:
+    out = bytearray()
+    i = 0
+    while i < len(body):
+        ch = body[i]
+        if ch != "\\":
+            out += ch.encode("utf-8")
+            i += 1
+            continue
+        i += 1
+        ch = body[i]
+        if ch in _ESCAPES:
+            out.append(_ESCAPES[ch])
+            i += 1
+        elif ch in "01234567":
+            digits = re.match(r"[0-7]{1,3}", body[i:])
+            assert digits is not None
+            value = int(digits.group(), 8)
+            if value > 0xFF:
+                raise NotALiteral(f"octal escape \\{digits.group()} is out of range")
+            out.append(value)
+            i += len(digits.group())
+        elif ch == "x":
+            digits = re.match(r"[0-9a-fA-F]+", body[i + 1 :])
+            if not digits or int(digits.group(), 16) > 0xFF:
+                raise NotALiteral("a \\x escape needs one byte of hex digits")
+            out.append(int(digits.group(), 16))
+            i += 1 + len(digits.group())
+        elif ch in "uU":
+            size = 4 if ch == "u" else 8
+            code = body[i + 1 : i + 1 + size]
+            if not re.fullmatch(f"[0-9a-fA-F]{{{size}}}", code):
+                raise NotALiteral(f"\\{ch} needs {size} hex digits")
+            out += chr(int(code, 16)).encode("utf-8", "surrogatepass")
+            i += 1 + size
+        else:
+            raise NotALiteral(f"unknown escape \\{ch}")
+    return bytes(out)
+
+
+class IntExpression:
+    """``+``, ``-``, ``*`` and parentheses over integer literals and the
+    names ``resolve`` knows (DataType enumerators)."""
+
+    def __init__(
+        self, tokens: Sequence[Token], resolve: Callable[[str], int | None]
+    ) -> None:
+        self.tokens = list(tokens)
+        self.pos = 0
+        self.resolve = resolve
+        self.names: list[str] = []  # the enumerators it used, in order
+
+    def value(self) -> int:
+        if not self.tokens:
+            raise NotALiteral("no value")
+        result = self._sum()
+        if self.pos != len(self.tokens):
+            raise NotALiteral(f"unexpected '{self.tokens[self.pos].text}'")
+        return result
+
+    def _peek(self, text: str) -> bool:
+        return self.pos < len(self.tokens) and self.tokens[self.pos].is_punct(text)
+
+    def _sum(self) -> int:
+        total = self._product()
+        while self._peek("+") or self._peek("-"):
+            sign = self.tokens[self.pos].text
+            self.pos += 1
+            right = self._product()
+            total = total + right if sign == "+" else total - right
+        return total
+
+    def _product(self) -> int:
+        total = self._unary()
+        while self._peek("*"):
+            self.pos += 1
+            total *= self._unary()
+        return total
+
+    def _unary(self) -> int:
+        if self._peek("-"):
+            self.pos += 1
+            return -self._unary()
+        if self._peek("+"):
+            self.pos += 1
+            return self._unary()
+        if self._peek("("):
+            self.pos += 1
+            inner = self._sum()
+            if not self._peek(")"):
+                raise NotALiteral("a '(' is not closed")
+            self.pos += 1
+            return inner
+        if self.pos >= len(self.tokens):
+            raise NotALiteral("the expression ends early")
+        token = self.tokens[self.pos]
+        self.pos += 1
+        if token.kind == NUM:
+            return int_literal(token.text)
+        if token.kind == ID:
+            name = token.text
+            if (
+                name == "ge"
+                and self._peek("::")
+                and self.pos + 1 < len(self.tokens)
+                and self.tokens[self.pos + 1].kind == ID
+            ):
+                name = self.tokens[self.pos + 1].text
+                self.pos += 2
+            value = self.resolve(name)
+            if value is not None:
+                self.names.append(name)
+                return value
+            raise NotALiteral(f"{name} is not a constant the importer knows")
+        if token.kind == PUNCT:
+            raise NotALiteral(f"unexpected '{token.text}'")
+        raise NotALiteral(f"{token.text} is not an integer")

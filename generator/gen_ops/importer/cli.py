@@ -1,0 +1,191 @@
+"""``gen-ops import``: the command line. See docs/importing.md and docs/cli.md.
+
+Exit status: 0 every declaration was imported (warnings allowed); 1 the same
+with warnings under ``--strict``; 2 something could not be imported (an
+error), or the command line is wrong; 3 a spec file could not be written
+(nothing was: the writes are one transaction).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from ge_ir.names import is_identifier
+
+from gen_ops.importer.merge import FIRST, LAST
+
+EXIT_OK, EXIT_WARNINGS, EXIT_FAILED, EXIT_IO = 0, 1, 2, 3
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        print(f"{self.prog}: error: {message}", file=sys.stderr)
+        raise SystemExit(EXIT_FAILED)
+
+
+def _path(text: str) -> Path:
+    if not text:
+        raise argparse.ArgumentTypeError("an empty path; name a file or directory")
+    return Path(text)
+
+
+def _module(text: str) -> str:
+    if not is_identifier(text):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} cannot be a module name: a letter, then letters, digits and _"
+        )
+    return text
+
+
+def _prefer(text: str) -> str:
+    if text.upper() in (FIRST, LAST):
+        return text.upper()
+    if not text or not Path(text).exists():
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is neither FIRST, LAST nor an existing header or directory"
+        )
+    return text
+
+
+def _jobs(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of processes")
+    return value
+
+
+def _default_jobs() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def parser() -> argparse.ArgumentParser:
+    p = _Parser(
+        prog="gen-ops import",
+        description="Import REG_OP declarations from C/C++ headers as op specs, "
+        "one YAML file per op.",
+        epilog="Exit status: 0 all imported, 1 warnings under --strict, 2 something "
+        "was not imported (or a usage error), 3 cannot write. "
+        "See docs/importing.md.",
+    )
+    p.add_argument(
+        "paths",
+        metavar="HEADER_OR_DIR",
+        nargs="+",
+        type=_path,
+        help="a header, or a directory searched for *.h, *.hh, *.hpp, *.hxx",
+    )
+    modules = p.add_mutually_exclusive_group()
+    modules.add_argument(
+        "--module",
+        type=_module,
+        default="custom",
+        help="the module of every imported op (default: custom)",
+    )
+    modules.add_argument(
+        "--module-per-header",
+        action="store_true",
+        help="each op's module is its header's stem (nn_norm.h: nn_norm)",
+    )
+    p.add_argument(
+        "--out",
+        metavar="DIR",
+        type=_path,
+        default=Path("specs"),
+        help="where specs are written, as DIR/<module>/<op>.yaml (default: specs)",
+    )
+    p.add_argument(
+        "--fix-dtypes",
+        action="store_true",
+        help="read DT_FLOAT32 and DT_BFLOAT16 as GE's string table does "
+        "(float32, bfloat16); other unknown dtype names stay errors",
+    )
+    p.add_argument(
+        "--prefer",
+        metavar="FIRST|LAST|PATH",
+        type=_prefer,
+        action="append",
+        default=[],
+        help="which declaration of an op declared differently in several places "
+        "to import: the first, the last, or the one in PATH (repeatable, tried "
+        "in order)",
+    )
+    p.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace spec files that exist with other content",
+    )
+    p.add_argument(
+        "--strict", action="store_true", help="exit 1 when there are warnings"
+    )
+    p.add_argument(
+        "--jobs",
+        metavar="N",
+        type=_jobs,
+        default=_default_jobs(),
+        help="processes that read headers (default: the CPUs available)",
+    )
+    p.add_argument("-q", "--quiet", action="store_true", help="print only problems")
+    return p
+
+
+def main(argv: Sequence[str]) -> int:
+    from gen_ops import transaction
+    from gen_ops.importer import driver
+
+    args = parser().parse_args(list(argv))
+    started = time.perf_counter()
+    options = driver.Options(
+        paths=tuple(args.paths),
+        out=args.out,
+        module=args.module,
+        module_per_header=args.module_per_header,
+        fix_dtypes=args.fix_dtypes,
+        prefer=tuple(args.prefer),
+        overwrite=args.overwrite,
+        jobs=args.jobs,
+    )
+    result = driver.plan(options)
+    for diagnostic in result.diagnostics:
+        print(diagnostic.format(), file=sys.stderr)
+    try:
+        if result.writes:
+            transaction.recover(options.out)
+        driver.write(options, result)
+    except transaction.WriteError as exc:
+        print(
+            f"gen-ops import: {exc}"
+            + ("" if exc.changed else "; no spec file was written"),
+            file=sys.stderr,
+        )
+        return EXIT_IO
+    status = (
+        EXIT_FAILED
+        if result.errors
+        else EXIT_WARNINGS if result.warnings and args.strict else EXIT_OK
+    )
+    if status != EXIT_OK or not args.quiet:
+        summary = (
+            f"gen-ops import: {result.headers} header(s)"
+            + (f" ({result.failed_headers} failed)" if result.failed_headers else "")
+            + f", {len(result.files)} op(s) imported"
+            + (f" ({result.merged} duplicate(s) merged)" if result.merged else "")
+            + (f", {result.not_imported} not imported" if result.not_imported else "")
+            + f"; {len(result.writes)} file(s) written, "
+            f"{len(result.files) - len(result.writes)} unchanged; "
+            f"{result.errors} error(s), {result.warnings} warning(s) "
+            f"({time.perf_counter() - started:.2f} s)"
+        )
+        print(summary, file=sys.stderr if status else sys.stdout)
+    return status

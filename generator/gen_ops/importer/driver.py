@@ -1,0 +1,260 @@
+"""The whole import: headers in, spec files out, as one transaction.
+
+Each header goes through lexer, preprocess, parser and convert on its own
+(in worker processes when there are many, ``--jobs``); a header with a
+syntax defect (I103 to I108) gives no op at all. The ops of the other
+headers are merged (Note [Duplicates] in ``merge``), each is written to
+``<out>/<module>/<stem>.yaml`` (``<stem>`` is the op type in snake case, as
+for every gen-ops file), and all files are written in one transaction
+(``gen_ops.transaction``): a spec file is complete or absent. A file that
+exists with other content is kept unless ``--overwrite`` (I207).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from ge_ir.names import is_identifier
+
+from gen_ops.diagnostics import Diagnostic, Severity, Sink, Span
+from gen_ops.importer import headers
+from gen_ops.importer.convert import convert
+from gen_ops.importer.lexer import tokenize
+from gen_ops.importer.merge import Found, merge
+from gen_ops.importer.model import ImportedOp
+from gen_ops.importer.parser import parse
+from gen_ops.importer.preprocess import active_tokens
+from gen_ops.importer.syntax import Broken
+from gen_ops.importer.yaml_writer import spec_text
+
+# Fewer headers than this are read in this process: starting workers costs
+# more than they save.
+PARALLEL_FROM = 32
+
+
+@dataclass(frozen=True)
+class Options:
+    paths: tuple[Path, ...]
+    out: Path
+    module: str = "custom"
+    module_per_header: bool = False
+    fix_dtypes: bool = False
+    prefer: tuple[str, ...] = ()
+    overwrite: bool = False
+    jobs: int = 1
+
+
+@dataclass(frozen=True)
+class HeaderResult:
+    """What one header gave: its ops, its diagnostics, whether it failed as
+    a whole, and how many of its declarations could not be imported."""
+
+    header: headers.HeaderFile
+    ops: tuple[ImportedOp, ...]
+    texts: tuple[str, ...]  # each op's spec
+    diagnostics: tuple[Diagnostic, ...]
+    failed: bool
+    not_imported: int
+
+
+@dataclass(frozen=True)
+class SpecFile:
+    path: str  # relative to the output directory
+    text: str
+    op: ImportedOp
+
+
+@dataclass(frozen=True)
+class Result:
+    """A run's outcome, before anything is written."""
+
+    headers: int
+    failed_headers: int
+    files: tuple[SpecFile, ...]  # every spec to write or that is unchanged
+    writes: tuple[SpecFile, ...]  # those whose file must change
+    merged: int
+    not_imported: int
+    diagnostics: tuple[Diagnostic, ...]
+
+    @property
+    def errors(self) -> int:
+        return sum(1 for d in self.diagnostics if d.severity is Severity.ERROR)
+
+    @property
+    def warnings(self) -> int:
+        return len(self.diagnostics) - self.errors
+
+
+def module_of(header: headers.HeaderFile, options: Options) -> str:
+    return header.path.stem if options.module_per_header else options.module
+
+
+def import_header(
+    header: headers.HeaderFile, module: str, fix_dtypes: bool, out: Path
+) -> HeaderResult:
+    """One header through lexer, preprocess, parser, convert and the YAML
+    writer (specs that merge then drops cost little, and writing them here
+    puts the work in the worker processes)."""
+    sink = Sink()
+    if not is_identifier(module):
+        sink.emit(
+            "I108",
+            Span(header.display, 1, 1),
+            f"the header's stem {module!r} is not a module name (a letter, then "
+            "letters, digits and _)",
+            "rename the header, or import it with --module NAME",
+        )
+        return HeaderResult(header, (), (), tuple(sink.items), True, 0)
+    source = headers.read(header, sink)
+    if source is None:
+        return HeaderResult(header, (), (), tuple(sink.items), True, 0)
+    tokens, whole = tokenize(source, sink)
+    tokens, nested = active_tokens(source, tokens, sink)
+    found, balanced = parse(source, tokens, sink, complete=whole)
+    if not (whole and nested and balanced):
+        # A syntax defect: what follows it cannot be trusted, so no op of
+        # the header is converted (nor reported on).
+        return HeaderResult(header, (), (), tuple(sink.items), True, len(found))
+    ops: list[ImportedOp] = []
+    not_imported = 0
+    for item in found:
+        if isinstance(item, Broken):
+            not_imported += 1
+            continue
+        op = convert(item, source, sink, module, fix_dtypes)
+        if op is None:
+            not_imported += 1
+        else:
+            ops.append(op)
+    schema = schema_reference(out / module)
+    texts = tuple(spec_text(op, schema, f"{op.span.path}:{op.span.line}") for op in ops)
+    return HeaderResult(
+        header, tuple(ops), texts, tuple(sink.items), False, not_imported
+    )
+
+
+def _one(task: tuple[headers.HeaderFile, str, bool, Path]) -> HeaderResult:
+    return import_header(*task)
+
+
+def _results(
+    found: Sequence[headers.HeaderFile], options: Options
+) -> Iterator[HeaderResult]:
+    tasks = [(h, module_of(h, options), options.fix_dtypes, options.out) for h in found]
+    if options.jobs <= 1 or len(tasks) < PARALLEL_FROM:
+        yield from map(_one, tasks)
+        return
+    chunk = max(1, len(tasks) // (options.jobs * 8))
+    with ProcessPoolExecutor(max_workers=options.jobs) as pool:
+        yield from pool.map(_one, tasks, chunksize=chunk)
+
+
+def schema_reference(directory: Path) -> str:
+    """The ``$schema`` path ``gen-ops new`` would write in ``directory``
+    (relative to the directory with its links resolved)."""
+    return _schema_reference(os.path.abspath(directory))
+
+
+@functools.lru_cache(maxsize=None)
+def _schema_reference(directory: str) -> str:
+    from gen_ops.resources import schema_path
+
+    schema = schema_path()
+    try:
+        return Path(os.path.relpath(schema, Path(directory).resolve())).as_posix()
+    except ValueError:  # another drive
+        return schema.as_posix()
+
+
+_MISSING = "\0missing"  # no file there (text can hold no NUL: it is ours)
+
+
+def _read(path: Path) -> str | None:
+    """The file's text, _MISSING when there is none, None when it cannot
+    be read (the write then reports why)."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except (FileNotFoundError, NotADirectoryError):
+        return _MISSING
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def plan(options: Options) -> Result:
+    """Read every header and decide every spec file; writes nothing."""
+    from gen_ops.names import snake_case
+
+    sink = Sink()
+    found_headers = headers.find(list(options.paths), sink)
+    found: list[Found] = []
+    failed = 0
+    not_imported = 0
+    for result in _results(found_headers, options):
+        sink.items.extend(result.diagnostics)
+        failed += result.failed
+        not_imported += result.not_imported
+        resolved = result.header.path.resolve()
+        found.extend(
+            Found(op, resolved, text) for op, text in zip(result.ops, result.texts)
+        )
+    outcome = merge(found, options.prefer, sink)
+    not_imported += len(outcome.rejected)
+    files: list[SpecFile] = []
+    writes: list[SpecFile] = []
+    taken: dict[str, ImportedOp] = {}
+    for item in sorted(outcome.chosen, key=lambda f: (f.op.module, f.op.op_type)):
+        op = item.op
+        relative = f"{op.module}/{snake_case(op.op_type)}.yaml"
+        if relative in taken:
+            sink.emit(
+                "I207",
+                op.span,
+                f"{op.op_type}: its spec file {relative} is also the one of "
+                f"{taken[relative].op_type} (declared at {taken[relative].span})",
+                "rename one op, or import them into different modules",
+            )
+            not_imported += 1
+            continue
+        taken[relative] = op
+        spec = SpecFile(relative, item.text, op)
+        on_disk = _read(options.out / relative)
+        if on_disk == spec.text:
+            files.append(spec)
+            continue
+        if on_disk is not _MISSING and not options.overwrite:
+            sink.emit(
+                "I207",
+                op.span,
+                f"{op.op_type}: {options.out / relative} exists and differs from "
+                "the import; it is not overwritten",
+                "pass --overwrite to replace it, or move it away",
+            )
+            not_imported += 1
+            continue
+        files.append(spec)
+        writes.append(spec)
+    return Result(
+        headers=len(found_headers),
+        failed_headers=failed,
+        files=tuple(files),
+        writes=tuple(writes),
+        merged=outcome.merged,
+        not_imported=not_imported,
+        diagnostics=tuple(sink.sorted()),
+    )
+
+
+def write(options: Options, result: Result) -> None:
+    """Write the changed spec files as one transaction (WriteError)."""
+    from gen_ops import transaction
+
+    if result.writes:
+        transaction.apply(
+            options.out,
+            transaction.Change([(f.path, f.text) for f in result.writes], ()),
+        )

@@ -1,0 +1,142 @@
+"""An imported op: frozen dataclasses, in spec terms, ready to be written.
+
+``OpShape`` is everything REG_OP declares and nothing else (no docs, no
+positions), so two declarations of an op are the same exactly when their
+shapes are equal (``merge``). ``ImportedOp`` adds the docs, the module and
+where the declaration stands.
+
+Dtypes are spec names (``float32``), in the order the header lists them;
+named sets keep their name. Values are the spec's: a dtype default is its
+spec name, a float keeps its spelling (``Number``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TypeAlias
+
+from ge_ir.attrs import AttrType
+
+from gen_ops.diagnostics import Span
+
+
+@dataclass(frozen=True)
+class VarRef:
+    """A type variable declared by DATATYPE (``"T"``)."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class NamedSet:
+    """One of GE's named TensorType sets, kept by name."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class DtypeList:
+    """A list of dtypes, by spec name, in header order, each once."""
+
+    names: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Promote:
+    """``Promote({"x1", "x2"})``: the promoted type of those inputs."""
+
+    inputs: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ListOf:
+    """``ListTensorType(...)``: per-instance types of a dynamic slot."""
+
+    inner: NamedSet | DtypeList
+
+
+DtypeRef: TypeAlias = VarRef | NamedSet | DtypeList
+Range: TypeAlias = NamedSet | DtypeList | Promote | ListOf
+
+
+@dataclass(frozen=True)
+class TypeVar:
+    name: str
+    range: Range
+
+
+@dataclass(frozen=True)
+class Param:
+    """An input or an output."""
+
+    name: str
+    dtype: DtypeRef
+    optional: bool = False
+    dynamic: bool = False
+
+
+@dataclass(frozen=True)
+class Number:
+    """A float as the header spelled it (``1e-5``, suffix dropped)."""
+
+    text: str
+
+
+# A default's value in spec form.
+Value: TypeAlias = (
+    "None | bool | int | str | bytes | Number | tuple[Value, ...]"  # noqa: F821
+)
+
+
+@dataclass(frozen=True)
+class Default:
+    value: Value
+    # The DataType enumerators an int default was spelled with (written
+    # into the YAML as a comment).
+    names: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Attr:
+    name: str
+    type: AttrType
+    default: Default | None
+    # The C++ text of a default that could not be imported (I305): the attr
+    # has no default then, and the YAML says why in a comment.
+    dropped: str | None = None
+
+
+@dataclass(frozen=True)
+class Graph:
+    name: str
+    dynamic: bool = False
+
+
+@dataclass(frozen=True)
+class OpShape:
+    op_type: str
+    type_vars: tuple[TypeVar, ...]
+    inputs: tuple[Param, ...]
+    outputs: tuple[Param, ...]
+    attrs: tuple[Attr, ...]
+    graphs: tuple[Graph, ...]
+
+
+@dataclass(frozen=True)
+class ImportedOp:
+    shape: OpShape
+    doc: str
+    # (role, name, doc) of each documented parameter; roles are input,
+    # output, attr and graph.
+    param_docs: tuple[tuple[str, str, str], ...]
+    module: str
+    span: Span  # the op's name in REG_OP(...)
+
+    @property
+    def op_type(self) -> str:
+        return self.shape.op_type
+
+    def param_doc(self, role: str, name: str) -> str:
+        return next(
+            (doc for r, n, doc in self.param_docs if (r, n) == (role, name)), ""
+        )
