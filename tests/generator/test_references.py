@@ -28,6 +28,7 @@ ROOTS = [
     "tests/generator",
     "tests/runtime",
     "tests/offline",
+    "tests/importer",
     "tests/golden/specs",
 ]
 TEXT_SUFFIXES = {".py", ".md", ".j2", ".yaml", ".json", ".c", ".h", ".cc", ".toml"}

@@ -68,7 +68,7 @@ def tree(root: Path) -> dict[str, str]:
 
 def summary(text: str) -> str:
     """The summary line without its run time."""
-    line = next(l for l in text.splitlines() if l.startswith("gen-ops import: "))
+    line = next(x for x in text.splitlines() if x.startswith("gen-ops import: "))
     return re.sub(r" \(\d+\.\d\d s\)$", "", line)
 
 

@@ -18,12 +18,12 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ge_ir.types import NAMED_TENSOR_TYPES, dtype_spec_names
 from gen_ops import pipeline
 from gen_ops.diagnostics import Sink
 from gen_ops.importer import driver
 from gen_ops.model import OpSpec
 from gen_ops.outputs import Target
-from ge_ir.types import NAMED_TENSOR_TYPES, dtype_spec_names
 
 DTYPES = list(dtype_spec_names())
 SETS = sorted(NAMED_TENSOR_TYPES)

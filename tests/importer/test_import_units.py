@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ge_ir.attrs import AttrType
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ge_ir.attrs import AttrType
 from gen_ops.diagnostics import Sink, Span
 from gen_ops.importer import c_literals, docblock, driver, dtype_names
 from gen_ops.importer.lexer import SourceText, tokenize

@@ -16,7 +16,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ge_ir.names import is_identifier
-
 from gen_ops.importer.merge import FIRST, LAST
 
 EXIT_OK, EXIT_WARNINGS, EXIT_FAILED, EXIT_IO = 0, 1, 2, 3

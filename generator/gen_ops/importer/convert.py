@@ -17,7 +17,6 @@ import difflib
 from collections.abc import Callable
 
 from ge_ir.attrs import AttrType
-
 from gen_ops.diagnostics import Sink
 from gen_ops.importer import docblock
 from gen_ops.importer.defaults import read_default

@@ -25,13 +25,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ge_ir.attrs import AttrType, check_attr_value
-
 from gen_ops.importer import dtype_names
 from gen_ops.importer.c_literals import (
     IntExpression,
     NotALiteral,
     float_spelling,
-    int_literal,
     string_literal,
 )
 from gen_ops.importer.model import Default, Number, Value

@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ge_ir.names import is_identifier
-
 from gen_ops.diagnostics import Diagnostic, Severity, Sink, Span
 from gen_ops.importer import headers
 from gen_ops.importer.convert import convert
@@ -160,7 +159,7 @@ def schema_reference(directory: Path) -> str:
     return _schema_reference(os.path.abspath(directory))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _schema_reference(directory: str) -> str:
     from gen_ops.resources import schema_path
 
@@ -187,7 +186,7 @@ def _read(path: Path) -> str | None:
 
 def plan(options: Options) -> Result:
     """Read every header and decide every spec file; writes nothing."""
-    from gen_ops.names import snake_case
+    from gen_ops.layout import file_stem
 
     sink = Sink()
     found_headers = headers.find(list(options.paths), sink)
@@ -209,7 +208,7 @@ def plan(options: Options) -> Result:
     taken: dict[str, ImportedOp] = {}
     for item in sorted(outcome.chosen, key=lambda f: (f.op.module, f.op.op_type)):
         op = item.op
-        relative = f"{op.module}/{snake_case(op.op_type)}.yaml"
+        relative = f"{op.module}/{file_stem(op.op_type)}.yaml"
         if relative in taken:
             sink.emit(
                 "I207",

@@ -1,6 +1,6 @@
 """Type expressions: the dtype argument of an element, and DATATYPE's range.
 
-GE's grammar (ge-reference.md 5.2): an input's or output's type is a quoted
+GE's grammar (docs/ge-compat.md, "REG_OP"): an input's or output's type is a quoted
 type variable (``"T"``), ``TensorType({DT_A, ...})``, ``TensorType(DT_A)``
 or a named set ``TensorType::NumberType()``; DATATYPE's range is one of the
 last three, ``ListTensorType(<one of them>)`` or ``Promote({"x1", "x2"})``.
@@ -31,7 +31,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ge_ir.types import NAMED_TENSOR_TYPES, DataType
-
 from gen_ops.importer import dtype_names
 from gen_ops.importer.model import (
     DtypeList,

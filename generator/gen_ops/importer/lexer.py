@@ -25,13 +25,10 @@ from dataclasses import dataclass, field
 
 from gen_ops.diagnostics import Sink, Span
 from gen_ops.importer.syntax import (
-    CHR,
     DIRECTIVE,
     DOC,
     ID,
-    NUM,
     PUNCT,
-    STR,
     STRAY,
     Token,
 )

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from typing import TypeAlias
 
 from ge_ir.attrs import AttrType
-
 from gen_ops.diagnostics import Span
 
 
@@ -83,9 +82,7 @@ class Number:
 
 
 # A default's value in spec form.
-Value: TypeAlias = (
-    "None | bool | int | str | bytes | Number | tuple[Value, ...]"  # noqa: F821
-)
+Value: TypeAlias = "None | bool | int | str | bytes | Number | tuple[Value, ...]"
 
 
 @dataclass(frozen=True)
