@@ -27,7 +27,16 @@ if TYPE_CHECKING:
     from gen_ops.model import OpSpec
 
 EXIT_OK, EXIT_DRIFT, EXIT_INVALID, EXIT_IO, EXIT_INTERNAL = 0, 1, 2, 3, 4
-COMMANDS = ("render", "validate", "new", "schema", "import")
+COMMANDS = (
+    "render",
+    "validate",
+    "new",
+    "schema",
+    "import",
+    "release",
+    "compat",
+    "changelog",
+)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -84,9 +93,10 @@ def _render_parser() -> argparse.ArgumentParser:
         description="Validate op specs and render the ge.es Python builders, REG_OP "
         "headers, implementation skeletons and reference docs.",
         epilog="other commands: gen-ops validate | new <Op> | schema | import HEADER... "
-        "(each has --help). Exit status: 0 ok, 1 drift (--check), 2 invalid "
-        "specs or usage, 3 cannot write, 4 internal error, 129/130/143 stopped "
-        "by SIGHUP/SIGINT/SIGTERM, 141 standard output closed.",
+        "| release VERSION | compat | changelog (each has --help). Exit status: 0 "
+        "ok, 1 drift (--check), 2 invalid specs or usage, 3 cannot write, 4 "
+        "internal error, 129/130/143 stopped by SIGHUP/SIGINT/SIGTERM, 141 "
+        "standard output closed.",
     )
     _spec_options(parser)
     parser.add_argument(
@@ -387,6 +397,19 @@ def cmd_import(argv: Sequence[str]) -> int:
     return import_main(list(argv))
 
 
+def cmd_history(command: str, argv: Sequence[str]) -> int:
+    """``gen-ops release``, ``compat``, ``changelog``: the history registry
+    (docs/releases.md)."""
+    from gen_ops.history import commands
+
+    handler = {
+        "release": commands.cmd_release,
+        "compat": commands.cmd_compat,
+        "changelog": commands.cmd_changelog,
+    }[command]
+    return handler(argv)
+
+
 def cmd_schema(argv: Sequence[str]) -> int:
     _schema_parser().parse_args(argv)
     from gen_ops.schema_check import schema_text
@@ -430,6 +453,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "new": cmd_new,
         "schema": cmd_schema,
         "import": cmd_import,
+        "release": lambda rest: cmd_history("release", rest),
+        "compat": lambda rest: cmd_history("compat", rest),
+        "changelog": lambda rest: cmd_history("changelog", rest),
     }[command]
     try:
         with interrupts.as_exceptions():

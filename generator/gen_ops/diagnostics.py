@@ -17,6 +17,7 @@ from gen_ops.charset import escape
 class Severity(enum.Enum):
     ERROR = "error"
     WARNING = "warning"
+    NOTE = "note"  # information only (gen-ops compat: a compatible change)
 
 
 @dataclass(frozen=True)
@@ -30,7 +31,12 @@ class CodeInfo:
 # E8xx across specs, W9xx notes that do not stop generation. ``gen-ops
 # import`` (gen_ops.importer) reports I1xx for a header it cannot read (the
 # header is not imported), I2xx for a declaration it cannot import (the op is
-# not imported) and I3xx for what it normalised (a warning).
+# not imported) and I3xx for what it normalised (a warning). The history
+# commands (gen_ops.history: release, compat, changelog) report H1xx for a
+# registry file GE's reader would skip or cannot use, H2xx for a release that
+# cannot be recorded (a bad version or date is a usage error), H3xx for a change that breaks callers of a release
+# (H300 when the spec marks it intended), H4xx for compatible changes (notes)
+# and changes to look at (warnings), H5xx for the spec's breaking marks.
 CODES: dict[str, CodeInfo] = {
     "E101": CodeInfo(Severity.ERROR, "cannot read spec file"),
     "E102": CodeInfo(Severity.ERROR, "YAML syntax error"),
@@ -107,6 +113,40 @@ CODES: dict[str, CodeInfo] = {
     "I306": CodeInfo(Severity.WARNING, "differing declaration chosen by --prefer"),
     "I307": CodeInfo(Severity.WARNING, "doc names no parameter"),
     "I308": CodeInfo(Severity.WARNING, "full-width comma read as a comma"),
+    # gen-ops release, compat, changelog: GE's history registry.
+    "H101": CodeInfo(Severity.ERROR, "registry index cannot be read"),
+    "H102": CodeInfo(Severity.WARNING, "index entry skipped: a field is missing"),
+    "H103": CodeInfo(Severity.WARNING, "index entry skipped: bad release date"),
+    "H104": CodeInfo(Severity.WARNING, "index entry skipped: release listed twice"),
+    "H105": CodeInfo(Severity.WARNING, "release skipped: metadata cannot be read"),
+    "H106": CodeInfo(Severity.WARNING, "release skipped: metadata names another"),
+    "H107": CodeInfo(Severity.WARNING, "release skipped: operators cannot be read"),
+    "H108": CodeInfo(Severity.WARNING, "op skipped in a release: invalid entry"),
+    "H109": CodeInfo(Severity.ERROR, "release not in the registry"),
+    "H201": CodeInfo(Severity.ERROR, "release already recorded"),
+    "H300": CodeInfo(Severity.WARNING, "breaking change marked intended"),
+    "H301": CodeInfo(Severity.ERROR, "input removed"),
+    "H302": CodeInfo(Severity.ERROR, "input renamed"),
+    "H303": CodeInfo(Severity.ERROR, "input position changed"),
+    "H304": CodeInfo(Severity.ERROR, "input kind changed"),
+    "H305": CodeInfo(Severity.ERROR, "new input is not optional"),
+    "H311": CodeInfo(Severity.ERROR, "attr removed"),
+    "H312": CodeInfo(Severity.ERROR, "attr renamed"),
+    "H313": CodeInfo(Severity.ERROR, "attr position changed"),
+    "H314": CodeInfo(Severity.ERROR, "attr type changed"),
+    "H315": CodeInfo(Severity.ERROR, "attr required flag changed"),
+    "H316": CodeInfo(Severity.ERROR, "new attr is required"),
+    "H321": CodeInfo(Severity.ERROR, "outputs changed"),
+    "H322": CodeInfo(Severity.ERROR, "subgraphs changed"),
+    "H331": CodeInfo(Severity.ERROR, "op removed"),
+    "H401": CodeInfo(Severity.NOTE, "new optional input"),
+    "H402": CodeInfo(Severity.NOTE, "new optional attr"),
+    "H403": CodeInfo(Severity.NOTE, "doc changed"),
+    "H404": CodeInfo(Severity.NOTE, "new op"),
+    "H405": CodeInfo(Severity.NOTE, "op deprecated"),
+    "H411": CodeInfo(Severity.WARNING, "input dtype changed"),
+    "H412": CodeInfo(Severity.WARNING, "attr default changed"),
+    "H501": CodeInfo(Severity.WARNING, "breaking mark names no release"),
 }
 
 

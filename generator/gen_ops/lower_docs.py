@@ -3,7 +3,8 @@
 ``history/<module>/operators.json`` has the shape of GE's history registry
 ``operators.json`` (docs/ge-compat.md, "History registry"): dtypes as their
 REG_OP symbol text, defaults as JSON literals stored in strings, attrs in IR
-order.
+order. ``gen-ops release`` records the same entries (``history``) in a
+registry.
 """
 
 from __future__ import annotations
@@ -183,40 +184,53 @@ def _rule_cell(rule: ShapeRule | DtypeRule | None, method: str) -> str:
 
 
 def history(ops: Sequence[OpSpec]) -> dict[str, Any]:
-    """GE's operators.json for these ops (one module's): element types are
-    the REG_OP macros, dtypes the REG_OP dtype symbols."""
-    operators = []
-    for op in sorted(ops, key=lambda o: o.op_type):
-        operators.append(
-            {
-                "op_type": op.op_type,
-                "inputs": [
-                    {
-                        "name": i.name,
-                        "type": macro_of(i).value,
-                        "dtype": dtype_symbol(i.dtype),
-                    }
-                    for i in op.inputs
-                ],
-                "outputs": [
-                    {
-                        "name": o.name,
-                        "type": macro_of(o).value,
-                        "dtype": dtype_symbol(o.dtype),
-                    }
-                    for o in op.outputs
-                ],
-                "attrs": [_history_attr(a) for a in op.attrs],
-                "subgraphs": [
-                    {"name": g.name, "type": "DYNAMIC" if g.dynamic else "STATIC"}
-                    for g in op.graphs
-                ],
-            }
-            # Added fields (GE's rule for this schema: only add fields).
-            | ({"since": op.since} if op.since else {})
-            | ({"deprecated": op.deprecated} if op.deprecated else {})
-        )
-    return {"operators": operators}
+    """GE's operators.json for these ops (one module's, or a release's):
+    element types are the REG_OP macros, dtypes the REG_OP dtype symbols.
+    Fields GE does not have are added ones (GE's rule for this schema: only
+    add fields): docs where there are any, ``since`` and ``deprecated``."""
+    return {
+        "operators": [history_op(op) for op in sorted(ops, key=lambda o: o.op_type)]
+    }
+
+
+def history_op(op: OpSpec) -> dict[str, Any]:
+    """One op's entry of operators.json."""
+    return (
+        {
+            "op_type": op.op_type,
+            "inputs": [
+                {
+                    "name": i.name,
+                    "type": macro_of(i).value,
+                    "dtype": dtype_symbol(i.dtype),
+                }
+                | _doc(i.doc)
+                for i in op.inputs
+            ],
+            "outputs": [
+                {
+                    "name": o.name,
+                    "type": macro_of(o).value,
+                    "dtype": dtype_symbol(o.dtype),
+                }
+                | _doc(o.doc)
+                for o in op.outputs
+            ],
+            "attrs": [_history_attr(a) | _doc(a.doc) for a in op.attrs],
+            "subgraphs": [
+                {"name": g.name, "type": "DYNAMIC" if g.dynamic else "STATIC"}
+                | _doc(g.doc)
+                for g in op.graphs
+            ],
+        }
+        | _doc(op.doc)
+        | ({"since": op.since} if op.since else {})
+        | ({"deprecated": op.deprecated} if op.deprecated else {})
+    )
+
+
+def _doc(text: str) -> dict[str, str]:
+    return {"doc": text} if text else {}
 
 
 def _history_attr(attr: Attr) -> dict[str, Any]:

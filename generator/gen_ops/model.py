@@ -226,6 +226,17 @@ class Impl:
 
 
 @dataclass(frozen=True)
+class BreakingMark:
+    """An entry of the spec's ``breaking:`` list: the op breaks callers of
+    ``release`` (and of every earlier release) on purpose, for ``reason``
+    (docs/releases.md, "Marking a break intended")."""
+
+    release: str
+    reason: str
+    span: Span  # the release's value
+
+
+@dataclass(frozen=True)
 class OpSpec:
     op_type: str
     module: str
@@ -245,6 +256,8 @@ class OpSpec:
     span: Span
     # Where author modules are placed from (Note [Project root] in discovery).
     project: Path = Path(".")
+    # Breaks of earlier releases made on purpose (gen-ops compat, changelog).
+    breaking: tuple[BreakingMark, ...] = ()
 
     def input(self, name: str) -> Input:
         return next(i for i in self.inputs if i.name == name)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from gen_ops.diagnostics import Sink
 from gen_ops.layout import file_stem
 from gen_ops.model import OpSpec
-from gen_ops.semantics import attrs, dtypes, elements, names, rules
+from gen_ops.semantics import attrs, breaking, dtypes, elements, names, rules
 from gen_ops.semantics.context import Checker
 from gen_ops.semantics.impl import impl
 from gen_ops.semantics.text import doc_text
@@ -32,6 +32,7 @@ def check_spec(spec: LoadedSpec, sink: Sink) -> OpSpec | None:
     infer = rules.infer_meta(ctx, inputs, outputs, attr_list)
     implementation = impl(ctx, inputs, outputs, attr_list)
     names.check_attrs_bound_by_name(ctx, attr_list, infer, implementation)
+    marks = breaking.marks(ctx)
     if ctx.failed():
         return None
     op = OpSpec(
@@ -52,6 +53,7 @@ def check_spec(spec: LoadedSpec, sink: Sink) -> OpSpec | None:
         file_stem=file_stem(ctx.op),
         span=ctx.at(("op",)),
         project=spec.project,
+        breaking=marks,
     )
     names.naming_notes(ctx, op)
     names.check_reg_op_members(ctx, op)

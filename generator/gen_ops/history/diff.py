@@ -1,0 +1,325 @@
+"""What changed between two records of one op, each change under its rule
+(``rules.py``).
+
+Elements are compared as GE's planner compares them, by position in IR
+order: an element at the same index under another name is renamed; one
+whose name is gone is removed; one the new op puts before an element the
+old op had is moved (a positional caller would bind it to the wrong
+parameter). Dtype symbols are compared as sets (``TensorType({DT_A, DT_B})``
+and ``TensorType({DT_B,DT_A})`` are the same), defaults as JSON values.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from gen_ops.history.records import AttrRecord, Element, OpRecord
+from gen_ops.history.rules import Rule
+
+Param = Element | AttrRecord
+
+
+@dataclass(frozen=True)
+class Change:
+    """One change. ``template`` words it with ``{0}``, ``{1}``, ... for
+    ``names`` (which the reader quotes); ``element`` is the element of the
+    newer op it is about, as ``(family, name)``, or None for the op itself
+    (a removed element is about the op)."""
+
+    rule: Rule
+    template: str
+    names: tuple[str, ...]
+    element: tuple[str, str] | None = None
+
+    def text(self, quote: Callable[[str], str]) -> str:
+        return self.template.format(*(quote(n) for n in self.names))
+
+    def hint(self, quote: Callable[[str], str]) -> str:
+        return self.rule.hint(tuple(quote(n) for n in self.names), self.names)
+
+
+@dataclass(frozen=True)
+class _Family:
+    """How one parameter list is compared: its word and its rules."""
+
+    word: str
+    removed: Rule
+    renamed: Rule
+    moved: Rule
+    kind: Rule  # the type changed
+    needed: Rule  # a new one callers must pass
+    optional: Rule | None  # a new one callers may leave out (None: never)
+
+
+_INPUTS = _Family(
+    "input",
+    Rule.INPUT_REMOVED,
+    Rule.INPUT_RENAMED,
+    Rule.INPUT_MOVED,
+    Rule.INPUT_KIND,
+    Rule.INPUT_NEEDED,
+    Rule.NEW_OPTIONAL_INPUT,
+)
+_ATTRS = _Family(
+    "attr",
+    Rule.ATTR_REMOVED,
+    Rule.ATTR_RENAMED,
+    Rule.ATTR_MOVED,
+    Rule.ATTR_TYPE,
+    Rule.ATTR_NEEDED,
+    Rule.NEW_OPTIONAL_ATTR,
+)
+_OUTPUTS = _Family(
+    "output", Rule.OUTPUTS, Rule.OUTPUTS, Rule.OUTPUTS, Rule.OUTPUTS, Rule.OUTPUTS, None
+)
+_SUBGRAPHS = _Family(
+    "subgraph",
+    Rule.SUBGRAPHS,
+    Rule.SUBGRAPHS,
+    Rule.SUBGRAPHS,
+    Rule.SUBGRAPHS,
+    Rule.SUBGRAPHS,
+    None,
+)
+
+_TENSOR_TYPE = re.compile(r"TensorType\(\{(.*)\}\)")
+
+
+def dtype_key(symbol: str | None) -> str | None:
+    """A dtype symbol without spaces, a listed set in one order."""
+    if symbol is None:
+        return None
+    compact = "".join(symbol.split())
+    match = _TENSOR_TYPE.fullmatch(compact)
+    if match is None:
+        return compact
+    items = sorted({item for item in match.group(1).split(",") if item})
+    return "TensorType({" + ",".join(items) + "})"
+
+
+def default_key(text: str | None) -> Any:
+    """A default_value as the JSON value it holds (its text if none)."""
+    if text is None:
+        return None
+    try:
+        return ("value", json.loads(text))
+    except ValueError:
+        return ("text", text)
+
+
+def _optional(param: Param) -> bool:
+    if isinstance(param, AttrRecord):
+        return not param.required
+    return param.optional
+
+
+def _params(
+    family: _Family, old: Sequence[Param], new: Sequence[Param]
+) -> list[Change]:
+    """Removed, renamed, moved, retyped and new elements of one list."""
+    word = family.word
+    old_at = {p.name: i for i, p in enumerate(old)}
+    new_at = {p.name: i for i, p in enumerate(new)}
+    gone = {old_at[p.name]: p for p in old if p.name not in new_at}
+    pairs: list[tuple[Param, Param]] = []  # (old, new) kept or renamed, new order
+    added: list[Param] = []
+    changes: list[Change] = []
+    for i, param in enumerate(new):
+        if param.name in old_at:
+            pairs.append((old[old_at[param.name]], param))
+        elif i in gone:  # another name at the same index
+            was = gone.pop(i)
+            pairs.append((was, param))
+            changes.append(
+                Change(
+                    family.renamed,
+                    f"{word} {{0}} renamed to {{1}}",
+                    (was.name, param.name),
+                    (word, param.name),
+                )
+            )
+        else:
+            added.append(param)
+    changes += [
+        Change(family.removed, f"{word} {{0}} removed", (was.name,))
+        for was in gone.values()
+    ]
+    changes += _moved(family, pairs, old_at, new_at)
+    for param in added:
+        changes.append(_added(family, param, pairs, new_at))
+    what = "type changed" if family is _ATTRS else "changed"
+    for was, now in pairs:
+        if was.type != now.type:
+            changes.append(
+                Change(
+                    family.kind,
+                    f"{word} {{0}} {what} from {{1}} to {{2}}",
+                    (now.name, was.type, now.type),
+                    (word, now.name),
+                )
+            )
+    return changes
+
+
+def _moved(
+    family: _Family,
+    pairs: list[tuple[Param, Param]],
+    old_at: dict[str, int],
+    new_at: dict[str, int],
+) -> list[Change]:
+    """Kept elements whose order among themselves changed."""
+    by_old = sorted(pairs, key=lambda pair: old_at[pair[0].name])
+    return [
+        Change(
+            family.moved,
+            f"{family.word} {{0}} moved from position {{1}} to {{2}}",
+            (now.name, str(old_at[was.name] + 1), str(new_at[now.name] + 1)),
+            (family.word, now.name),
+        )
+        for (was, now), (_, first) in zip(pairs, by_old)
+        if first is not now
+    ]
+
+
+def _added(
+    family: _Family,
+    param: Param,
+    pairs: list[tuple[Param, Param]],
+    new_at: dict[str, int],
+) -> Change:
+    """A new element: one callers must pass, one put before an element of
+    the release, or a new optional one."""
+    word, where = family.word, (family.word, param.name)
+    if family.optional is None:
+        return Change(family.needed, f"new {word} {{0}}", (param.name,), where)
+    if not _optional(param):
+        if isinstance(param, AttrRecord):
+            return Change(
+                family.needed, "new attr {0} is required", (param.name,), where
+            )
+        return Change(
+            family.needed,
+            f"new {word} {{0}} is {{1}}, not OPTIONAL_INPUT",
+            (param.name, param.type),
+            where,
+        )
+    at = new_at[param.name]
+    later = [now for _, now in pairs if new_at[now.name] > at]
+    if later:
+        return Change(
+            family.moved,
+            f"new {word} {{0}} comes before {word} {{1}} of the release",
+            (param.name, later[0].name),
+            where,
+        )
+    return Change(family.optional, f"new optional {word} {{0}}", (param.name,), where)
+
+
+def _same_kept(old: Sequence[Param], new: Sequence[Param]) -> list[tuple[Param, Param]]:
+    """The elements kept under their names, as (old, new)."""
+    old_by_name = {p.name: p for p in old}
+    return [(old_by_name[p.name], p) for p in new if p.name in old_by_name]
+
+
+def _inputs(old: OpRecord, new: OpRecord) -> list[Change]:
+    changes = _params(_INPUTS, old.inputs, new.inputs)
+    for was, now in _same_kept(old.inputs, new.inputs):
+        assert isinstance(was, Element) and isinstance(now, Element)
+        before, after = dtype_key(was.dtype), dtype_key(now.dtype)
+        if before is not None and after is not None and before != after:
+            changes.append(
+                Change(
+                    Rule.INPUT_DTYPE,
+                    "input {0} dtype changed from {1} to {2}",
+                    (now.name, str(was.dtype), str(now.dtype)),
+                    ("input", now.name),
+                )
+            )
+    return changes
+
+
+def _attrs(old: OpRecord, new: OpRecord) -> list[Change]:
+    changes = _params(_ATTRS, old.attrs, new.attrs)
+    for was, now in _same_kept(old.attrs, new.attrs):
+        assert isinstance(was, AttrRecord) and isinstance(now, AttrRecord)
+        where = ("attr", now.name)
+        if was.required != now.required:
+            states = (
+                ("required", "optional") if was.required else ("optional", "required")
+            )
+            changes.append(
+                Change(
+                    Rule.ATTR_REQUIRED,
+                    "attr {0} changed from {1} to {2}",
+                    (now.name, *states),
+                    where,
+                )
+            )
+        elif (
+            not now.required
+            and was.type == now.type
+            and default_key(was.default) != default_key(now.default)
+        ):
+            changes.append(
+                Change(
+                    Rule.ATTR_DEFAULT,
+                    "attr {0} default changed from {1} to {2}",
+                    (now.name, str(was.default), str(now.default)),
+                    where,
+                )
+            )
+    return changes
+
+
+def _outputs(old: OpRecord, new: OpRecord) -> list[Change]:
+    changes = _params(_OUTPUTS, old.outputs, new.outputs)
+    for was, now in _same_kept(old.outputs, new.outputs):
+        assert isinstance(was, Element) and isinstance(now, Element)
+        before, after = dtype_key(was.dtype), dtype_key(now.dtype)
+        if before is not None and after is not None and before != after:
+            changes.append(
+                Change(
+                    Rule.OUTPUTS,
+                    "output {0} dtype changed from {1} to {2}",
+                    (now.name, str(was.dtype), str(now.dtype)),
+                    ("output", now.name),
+                )
+            )
+    return changes
+
+
+def _docs(old: OpRecord, new: OpRecord) -> list[Change]:
+    changes = []
+    if old.doc != new.doc:
+        changes.append(Change(Rule.DOC, "doc of the op changed", ()))
+    families = (
+        ("input", old.inputs, new.inputs),
+        ("output", old.outputs, new.outputs),
+        ("attr", old.attrs, new.attrs),
+        ("subgraph", old.subgraphs, new.subgraphs),
+    )
+    for word, before, after in families:
+        docs = {p.name: p.doc for p in before}
+        changes += [
+            Change(Rule.DOC, f"doc of {word} {{0}} changed", (p.name,), (word, p.name))
+            for p in after
+            if p.name in docs and docs[p.name] != p.doc
+        ]
+    return changes
+
+
+def compare(old: OpRecord, new: OpRecord) -> list[Change]:
+    """Every change from ``old`` to ``new`` (records of one op)."""
+    if old == new:
+        return []
+    changes = _inputs(old, new) + _attrs(old, new) + _outputs(old, new)
+    changes += _params(_SUBGRAPHS, old.subgraphs, new.subgraphs)
+    if new.deprecated and not old.deprecated:
+        changes.append(
+            Change(Rule.DEPRECATED, "op deprecated in {0}", (new.deprecated,))
+        )
+    return changes + _docs(old, new)

@@ -1,0 +1,212 @@
+"""One op as a release recorded it: the entry of ``operators.json``, read
+and checked as GE's reader checks it (docs/ge-compat.md, "History
+registry").
+
+The records keep each parameter list in IR order with its kind, so that what
+a caller of a release could pass is known: inputs bind by position (a
+required input must be given, an optional one may be None, a dynamic one
+takes a list), attrs by keyword (required ones must be given) and subgraphs
+by position after the inputs (docs/ge-compat.md, "Builder calling
+convention"). The current specs become records through the same export
+(``lower_docs.history_op``), so a release and the specs are compared in one
+form.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from gen_ops.history.jsonfile import JsonPath
+from gen_ops.lower_docs import history_op
+from gen_ops.model import OpSpec
+
+INPUT_TYPES = ("INPUT", "OPTIONAL_INPUT", "DYNAMIC_INPUT")
+OUTPUT_TYPES = ("OUTPUT", "DYNAMIC_OUTPUT")
+SUBGRAPH_TYPES = ("STATIC", "DYNAMIC")
+
+
+@dataclass(frozen=True, slots=True)
+class Element:
+    """An input, output or subgraph. ``type`` is GE's: an input's REG_OP
+    macro, an output's likewise, a subgraph's STATIC or DYNAMIC."""
+
+    name: str
+    type: str
+    dtype: str | None  # the dtype symbol (inputs and outputs), when recorded
+    doc: str
+
+    @property
+    def optional(self) -> bool:
+        return self.type == "OPTIONAL_INPUT"
+
+    @property
+    def dynamic(self) -> bool:
+        return self.type.startswith("DYNAMIC")
+
+
+@dataclass(frozen=True, slots=True)
+class AttrRecord:
+    name: str
+    type: str  # GE's IR type name: Int, ListFloat, ...
+    required: bool
+    default: str | None  # default_value: a JSON literal stored in a string
+    doc: str
+
+
+@dataclass(frozen=True, slots=True)
+class OpRecord:
+    op_type: str
+    inputs: tuple[Element, ...]
+    outputs: tuple[Element, ...]
+    attrs: tuple[AttrRecord, ...]
+    subgraphs: tuple[Element, ...]
+    doc: str
+    deprecated: str | None  # the version that deprecated the op (ours)
+
+
+@dataclass(frozen=True)
+class Invalid:
+    """Why an entry is not an op GE reads: the value at ``path`` (from the
+    entry) and what is wrong with it."""
+
+    path: JsonPath
+    reason: str
+
+
+class _Refused(Exception):
+    def __init__(self, path: JsonPath, reason: str) -> None:
+        super().__init__(reason)
+        self.path = path
+        self.reason = reason
+
+
+def _string(value: Any, path: JsonPath, what: str) -> str:
+    if not isinstance(value, str) or not value:
+        raise _Refused(path, f"{what} must be a non-empty string, not {_kind(value)}")
+    return value
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "an empty string" if not value else "a string"
+    return "a list" if isinstance(value, list) else "an object"
+
+
+def _extra(entry: dict[str, Any], key: str) -> str:
+    """An added field (a doc): a string, or absent; anything else is
+    ignored, as GE ignores fields it does not know."""
+    value = entry.get(key)
+    return value if isinstance(value, str) else ""
+
+
+def _object(value: Any, path: JsonPath) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise _Refused(path, f"must be an object, not {_kind(value)}")
+    return value
+
+
+def _field(entry: dict[str, Any], key: str, path: JsonPath) -> Any:
+    if key not in entry:
+        raise _Refused(path, f"has no '{key}'")
+    return entry[key]
+
+
+def _elements(
+    entry: dict[str, Any], key: str, types: tuple[str, ...], path: JsonPath
+) -> tuple[Element, ...]:
+    items = _field(entry, key, path)
+    if not isinstance(items, list):
+        raise _Refused(path + (key,), f"must be a list, not {_kind(items)}")
+    found: list[Element] = []
+    for i, raw in enumerate(items):
+        where = path + (key, i)
+        item = _object(raw, where)
+        name = _string(_field(item, "name", where), where + ("name",), "name")
+        kind = _field(item, "type", where)
+        if kind not in types:
+            raise _Refused(
+                where + ("type",),
+                f"type must be one of {', '.join(types)}, not {kind!r}",
+            )
+        dtype = item.get("dtype")
+        if dtype is not None and not isinstance(dtype, str):
+            raise _Refused(
+                where + ("dtype",), f"dtype must be a string, not {_kind(dtype)}"
+            )
+        found.append(Element(name, kind, dtype, _extra(item, "doc")))
+    _unique([e.name for e in found], path + (key,))
+    return tuple(found)
+
+
+def _attrs(entry: dict[str, Any], path: JsonPath) -> tuple[AttrRecord, ...]:
+    items = _field(entry, "attrs", path)
+    if not isinstance(items, list):
+        raise _Refused(path + ("attrs",), f"must be a list, not {_kind(items)}")
+    found: list[AttrRecord] = []
+    for i, raw in enumerate(items):
+        where = path + ("attrs", i)
+        item = _object(raw, where)
+        name = _string(_field(item, "name", where), where + ("name",), "name")
+        kind = _string(_field(item, "type", where), where + ("type",), "type")
+        required = _field(item, "required", where)
+        if not isinstance(required, bool):
+            raise _Refused(
+                where + ("required",),
+                f"required must be true or false, not {_kind(required)}",
+            )
+        default = item.get("default_value")
+        if default is not None and not isinstance(default, str):
+            raise _Refused(
+                where + ("default_value",),
+                f"default_value must be a JSON literal in a string, not {_kind(default)}",
+            )
+        found.append(
+            AttrRecord(
+                name, kind, required, None if required else default, _extra(item, "doc")
+            )
+        )
+    _unique([a.name for a in found], path + ("attrs",))
+    return tuple(found)
+
+
+def _unique(names: list[str], path: JsonPath) -> None:
+    seen: set[str] = set()
+    for i, name in enumerate(names):
+        if name in seen:
+            raise _Refused(path + (i, "name"), f"names '{name}' a second time")
+        seen.add(name)
+
+
+def parse(entry: Any, path: JsonPath = ()) -> OpRecord | Invalid:
+    """The op of one ``operators`` entry (``path`` is where the entry is),
+    or why GE's reader would skip it: a field missing or of the wrong type,
+    an element type GE does not have, a name used twice in one list."""
+    try:
+        item = _object(entry, path)
+        op_type = _string(_field(item, "op_type", path), path + ("op_type",), "op_type")
+        inputs = _elements(item, "inputs", INPUT_TYPES, path)
+        outputs = _elements(item, "outputs", OUTPUT_TYPES, path)
+        attrs = _attrs(item, path)
+        subgraphs = _elements(item, "subgraphs", SUBGRAPH_TYPES, path)
+    except _Refused as exc:
+        return Invalid(exc.path, exc.reason)
+    deprecated = _extra(item, "deprecated") or None
+    return OpRecord(
+        op_type, inputs, outputs, attrs, subgraphs, _extra(item, "doc"), deprecated
+    )
+
+
+def of_spec(op: OpSpec) -> tuple[dict[str, Any], OpRecord]:
+    """The current op's operators.json entry (the export's, byte for byte)
+    and its record."""
+    entry = history_op(op)
+    record = parse(entry)
+    assert isinstance(record, OpRecord), record  # the export is valid by construction
+    return entry, record
