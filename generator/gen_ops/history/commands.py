@@ -190,6 +190,12 @@ def cmd_release(argv: Sequence[str]) -> int:
     if done is None:
         print(f"gen-ops release: {args.version} was not recorded", file=sys.stderr)
         return cli.EXIT_INVALID
+    if done.repaired:
+        print(
+            f"gen-ops release: finished what an interrupted release left "
+            f"({done.repaired} file(s))",
+            file=sys.stderr,
+        )
     if done.dropped:
         print(
             f"gen-ops release: {done.dropped} index entr(ies) GE's reader skips were "

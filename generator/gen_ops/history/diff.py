@@ -86,6 +86,12 @@ _SUBGRAPHS = _Family(
     None,
 )
 
+
+def _lit(text: str) -> str:
+    """``text`` written into a template as it is (not a quoted name)."""
+    return text.replace("{", "{{").replace("}", "}}")
+
+
 _TENSOR_TYPE = re.compile(r"TensorType\(\{(.*)\}\)")
 
 
@@ -157,8 +163,8 @@ def _params(
             changes.append(
                 Change(
                     family.kind,
-                    f"{word} {{0}} {what} from {{1}} to {{2}}",
-                    (now.name, was.type, now.type),
+                    f"{word} {{0}} {what} from {_lit(was.type)} to {_lit(now.type)}",
+                    (now.name, was.type),
                     (word, now.name),
                 )
             )
@@ -176,8 +182,9 @@ def _moved(
     return [
         Change(
             family.moved,
-            f"{family.word} {{0}} moved from position {{1}} to {{2}}",
-            (now.name, str(old_at[was.name] + 1), str(new_at[now.name] + 1)),
+            f"{family.word} {{0}} moved from position {old_at[was.name] + 1} to "
+            f"{new_at[now.name] + 1}",
+            (now.name,),
             (family.word, now.name),
         )
         for (was, now), (_, first) in zip(pairs, by_old)
@@ -203,8 +210,8 @@ def _added(
             )
         return Change(
             family.needed,
-            f"new {word} {{0}} is {{1}}, not OPTIONAL_INPUT",
-            (param.name, param.type),
+            f"new {word} {{0}} is {_lit(param.type)}, not OPTIONAL_INPUT",
+            (param.name,),
             where,
         )
     at = new_at[param.name]
@@ -248,14 +255,14 @@ def _attrs(old: OpRecord, new: OpRecord) -> list[Change]:
         assert isinstance(was, AttrRecord) and isinstance(now, AttrRecord)
         where = ("attr", now.name)
         if was.required != now.required:
-            states = (
-                ("required", "optional") if was.required else ("optional", "required")
-            )
+            old, new = "required", "optional"
+            if not was.required:
+                old, new = new, old
             changes.append(
                 Change(
                     Rule.ATTR_REQUIRED,
-                    "attr {0} changed from {1} to {2}",
-                    (now.name, *states),
+                    f"attr {{0}} changed from {old} to {new}",
+                    (now.name, old),
                     where,
                 )
             )
@@ -320,6 +327,6 @@ def compare(old: OpRecord, new: OpRecord) -> list[Change]:
     changes += _params(_SUBGRAPHS, old.subgraphs, new.subgraphs)
     if new.deprecated and not old.deprecated:
         changes.append(
-            Change(Rule.DEPRECATED, "op deprecated in {0}", (new.deprecated,))
+            Change(Rule.DEPRECATED, f"op deprecated in {_lit(new.deprecated)}", ())
         )
     return changes + _docs(old, new)

@@ -40,6 +40,7 @@ class Recorded:
     release: Release
     index: Index  # the index as written
     dropped: int  # entries of the old index GE's reader skips, left out
+    repaired: int  # files an interrupted release left, put in place first
 
 
 def current_index(root: Path, sink: Sink) -> Index | None:
@@ -83,7 +84,9 @@ def record(
 ) -> Recorded | None:
     """Record ``specs`` as release ``version``; None after a diagnostic.
     ``transaction.WriteError`` when a file cannot be written (the registry
-    is then as it was)."""
+    is then as it was). An earlier release that was stopped after its commit
+    point is finished first."""
+    repaired = transaction.recover(root) if root.is_dir() else 0
     index = current_index(root, sink)
     if index is None:
         return None
@@ -99,7 +102,6 @@ def record(
         return None
     release = Release(version, date, len(index.releases), branch)
     dropped = index.listed - len(index.releases)
-    transaction.recover(root)
     transaction.apply(root, transaction.Change(files(index, release, specs), ()))
     entries = tuple(sorted((*index.releases, release), key=lambda r: r.date))
-    return Recorded(release, Index(root, index.version, entries), dropped)
+    return Recorded(release, Index(root, index.version, entries), dropped, repaired)

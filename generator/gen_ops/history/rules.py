@@ -42,8 +42,8 @@ class Rule(enum.Enum):
     INPUT_KIND = (
         "H304",
         _B,
-        "keep input {0} as it was ({1}); GE's planner takes any change of kind as "
-        "incompatible, optional ones included",
+        "keep input {0} as it was ({raw[1]}); GE's planner takes any change of "
+        "kind as incompatible, optional ones included",
     )
     INPUT_NEEDED = (
         "H305",
@@ -61,13 +61,14 @@ class Rule(enum.Enum):
     ATTR_TYPE = (
         "H314",
         _B,
-        "keep attr {0} of type {1}; add an attr with another name for the new type",
+        "keep attr {0} of type {raw[1]}; add an attr with another name for the new "
+        "type",
     )
     ATTR_REQUIRED = (
         "H315",
         _B,
-        "keep attr {0} {1} as in the release; GE's planner takes any change of the "
-        "required flag as incompatible",
+        "keep attr {0} {raw[1]} as in the release; GE's planner takes any change "
+        "of the required flag as incompatible",
     )
     ATTR_NEEDED = ("H316", _B, "give attr {0} a default")
     OUTPUTS = (
