@@ -29,6 +29,7 @@ ROOTS = [
     "tests/runtime",
     "tests/offline",
     "tests/importer",
+    "tests/history",
     "tests/golden/specs",
 ]
 TEXT_SUFFIXES = {".py", ".md", ".j2", ".yaml", ".json", ".c", ".h", ".cc", ".toml"}

@@ -234,8 +234,7 @@ def test_new_op(project: Project) -> None:
     project.spec("fresh.yaml", "op: Fresh\n")
     run = project.compat("--release-version", "1.0.0")
     assert run.lines == [
-        "specs/fresh.yaml:1:5: note[H404]: Fresh: new op: no release compared with "
-        "has it, compared with release 1.0.0"
+        "specs/fresh.yaml:1:5: note[H404]: Fresh: new op, compared with release 1.0.0"
     ]
     assert run.status == 0
     assert project.compat("--release-version", "1.0.0", "-q").err == ""

@@ -107,6 +107,11 @@ def section(
 def build(index: Index, specs: Sequence[OpSpec], sink: Sink, source: str) -> Changelog:
     """The changelog of every release ``index`` keeps (a release whose
     operators cannot be read is left out, H107) and of the current specs."""
+    with registry.collector_paused():
+        return _build(index, specs, sink, source)
+
+
+def _build(index: Index, specs: Sequence[OpSpec], sink: Sink, source: str) -> Changelog:
     order = {r.version: k for k, r in enumerate(index.releases)}
     by_type = {op.op_type: op for op in specs}
     history: list[tuple[Release, dict[str, OpRecord]]] = []

@@ -93,6 +93,17 @@ def check(
     """Compare ``specs`` with each of ``releases`` (of ``index``); a release
     whose operators cannot be read is left out (H107), and so is an op whose
     entry is invalid, for that release (H108)."""
+    with registry.collector_paused():
+        return _check(index, releases, specs, sink, allow_removed)
+
+
+def _check(
+    index: Index,
+    releases: Sequence[Release],
+    specs: Sequence[OpSpec],
+    sink: Sink,
+    allow_removed: frozenset[str],
+) -> Report:
     loaded: list[Operators] = []
     for release in releases:
         ops = registry.operators(index.root, release, sink)
@@ -159,7 +170,7 @@ def _kept(
     if not versions and loaded:
         findings.append(
             Finding(
-                Change(Rule.NEW_OP, "new op: no release compared with has it", ()),
+                Change(Rule.NEW_OP, "new op", ()),
                 tuple(ops.release for ops in loaded),
                 spec.span,
             )

@@ -15,6 +15,7 @@ import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from gen_ops.history.records import AttrRecord, Element, OpRecord
@@ -95,6 +96,7 @@ def _lit(text: str) -> str:
 _TENSOR_TYPE = re.compile(r"TensorType\(\{(.*)\}\)")
 
 
+@lru_cache(maxsize=4096)
 def dtype_key(symbol: str | None) -> str | None:
     """A dtype symbol without spaces, a listed set in one order."""
     if symbol is None:
@@ -127,6 +129,8 @@ def _params(
     family: _Family, old: Sequence[Param], new: Sequence[Param]
 ) -> list[Change]:
     """Removed, renamed, moved, retyped and new elements of one list."""
+    if [(p.name, p.type) for p in old] == [(p.name, p.type) for p in new]:
+        return []  # the common case: the same names and kinds in the same order
     word = family.word
     old_at = {p.name: i for i, p in enumerate(old)}
     new_at = {p.name: i for i, p in enumerate(new)}
@@ -232,25 +236,40 @@ def _same_kept(old: Sequence[Param], new: Sequence[Param]) -> list[tuple[Param, 
     return [(old_by_name[p.name], p) for p in new if p.name in old_by_name]
 
 
-def _inputs(old: OpRecord, new: OpRecord) -> list[Change]:
-    changes = _params(_INPUTS, old.inputs, new.inputs)
-    for was, now in _same_kept(old.inputs, new.inputs):
+def _dtypes(
+    word: str, rule: Rule, old: Sequence[Element], new: Sequence[Element]
+) -> list[Change]:
+    """Inputs (or outputs) kept under their names whose dtype symbol names
+    another set; a symbol a release did not record is no change."""
+    if [p.dtype for p in old] == [p.dtype for p in new]:
+        return []
+    changes = []
+    for was, now in _same_kept(old, new):
         assert isinstance(was, Element) and isinstance(now, Element)
         before, after = dtype_key(was.dtype), dtype_key(now.dtype)
         if before is not None and after is not None and before != after:
             changes.append(
                 Change(
-                    Rule.INPUT_DTYPE,
-                    "input {0} dtype changed from {1} to {2}",
+                    rule,
+                    f"{word} {{0}} dtype changed from {{1}} to {{2}}",
                     (now.name, str(was.dtype), str(now.dtype)),
-                    ("input", now.name),
+                    (word, now.name),
                 )
             )
     return changes
 
 
+def _inputs(old: OpRecord, new: OpRecord) -> list[Change]:
+    changes = _params(_INPUTS, old.inputs, new.inputs)
+    return changes + _dtypes("input", Rule.INPUT_DTYPE, old.inputs, new.inputs)
+
+
 def _attrs(old: OpRecord, new: OpRecord) -> list[Change]:
     changes = _params(_ATTRS, old.attrs, new.attrs)
+    if [(a.required, a.default) for a in old.attrs] == [
+        (a.required, a.default) for a in new.attrs
+    ]:
+        return changes  # no flag or default changed (renames are in changes)
     for was, now in _same_kept(old.attrs, new.attrs):
         assert isinstance(was, AttrRecord) and isinstance(now, AttrRecord)
         where = ("attr", now.name)
@@ -267,7 +286,8 @@ def _attrs(old: OpRecord, new: OpRecord) -> list[Change]:
                 )
             )
         elif (
-            not now.required
+            was.default != now.default
+            and not now.required
             and was.type == now.type
             and default_key(was.default) != default_key(now.default)
         ):
@@ -284,19 +304,7 @@ def _attrs(old: OpRecord, new: OpRecord) -> list[Change]:
 
 def _outputs(old: OpRecord, new: OpRecord) -> list[Change]:
     changes = _params(_OUTPUTS, old.outputs, new.outputs)
-    for was, now in _same_kept(old.outputs, new.outputs):
-        assert isinstance(was, Element) and isinstance(now, Element)
-        before, after = dtype_key(was.dtype), dtype_key(now.dtype)
-        if before is not None and after is not None and before != after:
-            changes.append(
-                Change(
-                    Rule.OUTPUTS,
-                    "output {0} dtype changed from {1} to {2}",
-                    (now.name, str(was.dtype), str(now.dtype)),
-                    ("output", now.name),
-                )
-            )
-    return changes
+    return changes + _dtypes("output", Rule.OUTPUTS, old.outputs, new.outputs)
 
 
 def _docs(old: OpRecord, new: OpRecord) -> list[Change]:
@@ -310,6 +318,8 @@ def _docs(old: OpRecord, new: OpRecord) -> list[Change]:
         ("subgraph", old.subgraphs, new.subgraphs),
     )
     for word, before, after in families:
+        if [p.doc for p in before] == [p.doc for p in after]:
+            continue
         docs = {p.name: p.doc for p in before}
         changes += [
             Change(Rule.DOC, f"doc of {word} {{0}} changed", (p.name,), (word, p.name))

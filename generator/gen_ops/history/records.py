@@ -124,59 +124,90 @@ def _elements(
     items = _field(entry, key, path)
     if not isinstance(items, list):
         raise _Refused(path + (key,), f"must be a list, not {_kind(items)}")
-    found: list[Element] = []
-    for i, raw in enumerate(items):
-        where = path + (key, i)
-        item = _object(raw, where)
-        name = _string(_field(item, "name", where), where + ("name",), "name")
-        kind = _field(item, "type", where)
-        if kind not in types:
-            raise _Refused(
-                where + ("type",),
-                f"type must be one of {', '.join(types)}, not {kind!r}",
-            )
-        dtype = item.get("dtype")
-        if dtype is not None and not isinstance(dtype, str):
-            raise _Refused(
-                where + ("dtype",), f"dtype must be a string, not {_kind(dtype)}"
-            )
-        found.append(Element(name, kind, dtype, _extra(item, "doc")))
+    found = tuple(_element(raw, types, path, key, i) for i, raw in enumerate(items))
     _unique([e.name for e in found], path + (key,))
-    return tuple(found)
+    return found
+
+
+def _element(
+    raw: Any, types: tuple[str, ...], path: JsonPath, key: str, i: int
+) -> Element:
+    """One input, output or subgraph; the checks run at once for a valid
+    one (a registry holds many), one by one to say what is wrong."""
+    if type(raw) is dict:
+        name, kind, dtype = raw.get("name"), raw.get("type"), raw.get("dtype")
+        if (
+            type(name) is str
+            and name
+            and type(kind) is str
+            and kind in types
+            and (dtype is None or type(dtype) is str)
+        ):
+            doc = raw.get("doc", "")
+            return Element(name, kind, dtype, doc if type(doc) is str else "")
+    where = path + (key, i)
+    item = _object(raw, where)
+    _string(_field(item, "name", where), where + ("name",), "name")
+    kind = _field(item, "type", where)
+    if kind not in types:
+        raise _Refused(
+            where + ("type",), f"type must be one of {', '.join(types)}, not {kind!r}"
+        )
+    raise _Refused(
+        where + ("dtype",), f"dtype must be a string, not {_kind(item.get('dtype'))}"
+    )
 
 
 def _attrs(entry: dict[str, Any], path: JsonPath) -> tuple[AttrRecord, ...]:
     items = _field(entry, "attrs", path)
     if not isinstance(items, list):
         raise _Refused(path + ("attrs",), f"must be a list, not {_kind(items)}")
-    found: list[AttrRecord] = []
-    for i, raw in enumerate(items):
-        where = path + ("attrs", i)
-        item = _object(raw, where)
-        name = _string(_field(item, "name", where), where + ("name",), "name")
-        kind = _string(_field(item, "type", where), where + ("type",), "type")
-        required = _field(item, "required", where)
-        if not isinstance(required, bool):
-            raise _Refused(
-                where + ("required",),
-                f"required must be true or false, not {_kind(required)}",
-            )
-        default = item.get("default_value")
-        if default is not None and not isinstance(default, str):
-            raise _Refused(
-                where + ("default_value",),
-                f"default_value must be a JSON literal in a string, not {_kind(default)}",
-            )
-        found.append(
-            AttrRecord(
-                name, kind, required, None if required else default, _extra(item, "doc")
-            )
-        )
+    found = tuple(_attr(raw, path, i) for i, raw in enumerate(items))
     _unique([a.name for a in found], path + ("attrs",))
-    return tuple(found)
+    return found
+
+
+def _attr(raw: Any, path: JsonPath, i: int) -> AttrRecord:
+    """One attr, checked as ``_element`` checks an element."""
+    if type(raw) is dict:
+        name, kind, required = raw.get("name"), raw.get("type"), raw.get("required")
+        default = raw.get("default_value")
+        if (
+            type(name) is str
+            and name
+            and type(kind) is str
+            and kind
+            and type(required) is bool
+            and (default is None or type(default) is str)
+        ):
+            doc = raw.get("doc", "")
+            return AttrRecord(
+                name,
+                kind,
+                required,
+                None if required else default,
+                doc if type(doc) is str else "",
+            )
+    where = path + ("attrs", i)
+    item = _object(raw, where)
+    _string(_field(item, "name", where), where + ("name",), "name")
+    _string(_field(item, "type", where), where + ("type",), "type")
+    required = _field(item, "required", where)
+    if not isinstance(required, bool):
+        raise _Refused(
+            where + ("required",),
+            f"required must be true or false, not {_kind(required)}",
+        )
+    raise _Refused(
+        where + ("default_value",),
+        "default_value must be a JSON literal in a string, not "
+        f"{_kind(item.get('default_value'))}",
+    )
 
 
 def _unique(names: list[str], path: JsonPath) -> None:
+    if len(set(names)) == len(names):
+        return
     seen: set[str] = set()
     for i, name in enumerate(names):
         if name in seen:
