@@ -274,14 +274,14 @@ def _attrs(old: OpRecord, new: OpRecord) -> list[Change]:
         assert isinstance(was, AttrRecord) and isinstance(now, AttrRecord)
         where = ("attr", now.name)
         if was.required != now.required:
-            old, new = "required", "optional"
+            before, after = "required", "optional"
             if not was.required:
-                old, new = new, old
+                before, after = after, before
             changes.append(
                 Change(
                     Rule.ATTR_REQUIRED,
-                    f"attr {{0}} changed from {old} to {new}",
-                    (now.name, old),
+                    f"attr {{0}} changed from {before} to {after}",
+                    (now.name, before),
                     where,
                 )
             )
