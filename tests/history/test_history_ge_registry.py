@@ -539,3 +539,20 @@ def test_a_release_whose_operators_cannot_be_read_is_skipped(
         "compared with release 8.0.RC1",
     ]
     assert "compared with release 8.0.RC1:" in run.err
+
+
+def test_text_of_a_registry_is_shown_escaped(project: Project) -> None:
+    """A registry may hold any text; what gen-ops prints of it never holds
+    an invisible or reordering character (Note [Invisible characters])."""
+    zoo = copy.deepcopy(ZOO)
+    zoo["attrs"][0]["type"] = "Str\u202eing"
+    odd = CONCAT_V1 | {"op_type": "Odd\u2066"}
+    ge_registry(project, rc2_ops=[CONCAT_V1, zoo, odd])
+    project.spec("zoo.yaml", ZOO_SPEC)
+    project.spec("concat.yaml", CONCAT_SPEC)
+    run = project.compat("--release-version", "8.0.RC2")
+    assert "type changed from Str\\u202eing to String" in run.err
+    log = project.gen("changelog", "--registry", "reg")
+    for text in (run.err, log.out, log.err):
+        assert "\u202e" not in text and "\u2066" not in text
+    assert "\\u202e" in log.out and "\\u2066" in log.out

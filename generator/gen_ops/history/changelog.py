@@ -97,9 +97,10 @@ def section(
     parts = (
         Part("Added", tuple(_code(n) for n in sorted(set(after) - set(before)))),
         Part("Removed", tuple(_code(n) for n in sorted(set(before) - set(after)))),
-        Part("Changed", tuple(changed)),
-        Part("Deprecated", tuple(deprecated)),
-        Part("Breaking", tuple(breaking)),
+        # Kinds, types and versions of a registry GE wrote may hold any text.
+        Part("Changed", tuple(escape(line) for line in changed)),
+        Part("Deprecated", tuple(escape(line) for line in deprecated)),
+        Part("Breaking", tuple(escape(line) for line in breaking)),
     )
     return Section(title, tuple(p for p in parts if p.lines))
 
