@@ -9,11 +9,12 @@ one op in a hundred had an input the specs dropped (a break); in the
 "every entry differs" registry, every op of every release has a doc of its
 own, so no entry is shared and every one is read, checked and compared.
 
-Measured, best of --repeat: in one process, the phases of the check (the
-registry's index and metadata, then comparing every op with every release
-of the window: reading each operators.json, checking the entries, diffing
-and grouping), and spec loading for reference; and a whole `gen-ops compat`
-process (start-up and spec loading included). Prints a table and writes
+Measured, best of --repeat, in wall-clock and CPU seconds: in one process,
+the phases of the check (the registry's index and metadata, then comparing
+every op with every release of the window: reading each operators.json,
+checking the entries, diffing and grouping), and spec loading for
+reference; and a whole `gen-ops compat` process (start-up and spec loading
+included). Prints a table and writes
 JSON (default bench/results/history_scaling.json).
 
     python bench/history_scaling.py [--sizes 1000,5000] [--releases 10] [--repeat 3]
@@ -24,6 +25,7 @@ from __future__ import annotations
 import argparse
 import copy
 import json
+import resource
 import subprocess
 import sys
 import tempfile
@@ -83,6 +85,7 @@ def write_registry(root: Path, ops: list[OpSpec], releases: int, every: bool) ->
 
 
 def check_once(root: Path, ops: list[OpSpec], anchor: str) -> dict[str, float | int]:
+    cpu = time.process_time()
     started = time.perf_counter()
     sink = Sink()
     index = registry.read(root, sink)
@@ -97,13 +100,16 @@ def check_once(root: Path, ops: list[OpSpec], anchor: str) -> dict[str, float | 
         "index_s": read_s,
         "check_s": total - read_s,
         "in_process_s": total,
+        "in_process_cpu_s": time.process_time() - cpu,
         "releases": len(chosen.releases),
         "findings": len(report.findings),
         "breaking": len(report.unintended),
     }
 
 
-def command(specs: Path, root: Path, anchor: str) -> float:
+def command(specs: Path, root: Path, anchor: str) -> tuple[float, float]:
+    """Wall and CPU (user + system) seconds of one gen-ops compat process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     result = subprocess.run(
         GEN_OPS + ["compat", "--specs", str(specs), "--registry", str(root),
@@ -111,9 +117,11 @@ def command(specs: Path, root: Path, anchor: str) -> float:
         capture_output=True, text=True, check=False,
     )  # fmt: skip
     elapsed = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if result.returncode not in (0, 1):
         raise SystemExit(f"gen-ops compat failed:\n{result.stderr[-2000:]}")
-    return elapsed
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return elapsed, cpu
 
 
 def measure(size: int, releases: int, repeat: int, work: Path) -> list[dict[str, Any]]:
@@ -133,7 +141,7 @@ def measure(size: int, releases: int, repeat: int, work: Path) -> list[dict[str,
         write_registry(root, ops, releases, every)
         runs = [check_once(root, ops, anchor) for _ in range(repeat)]
         best = min(runs, key=lambda r: r["in_process_s"])
-        wall = min(command(specs, root, anchor) for _ in range(repeat))
+        wall, cpu = min(command(specs, root, anchor) for _ in range(repeat))
         size_mb = sum(p.stat().st_size for p in root.rglob("*.json")) / 1e6
         rows.append(
             {
@@ -143,6 +151,7 @@ def measure(size: int, releases: int, repeat: int, work: Path) -> list[dict[str,
                 **best,
                 "spec_load_s": min(loads),
                 "command_s": wall,
+                "command_cpu_s": cpu,
             }
         )
     return rows
@@ -160,7 +169,8 @@ def main() -> int:
     rows: list[dict[str, Any]] = []
     print(
         f"{'ops':>6} {'registry':<20} {'MB':>6} {'rel':>4} {'findings':>8} "
-        f"{'index':>7} {'check':>7} {'in-proc':>8} {'specs':>7} {'command':>8}"
+        f"{'index':>7} {'check':>7} {'in-proc':>8} {'cpu':>7} {'specs':>7} "
+        f"{'command':>8} {'cpu':>7}"
     )
     with tempfile.TemporaryDirectory(prefix="history_scaling_") as tmp:
         for size in (int(s) for s in args.sizes.split(",")):
@@ -170,8 +180,9 @@ def main() -> int:
                     f"{row['ops']:>6} {row['registry']:<20} {row['registry_mb']:>6} "
                     f"{row['releases']:>4} {row['findings']:>8} "
                     f"{row['index_s']:>6.2f}s {row['check_s']:>6.2f}s "
-                    f"{row['in_process_s']:>7.2f}s {row['spec_load_s']:>6.2f}s "
-                    f"{row['command_s']:>7.2f}s",
+                    f"{row['in_process_s']:>7.2f}s {row['in_process_cpu_s']:>6.2f}s "
+                    f"{row['spec_load_s']:>6.2f}s {row['command_s']:>7.2f}s "
+                    f"{row['command_cpu_s']:>6.2f}s",
                     flush=True,
                 )
     result = {

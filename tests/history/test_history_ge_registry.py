@@ -19,7 +19,7 @@ import pytest
 from history_helpers import Project, project  # noqa: F401
 
 from gen_ops.diagnostics import Sink
-from gen_ops.history import registry
+from gen_ops.history import operators, registry
 from gen_ops.history.records import AttrRecord, Element, OpRecord
 
 INDEX = {
@@ -102,7 +102,7 @@ def test_a_ge_registry_reads_as_written(project: Project) -> None:
         ("8.0.RC1", "2025-06-30", "release-8.0"),
         ("8.0.RC2", "2025-09-30", None),
     ]
-    ops = registry.operators(index.root, index.releases[0], sink)
+    ops = operators.read(index.root, index.releases[0], sink)
     assert ops is not None and sorted(ops.raw) == ["ConcatV", "Zoo"]
     zoo = ops.record("Zoo", sink)
     assert zoo == OpRecord(
@@ -495,7 +495,7 @@ def test_an_op_listed_twice_keeps_the_first(project: Project) -> None:
     sink = Sink()
     index = registry.read(Path("reg"), sink)
     assert index is not None
-    ops = registry.operators(index.root, index.releases[1], sink)
+    ops = operators.read(index.root, index.releases[1], sink)
     assert ops is not None
     record = ops.record("ConcatV", sink)
     assert record is not None and [a.name for a in record.attrs] == ["axis", "N"]

@@ -8,8 +8,9 @@ One module per step:
 - ``records``: one op of one release (``OpRecord``), read and checked as
   GE's reader checks an ``operators.json`` entry; the current specs become
   records through the history export;
-- ``registry``: the layout, reading ``index.json``, ``metadata.json`` and
-  ``operators.json`` with GE's reader rules (H1xx);
+- ``registry``: the layout, reading ``index.json`` and ``metadata.json``
+  with GE's reader rules (H101 to H106);
+- ``operators``: reading a release's ``operators.json`` (H107, H108);
 - ``window``: which releases a check compares with;
 - ``recording``: ``gen-ops release``, writing a release (H201);
 - ``rules``: every compatibility rule: code, verdict, what to do instead;

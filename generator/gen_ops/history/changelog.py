@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from gen_ops.charset import escape
 from gen_ops.diagnostics import Sink
-from gen_ops.history import records, registry
+from gen_ops.history import operators, records, registry
 from gen_ops.history.compat import covering_mark
 from gen_ops.history.diff import compare
 from gen_ops.history.records import OpRecord
@@ -117,7 +117,7 @@ def _build(index: Index, specs: Sequence[OpSpec], sink: Sink, source: str) -> Ch
     by_type = {op.op_type: op for op in specs}
     history: list[tuple[Release, dict[str, OpRecord]]] = []
     for release in index.releases:
-        ops = registry.operators(index.root, release, sink)
+        ops = operators.read(index.root, release, sink)
         if ops is None:
             continue
         found = {name: ops.record(name, sink) for name in ops.raw}

@@ -15,10 +15,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from gen_ops.diagnostics import Sink, Span
-from gen_ops.history import records, registry
+from gen_ops.history import operators, records, registry
 from gen_ops.history.diff import Change, compare
+from gen_ops.history.operators import Operators
 from gen_ops.history.records import OpRecord
-from gen_ops.history.registry import Index, Operators, Release
+from gen_ops.history.registry import Index, Release
 from gen_ops.history.rules import Rule, Verdict
 from gen_ops.model import Attr, BreakingMark, Input, OpSpec, Output, Subgraph
 
@@ -106,7 +107,7 @@ def _check(
 ) -> Report:
     loaded: list[Operators] = []
     for release in releases:
-        ops = registry.operators(index.root, release, sink)
+        ops = operators.read(index.root, release, sink)
         if ops is not None:
             loaded.append(ops)
     order = {r.version: k for k, r in enumerate(index.releases)}

@@ -8,8 +8,8 @@ that cannot be read at all is an error (H101); every other defect skips
 what it spoils, with a warning that names the file and the JSON path: an
 index entry with a field missing (H102), a bad date (H103) or a version
 listed before (H104); a release whose metadata cannot be read (H105) or
-names another release (H106); a release whose operators cannot be read
-(H107); one op of a release whose entry is invalid (H108).
+names another release (H106). A release's ops are read by ``operators``
+(H107, H108).
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ from gen_ops.discovery import display
 from gen_ops.history import dates, jsonfile
 from gen_ops.history.dates import ReleaseDate
 from gen_ops.history.jsonfile import JsonFile, JsonPath
-from gen_ops.history.records import Invalid, OpRecord, parse
 
 INDEX = "index.json"
 RELEASES_DIR = "registry"
@@ -199,13 +198,12 @@ _HINTS = {
 
 
 def _skip(sink: Sink, code: str, file: JsonFile, where: JsonPath, what: str) -> None:
-    entry = jsonfile.describe(where[:2])
-    detail = jsonfile.describe(where)
+    """Warn that the entry ``where`` leads into is skipped."""
     sink.emit(
         code,
         file.span(where),
-        f"{detail if detail != entry else entry}: {what}; GE's reader skips "
-        f"{entry}",
+        f"{jsonfile.describe(where)}: {what}; GE's reader skips "
+        f"{jsonfile.describe(where[:2])}",
         _HINTS[code],
     )
 
@@ -274,98 +272,6 @@ def _metadata(root: Path, release: Release, sink: Sink) -> tuple[bool, str | Non
         return False, None
     branch = data.get("branch_name")
     return True, branch if isinstance(branch, str) else None
-
-
-@dataclass(frozen=True)
-class RawOp:
-    """One op's entry in a release's operators.json, not yet checked."""
-
-    entry: Any
-    where: JsonPath  # ("operators", i)
-    file: JsonFile
-
-
-@dataclass
-class Operators:
-    """A release's operators.json: entries by op type (the first of an op
-    listed twice); each entry is checked when it is first read, through
-    ``record``, and a bad one is skipped with H108."""
-
-    release: Release
-    raw: dict[str, RawOp]
-    _records: dict[str, OpRecord | None]
-
-    def record(self, op_type: str, sink: Sink) -> OpRecord | None:
-        if op_type in self._records:
-            return self._records[op_type]
-        raw = self.raw.get(op_type)
-        record = None if raw is None else _check(self.release, raw, sink)
-        self._records[op_type] = record
-        return record
-
-
-def _check(release: Release, raw: RawOp, sink: Sink) -> OpRecord | None:
-    parsed = parse(raw.entry, raw.where)
-    if isinstance(parsed, Invalid):
-        sink.emit(
-            "H108",
-            raw.file.span(parsed.path),
-            f"{jsonfile.describe(parsed.path)}: {parsed.reason}; GE's reader "
-            f"skips this op in release {release.version}",
-            "correct the entry, or take the op out of the release's operators.json",
-        )
-        return None
-    return parsed
-
-
-def operators(root: Path, release: Release, sink: Sink) -> Operators | None:
-    """The release's ops, or None after H107."""
-    path = release_dir(root, release.version) / OPERATORS
-    shown = display(path)
-    hint = f'restore {shown} (a file of the form {{"operators": [...]}})'
-    try:
-        file = jsonfile.load(path, shown)
-    except jsonfile.Unreadable as exc:
-        sink.emit(
-            "H107",
-            exc.span,
-            f"release {release.version}: its operators cannot be read: "
-            f"{exc.reason}; the release is skipped",
-            hint,
-        )
-        return None
-    data = file.data
-    if not isinstance(data, dict) or not isinstance(data.get("operators"), list):
-        where: JsonPath = (
-            ("operators",) if isinstance(data, dict) and "operators" in data else ()
-        )
-        sink.emit(
-            "H107",
-            file.span(where),
-            f"release {release.version}: {jsonfile.describe(where)}: there is "
-            "no operators list; the release is skipped",
-            hint,
-        )
-        return None
-    raw: dict[str, RawOp] = {}
-    for i, entry in enumerate(data["operators"]):
-        op_type = entry.get("op_type") if isinstance(entry, dict) else None
-        item = RawOp(entry, ("operators", i), file)
-        if not isinstance(op_type, str) or not op_type:
-            _check(release, item, sink)  # reports what is wrong (H108)
-        elif op_type in raw:
-            first = raw[op_type].where[1]
-            sink.emit(
-                "H108",
-                file.span(item.where + ("op_type",)),
-                f"operators[{i}].op_type: {op_type} is listed before, at "
-                f"operators[{first}]; this entry is skipped in release "
-                f"{release.version}",
-                "list each op once in a release",
-            )
-        else:
-            raw[op_type] = item
-    return Operators(release, raw, {})
 
 
 @contextlib.contextmanager
