@@ -187,7 +187,8 @@ def history(ops: Sequence[OpSpec]) -> dict[str, Any]:
     """GE's operators.json for these ops (one module's, or a release's):
     element types are the REG_OP macros, dtypes the REG_OP dtype symbols.
     Fields GE does not have are added ones (GE's rule for this schema: only
-    add fields): docs where there are any, ``since`` and ``deprecated``."""
+    add fields): the op's doc, its elements' docs where there are any,
+    ``since`` and ``deprecated``."""
     return {
         "operators": [history_op(op) for op in sorted(ops, key=lambda o: o.op_type)]
     }
@@ -223,7 +224,9 @@ def history_op(op: OpSpec) -> dict[str, Any]:
                 for g in op.graphs
             ],
         }
-        | _doc(op.doc)
+        # Always there, so that a reader can tell "no doc" from a registry
+        # that records none (GE's).
+        | {"doc": op.doc}
         | ({"since": op.since} if op.since else {})
         | ({"deprecated": op.deprecated} if op.deprecated else {})
     )

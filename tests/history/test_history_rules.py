@@ -288,3 +288,27 @@ def test_defaults_compare_as_json_values(project: Project) -> None:
     entries["operators"][0]["attrs"][0]["default_value"] = "1"  # GE may print 1.0 so
     project.json("reg/registry/1.0.0/operators.json", entries)
     assert project.compat("--release-version", "1.0.0").lines == []
+
+
+def test_a_first_doc_is_a_doc_change(project: Project) -> None:
+    """gen-ops records the op's doc even when it is empty, so a doc written
+    later shows; a registry without docs (GE's) shows none."""
+    project.spec("keep.yaml", "op: Keep\n")
+    project.release("1.0.0", "2026-01-10")
+    project.spec("keep.yaml", "op: Keep\ndoc: Now documented.\n")
+    assert project.compat("--release-version", "1.0.0").lines == [
+        "specs/keep.yaml:1:5: note[H403]: Keep: doc of the op changed, compared with "
+        "release 1.0.0"
+    ]
+    entries = project.read("reg/registry/1.0.0/operators.json")
+    assert entries["operators"][0] == {
+        "op_type": "Keep",
+        "inputs": [],
+        "outputs": [],
+        "attrs": [],
+        "subgraphs": [],
+        "doc": "",
+    }
+    del entries["operators"][0]["doc"]
+    project.json("reg/registry/1.0.0/operators.json", entries)
+    assert project.compat("--release-version", "1.0.0").lines == []

@@ -308,6 +308,10 @@ def _outputs(old: OpRecord, new: OpRecord) -> list[Change]:
 
 
 def _docs(old: OpRecord, new: OpRecord) -> list[Change]:
+    """Doc changes, where both records keep docs (GE's registries keep
+    none: then an absent doc is no change)."""
+    if old.doc is None or new.doc is None:
+        return []
     changes = []
     if old.doc != new.doc:
         changes.append(Change(Rule.DOC, "doc of the op changed", ()))

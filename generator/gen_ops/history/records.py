@@ -61,7 +61,7 @@ class OpRecord:
     outputs: tuple[Element, ...]
     attrs: tuple[AttrRecord, ...]
     subgraphs: tuple[Element, ...]
-    doc: str
+    doc: str | None  # None: the release records no docs (GE's registries)
     deprecated: str | None  # the version that deprecated the op (ours)
 
 
@@ -229,8 +229,15 @@ def parse(entry: Any, path: JsonPath = ()) -> OpRecord | Invalid:
     except _Refused as exc:
         return Invalid(exc.path, exc.reason)
     deprecated = _extra(item, "deprecated") or None
+    doc = item.get("doc")
     return OpRecord(
-        op_type, inputs, outputs, attrs, subgraphs, _extra(item, "doc"), deprecated
+        op_type,
+        inputs,
+        outputs,
+        attrs,
+        subgraphs,
+        doc if isinstance(doc, str) else None,
+        deprecated,
     )
 
 
