@@ -66,8 +66,12 @@ def _days(text: str) -> int:
     return int(text)
 
 
-def _parser(name: str, description: str) -> argparse.ArgumentParser:
-    parser = cli._Parser(prog=f"gen-ops {name}", description=description)
+def _parser(name: str, description: str, statuses: str) -> argparse.ArgumentParser:
+    parser = cli._Parser(
+        prog=f"gen-ops {name}",
+        description=description,
+        epilog=f"Exit status: {statuses}. See docs/releases.md.",
+    )
     cli._spec_options(parser)
     parser.add_argument(
         "--registry",
@@ -89,9 +93,17 @@ def _release_parser() -> argparse.ArgumentParser:
     parser = _parser(
         "release",
         "Record the current specs as a release of a history registry, in GE's "
-        "layout (docs/releases.md).",
+        "layout.",
+        "0 recorded, 2 invalid specs, usage, an unreadable index (H101) or a "
+        "version recorded already (H201), 3 cannot write (the registry is as it "
+        "was)",
     )
-    parser.add_argument("version", metavar="VERSION", type=_version)
+    parser.add_argument(
+        "version",
+        metavar="VERSION",
+        type=_version,
+        help="the release, e.g. 1.2.0 (its directory under DIR/registry)",
+    )
     parser.add_argument(
         "--date", type=_date, help="the release date, YYYY-MM-DD (default: today)"
     )
@@ -103,7 +115,10 @@ def _compat_parser() -> argparse.ArgumentParser:
     parser = _parser(
         "compat",
         "Compare the current specs with the releases of the window and report "
-        "every change; exit 1 on a break the specs do not mark intended.",
+        "every change of every op.",
+        "0 no break, or every break marked intended; 1 a break no spec marks; 2 "
+        "invalid specs, usage, an unreadable index (H101) or a release it lacks "
+        "(H109)",
     )
     parser.add_argument(
         "--against", metavar="VERSION", help="compare with this release only"
@@ -134,6 +149,7 @@ def _changelog_parser() -> argparse.ArgumentParser:
         "changelog",
         "Print what each release changed, and what the current specs change, "
         "in Markdown.",
+        "0 printed, 2 invalid specs, usage or an unreadable index (H101)",
     )
     parser.add_argument(
         "--format", choices=["md"], default="md", help="the output format: md"

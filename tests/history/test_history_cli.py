@@ -1,0 +1,51 @@
+"""The three commands' command lines: help, exit statuses, and one line
+(never a traceback) for registries that are not what they should be."""
+
+from __future__ import annotations
+
+import pytest
+from history_helpers import Project, project  # noqa: F401
+
+
+@pytest.mark.parametrize("command", ["release", "compat", "changelog"])
+def test_help(command: str, project: Project) -> None:
+    run = project.gen(command, "--help")
+    assert run.status == 0
+    assert run.out.startswith(f"usage: gen-ops {command} ")
+    assert "Exit status: 0 " in run.out
+
+
+def test_the_render_help_names_them(project: Project) -> None:
+    text = " ".join(project.gen("--help").out.split())
+    assert "| release VERSION | compat | changelog" in text
+
+
+def test_odd_registries_are_one_line_each(project: Project) -> None:
+    project.spec("a.yaml", "op: A\n")
+    (project.root / "file").write_text("x")
+    run = project.compat("--registry", "file")
+    assert run.status == 2
+    assert run.lines == [
+        "file/index.json:1:1: error[H101]: the registry's index cannot be read: Not "
+        "a directory"
+    ]
+    (project.root / "dir/index.json").mkdir(parents=True)
+    run = project.gen("compat", "--registry", "dir")
+    assert run.status == 2
+    assert run.lines == [
+        "dir/index.json:1:1: error[H101]: the registry's index cannot be read: Is a "
+        "directory"
+    ]
+    project.release("1.0.0", "2026-01-01")
+    (project.root / "reg/registry/1.1.0").mkdir()
+    (project.root / "reg/registry/1.1.0/metadata.json").mkdir()
+    blocked = project.gen("release", "1.1.0", "--registry", "reg")
+    assert blocked.status == 3
+    assert "a directory is in the way" in blocked.err
+    assert "Traceback" not in blocked.err
+
+
+def test_an_empty_registry_argument_is_a_usage_error(project: Project) -> None:
+    project.spec("a.yaml", "op: A\n")
+    run = project.gen("compat", "--registry", "")
+    assert run.status == 2 and "an empty path" in run.err
