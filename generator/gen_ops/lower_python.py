@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from gen_ops import layout
-from gen_ops.imports import ImportLine, Imports
+from gen_ops.imports import ImportLine, Imports, bound_names
 from gen_ops.literals import py_default_summary
 from gen_ops.model import (
     Attr,
@@ -25,7 +25,7 @@ from gen_ops.model import (
     OpSpec,
     Output,
 )
-from gen_ops.names import PythonNames, exported_names, python_names
+from gen_ops.names import NODE_NAME, PythonNames, exported_names, python_names
 from gen_ops.pyformat import format_python
 from gen_ops.render import render
 from gen_ops.signature import Param, attr_annotation, default_code
@@ -112,7 +112,9 @@ class PyBuilder:
     attrs_map: tuple[tuple[str, str], ...]
     counts_map: tuple[tuple[str, str], ...]
     graphs_map: tuple[tuple[str, str], ...]
-    has_owner_builder: bool
+    owner: str | None  # GE's builder parameter, when the op takes one
+    node_name: str  # the node-name keyword
+    name_param: str | None  # the node-name keyword when it is not "name"
     table_inputs: tuple[TableInput, ...]
     table_outputs: tuple[TableOutput, ...]
     table_attrs: tuple[TableAttr, ...]
@@ -210,11 +212,11 @@ def _positional(op: OpSpec, names: PythonNames, imports: Imports) -> list[Param]
             doc = _with_doc(item.doc, f"Dtype {dtype}.")
         params.append(Param(names.params[("input", item.name)], annotation, None, doc))
         takes_none.append(item.kind is InputKind.OPTIONAL)
-    if _has_owner_builder(op):
+    if names.owner is not None:
         imports.name("ge.es", "GraphBuilder")
         params.append(
             Param(
-                "owner_builder",
+                names.owner,
                 "GraphBuilder | None" if op.inputs else "GraphBuilder",
                 None,
                 "The graph builder that owns the node"
@@ -275,14 +277,8 @@ def _keyword(
             )
         params.append(Param(name, annotation, default, _attr_doc(attr)))
     doc = "Node name; a unique one is made when None."
-    params.append(Param("name", "str | None", "None", doc))
+    params.append(Param(names.node_name, "str | None", "None", doc))
     return params
-
-
-def _has_owner_builder(op: OpSpec) -> bool:
-    """GE's builder parameter: for ops without inputs, or with only optional
-    ones (no input may be a TensorHolder)."""
-    return not op.inputs or all(i.kind is InputKind.OPTIONAL for i in op.inputs)
 
 
 def lower(op: OpSpec, code: bool = True) -> PyBuilder:
@@ -335,7 +331,9 @@ def lower(op: OpSpec, code: bool = True) -> PyBuilder:
             if o.dynamic and o.count is None
         ),
         graphs_map=tuple((g.name, names.params[("graph", g.name)]) for g in op.graphs),
-        has_owner_builder=_has_owner_builder(op),
+        owner=names.owner,
+        node_name=names.node_name,
+        name_param=_renamed(NODE_NAME, names.node_name),
         table_inputs=tuple(
             TableInput(
                 i.name,
@@ -369,6 +367,12 @@ def lower(op: OpSpec, code: bool = True) -> PyBuilder:
         imports=imports.sections(),
         origin=op.label,
     )
+
+
+def imported_names(op: OpSpec) -> frozenset[str]:
+    """The names ``op``'s builder module imports, which its function, named
+    after the op, would hide (E304)."""
+    return bound_names(lower(op, code=False).imports)
 
 
 def _article(word: str) -> str:

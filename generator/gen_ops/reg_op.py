@@ -124,17 +124,33 @@ _MEMBERS = {
     RegOpMacro.DATATYPE: ("__datatype_{}",),
 }
 
-# Names of GE's C++ API that REG_OP's expansion refers to inside the op's
-# class, where an op class of the same name would shadow them.
-GE_TYPE_NAMES = frozenset("""
-    Operator OpReg AscendString TensorDesc TensorType ListTensorType Promote
-    OperatorCreatorRegister Tensor NamedAttrs DataType Format Graph
-    SubgraphBuilder Shape InferShapeFuncRegister VerifyFuncRegister
-    InferFormatFuncRegister InferValueRangeFuncRegister
-    OpInt OpFloat OpString OpAscendString OpBool OpTensor OpType OpNamedAttrs
-    OpListInt OpListFloat OpListString OpListAscendString OpListAcendString
-    OpListBool OpListTensor OpBytes OpListListInt OpListType OpListNamedAttrs
-    """.split())
+# Note [Names REG_OP refers to]: REG_OP(x) declares class x in namespace
+# ge::op, and every op's expansion refers to GE's names from inside its class
+# or from namespace op (tests/cpp/graph/operator_reg.h expands as GE does).
+# An op class named like one of them hides it there: in its own header, and
+# in every header after it in the translation unit (the module's proto .cc
+# includes them all), so an op type may not take one whatever its own
+# elements are (E304):
+# - REG_OP and OP_END_FACTORY_REG: Operator (the creator lambda's return
+#   type, at namespace scope), OpReg, AscendString, OperatorCreatorRegister;
+# - tensor elements: TensorDesc; graphs: SubgraphBuilder, Graph;
+# - DATATYPE's ranges: TensorType, ListTensorType, Promote;
+# - attr defaults: Tensor(), NamedAttrs() and the DataType enumerators.
+# Each attr's value type is Op<Type>, a member of Operator, which the op's
+# class finds in its base before namespace op: only an op of that name with
+# an attr of that type hides it (``ge_names_of``). Names REG_OP never refers
+# to (Shape, Format, DataType, ...) are fine: GE declares REG_OP(Shape).
+GE_NAMES = frozenset("""
+    Operator OpReg AscendString OperatorCreatorRegister TensorDesc
+    SubgraphBuilder Graph TensorType ListTensorType Promote Tensor NamedAttrs
+    """.split()) | frozenset(dt.name for dt in DataType)
+
+
+def ge_names_of(op: OpSpec) -> frozenset[str]:
+    """The GE names ``op``'s class must not take (Note [Names REG_OP refers
+    to]): GE_NAMES, and the Op<Type> of each of its attrs."""
+    return GE_NAMES | {f"Op{a.type.ir_name}" for a in op.attrs}
+
 
 _INPUT_MACRO = {
     InputKind.REQUIRED: RegOpMacro.INPUT,

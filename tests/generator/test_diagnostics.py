@@ -364,8 +364,36 @@ CASES: list[Case] = [
         op: A
         module: graph_builder
     """),
-    case("E304", "1:5", "op type imported by the module", "op: Tensor\n",
+    case("E304", "1:5", "op type a GE name every REG_OP may use", "op: Tensor\n",
          op="Tensor"),
+    case("E304", "1:5", "op type a DataType enumerator", "op: DT_FLOAT\n",
+         op="DT_FLOAT"),
+    case("E304", "1:5", "op type the Op<Type> of its own attr", """
+        op: OpInt
+        attrs:
+          - {name: n, type: int, default: 1}
+    """, op="OpInt"),
+    case("E304", "1:5", "op type imported by its builder module", """
+        op: GraphBuilder
+        outputs:
+          - {name: y, dtype: float32}
+    """, op="GraphBuilder"),
+    case("E304", "1:5", "op type imported by its author module", """
+        op: TensorDesc
+        outputs:
+          - {name: y, dtype: float32}
+        impl:
+          capabilities: [execute]
+    """, op="TensorDesc"),
+    case("E304", "5:12", "attr a name the generated bodies use", """
+        op: A
+        outputs:
+          - {name: y, dtype: float32}
+        attrs:
+          - {name: _y_shape, type: int}
+        impl:
+          capabilities: [execute]
+    """),
     case("E304", "5:12", "attr keyword with impl", """
         op: A
         outputs:
@@ -481,6 +509,11 @@ CASES: list[Case] = [
           - {name: x, dtype: ALL}
     """),
     # -- E5xx: attrs -------------------------------------------------------
+    case("E501", "3:42", "undefined in a list_dtype default", """
+        op: A
+        attrs:
+          - {name: l, type: list_dtype, default: [float32, undefined]}
+    """),
     case("E501", "3:35", "int from text", """
         op: A
         attrs:
@@ -935,10 +968,24 @@ CASES: list[Case] = [
         inputs:
           - {name: name, dtype: float32}
     """),
-    case("W904", "3:12", "attr called owner_builder", """
+    case("W904", "5:12", "attr called owner_builder of an all-optional op", """
         op: A
+        inputs:
+          - {name: x, dtype: float32, optional: true}
         attrs:
           - {name: owner_builder, type: int}
+    """),
+    case("W904", "3:12", "attr called owner_graph_builder of an op without inputs", """
+        op: A
+        attrs:
+          - {name: owner_graph_builder, type: int}
+    """),
+    case("W904", "5:12", "attr called name takes the node-name keyword's name", """
+        op: A
+        inputs:
+          - {name: x, dtype: float32}
+        attrs:
+          - {name: name, type: int}
     """),
     case("W904", "5:12", "attr named like an input", """
         op: A

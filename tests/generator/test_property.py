@@ -278,7 +278,7 @@ def _call_args(
     for param in signature.parameters.values():
         if param.name in args:
             continue
-        if param.name == "owner_builder":
+        if param.name in ("owner_builder", "owner_graph_builder"):
             args[param.name] = builder
         elif param.name.endswith("_num") and param.annotation == "int":
             args[param.name] = 2

@@ -53,6 +53,7 @@ def check_spec(spec: LoadedSpec, sink: Sink) -> OpSpec | None:
         span=ctx.at(("op",)),
         project=spec.project,
     )
+    names.check_op_type_hides(ctx, op)
     names.naming_notes(ctx, op)
     names.check_reg_op_members(ctx, op)
     return op

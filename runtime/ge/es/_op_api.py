@@ -157,12 +157,19 @@ _FLOAT_PREFERENCE = (DataType.DT_FLOAT, DataType.DT_DOUBLE, DataType.DT_FLOAT16)
 
 
 class OpDef:
-    """One op's IR: inputs, outputs, attrs and subgraphs in IR order."""
+    """One op's IR: inputs, outputs, attrs and subgraphs in IR order.
+
+    ``owner_param`` is the builder function's GE builder parameter
+    (``owner_graph_builder`` or ``owner_builder``), when it takes one, and
+    ``name_param`` its node-name keyword: errors name them as the caller
+    wrote them."""
 
     def __init__(
         self,
         op_type: str,
         *,
+        owner_param: str | None = None,
+        name_param: str = "name",
         type_vars: Mapping[str, DtypeSpec] | None = None,
         inputs: Sequence[Input] = (),
         outputs: Sequence[Output] = (),
@@ -170,6 +177,8 @@ class OpDef:
         graphs: Sequence[Graph] = (),
     ) -> None:
         self.op_type = op_type
+        self.owner_param = owner_param
+        self.name_param = name_param
         self.inputs = tuple(inputs)
         self.outputs = tuple(outputs)
         self.attrs = tuple(attrs)
@@ -219,13 +228,12 @@ class OpDef:
             self._instances(item, inputs.get(item.name))
         builder = _owning_builder(self, inputs, owner_builder)
         if name is not None:
+            where = f"parameter '{self.name_param}'"
             if not isinstance(name, str) or not name:
-                raise self._type_error(
-                    "parameter 'name'", f"expected a non-empty str, got {name!r}"
-                )
+                raise self._type_error(where, f"expected a non-empty str, got {name!r}")
             if name in builder._names:
                 raise self._value_error(
-                    "parameter 'name'", f"graph already has a node named {name!r}"
+                    where, f"graph already has a node named {name!r}"
                 )
         holders, ir_inputs, bound, literals = self._bind_inputs(builder, inputs)
         attr_values = _attr_values(self, attrs, inputs, holders, literals)
@@ -582,12 +590,13 @@ def _owning_builder(
     ``owner_builder``'s) builder, all the same."""
     found: tuple[str, GraphBuilder] | None = None
     if owner_builder is not None:
+        param = op.owner_param or "owner_builder"
         if not isinstance(owner_builder, GraphBuilder):
             raise op._type_error(
-                "parameter 'owner_builder'",
+                f"parameter '{param}'",
                 f"expected GraphBuilder, got {type(owner_builder).__name__}",
             )
-        found = ("owner_builder", owner_builder)
+        found = (param, owner_builder)
     for item in op.inputs:
         value = inputs.get(item.name)
         values = value if item.dynamic and isinstance(value, (list, tuple)) else [value]
@@ -606,11 +615,11 @@ def _owning_builder(
                     "of one builder",
                 )
     if found is None:
-        takes_owner_builder = not op.inputs or all(i.optional for i in op.inputs)
         raise op._value_error(
             "inputs",
             "cannot tell which graph builder to use: pass at least one "
-            "TensorHolder input" + (" or owner_builder" if takes_owner_builder else ""),
+            "TensorHolder input"
+            + (f" or {op.owner_param}" if op.owner_param is not None else ""),
         )
     found[1]._check_usable()
     return found[1]
