@@ -55,6 +55,9 @@ CODES: dict[str, CodeInfo] = {
     "E401": CodeInfo(Severity.ERROR, "unknown dtype"),
     "E402": CodeInfo(Severity.ERROR, "unknown type variable"),
     "E403": CodeInfo(Severity.ERROR, "type variable shadows a dtype or named set"),
+    "E404": CodeInfo(Severity.ERROR, "promotion of something it cannot promote"),
+    "E405": CodeInfo(Severity.ERROR, "type variable of a kind its slot cannot have"),
+    "E406": CodeInfo(Severity.ERROR, "promotion gives no dtype"),
     "E501": CodeInfo(Severity.ERROR, "default does not fit the attr type"),
     "E502": CodeInfo(Severity.ERROR, "attr has both default and derive"),
     "E601": CodeInfo(Severity.ERROR, "malformed rule"),
@@ -71,6 +74,9 @@ CODES: dict[str, CodeInfo] = {
     "E611": CodeInfo(Severity.ERROR, "same_as() of a dynamic input"),
     "E612": CodeInfo(Severity.ERROR, "rule reads an optional input"),
     "E613": CodeInfo(Severity.ERROR, "dtype rule gives a dtype the output forbids"),
+    "E614": CodeInfo(
+        Severity.ERROR, "dtype rule for an output its type variable gives a dtype"
+    ),
     "E701": CodeInfo(
         Severity.ERROR, "launch argument names an unknown input, output or attr"
     ),

@@ -14,7 +14,7 @@ from gen_ops import layout
 from gen_ops.literals import cpp_default, needs_limits
 from gen_ops.lower_python import dtype_words
 from gen_ops.model import Attr, Input, OpSpec, Output, Subgraph, TypeVar
-from gen_ops.reg_op import RegOpMacro, dtype_argument, elements, type_range
+from gen_ops.reg_op import RegOpMacro, dtype_argument, elements, type_var_range
 from gen_ops.render import render
 
 
@@ -73,9 +73,7 @@ def _element(
             default = cpp_default(item.type, item.default)
         return RegOpElement(macro.value, item.name, item.type.ir_name, default)
     if isinstance(item, TypeVar):
-        return RegOpElement(
-            macro.value, item.name, type_range(item.dtypes, item.set_name)
-        )
+        return RegOpElement(macro.value, item.name, type_var_range(item))
     return RegOpElement(macro.value, item.name)
 
 

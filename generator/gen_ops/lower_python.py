@@ -21,9 +21,12 @@ from gen_ops.model import (
     DtypeConstraint,
     DtypeKind,
     DtypeRuleKind,
+    DtypeSet,
     InputKind,
     OpSpec,
     Output,
+    TypeVar,
+    TypeVarKind,
 )
 from gen_ops.names import NODE_NAME, PythonNames, exported_names, python_names
 from gen_ops.pyformat import format_python
@@ -41,11 +44,16 @@ class Field:
 
 @dataclass(frozen=True)
 class DtypeRef:
-    """A dtype constraint in the op table: the type variable or named set by
-    ``name``, else the ``dtypes`` by spec name."""
+    """A dtype constraint, or a type variable's range, in the op table, by
+    ``form`` (the table spells them as the spec does): ``name`` (a type
+    variable or a named set), ``items`` (dtype and named-set names: their
+    union), ``list`` (``{"list": <inner>}``) or ``promote`` (``{"promote":
+    <items>}``, type variables)."""
 
-    name: str | None
-    dtypes: tuple[str, ...] = ()
+    form: str
+    name: str | None = None
+    items: tuple[str, ...] = ()
+    inner: DtypeRef | None = None
 
 
 @dataclass(frozen=True)
@@ -126,13 +134,18 @@ class PyBuilder:
 
 def dtype_words(dtype: DtypeConstraint) -> str:
     """``T: float32, float16`` / ``NumberType`` / ``float32`` for docs."""
-    names = ", ".join(d.spec_name for d in dtype.dtypes)
-    if dtype.kind is DtypeKind.VAR:
-        inner = dtype.set_name or names
-        return f"{dtype.name}: {inner}"
-    if dtype.kind is DtypeKind.SET:
-        return str(dtype.name)
-    return names
+    if dtype.var is not None:
+        return f"{dtype.var.name}: {type_var_words(dtype.var)}"
+    return dtype.written.words() if dtype.written is not None else ""
+
+
+def type_var_words(var: TypeVar) -> str:
+    """A type variable's range in words: ``float32, float16``, ``list of
+    BasicType``, ``promotion of T1, T2``."""
+    if var.kind is TypeVarKind.PROMOTE:
+        return "promotion of " + ", ".join(var.promote)
+    words = var.written.words()
+    return f"list of {words}" if var.kind is TypeVarKind.LIST else words
 
 
 @dataclass(frozen=True)
@@ -147,17 +160,20 @@ class DtypeTable:
 
 
 def type_var_entries(op: OpSpec) -> tuple[TableTypeVar, ...]:
-    return tuple(
-        TableTypeVar(
-            v.name,
-            (
-                DtypeRef(v.set_name)
-                if v.set_name
-                else DtypeRef(None, tuple(d.spec_name for d in v.dtypes))
-            ),
-        )
-        for v in op.type_vars
-    )
+    return tuple(TableTypeVar(v.name, _range_ref(v)) for v in op.type_vars)
+
+
+def _range_ref(var: TypeVar) -> DtypeRef:
+    if var.kind is TypeVarKind.PROMOTE:
+        return DtypeRef("promote", items=var.promote)
+    inner = _set_ref(var.written)
+    return DtypeRef("list", inner=inner) if var.kind is TypeVarKind.LIST else inner
+
+
+def _set_ref(written: DtypeSet) -> DtypeRef:
+    if written.set_name:
+        return DtypeRef("name", written.set_name)
+    return DtypeRef("items", items=written.items)
 
 
 def dtype_table(op: OpSpec) -> DtypeTable:
@@ -169,9 +185,10 @@ def dtype_table(op: OpSpec) -> DtypeTable:
 
 
 def _dtype_ref(dtype: DtypeConstraint) -> DtypeRef:
-    if dtype.kind in (DtypeKind.VAR, DtypeKind.SET):
-        return DtypeRef(dtype.name)
-    return DtypeRef(None, tuple(d.spec_name for d in dtype.dtypes))
+    if dtype.var is not None:
+        return DtypeRef("name", dtype.var.name)
+    assert dtype.written is not None
+    return _set_ref(dtype.written)
 
 
 def _with_doc(doc: str, words: str) -> str:
@@ -409,8 +426,8 @@ def _dtype_from(op: OpSpec, output: Output) -> RuleRef | None:
     """``dtype_from=`` for an output whose dtype its constraint cannot tell
     the builder (chained builders need it): the infer_meta dtype rule."""
     rule = next((r.dtype for r in op.infer_meta or () if r.output == output.name), None)
-    if rule is None:
-        return None
+    if rule is None or rule.kind is DtypeRuleKind.VAR:
+        return None  # none, or the type variable gives it
     if rule.kind is DtypeRuleKind.FIXED:
         assert rule.dtype is not None
         if len(output.dtype.dtypes) == 1:

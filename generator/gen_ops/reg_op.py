@@ -19,19 +19,21 @@ import enum
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ge_ir.types import DataType
+from ge_ir.types import DataType, dtype_from_spec_name
 from gen_ops.cpp_reserved import SYSTEM_MACROS
 from gen_ops.diagnostics import Span
 from gen_ops.model import (
     Attr,
     DtypeConstraint,
     DtypeKind,
+    DtypeSet,
     Input,
     InputKind,
     OpSpec,
     Output,
     Subgraph,
     TypeVar,
+    TypeVarKind,
 )
 
 
@@ -197,20 +199,42 @@ def elements(op: OpSpec) -> tuple[Element, ...]:
     return tuple(Element(macro_of(item), item.name, item) for item in items)
 
 
-def type_range(dtypes: Iterable[DataType], set_name: str | None) -> str:
-    """``TensorType::NumberType()`` for a named set, ``TensorType({DT_A,
-    DT_B})`` otherwise (in DataType order)."""
-    if set_name:
-        return f"TensorType::{set_name}()"
-    return "TensorType({" + ", ".join(d.name for d in sorted(dtypes)) + "})"
+def tensor_type(written: DtypeSet, evaluated: bool) -> str:
+    """A set as GE's TensorType writes it: ``TensorType::NumberType()`` for
+    a named set alone, ``TensorType({DT_A, DT_B})`` for dtypes (in the
+    spec's order, Note [Dtype order]). A union of named sets and dtypes is
+    GE's ``TensorType({BasicType(), DT_BOOL})`` where the macros only
+    stringify it (an element's dtype); where C++ evaluates it
+    (``evaluated``: DATATYPE's range), which has no such constructor, it is
+    its members."""
+    if written.set_name:
+        return f"TensorType::{written.set_name}()"
+    if evaluated or not written.sets:
+        names = [d.name for d in written.dtypes]
+    else:
+        names = [
+            f"{item}()" if item in written.sets else dtype_from_spec_name(item).name
+            for item in written.items
+        ]
+    return "TensorType({" + ", ".join(names) + "})"
+
+
+def type_var_range(var: TypeVar) -> str:
+    """DATATYPE's range: ``TensorType(...)``, ``ListTensorType(TensorType(...))``
+    or ``Promote({"T1", "T2"})``."""
+    if var.kind is TypeVarKind.PROMOTE:
+        return "Promote({" + ", ".join(f'"{name}"' for name in var.promote) + "})"
+    range_ = tensor_type(var.written, evaluated=True)
+    return f"ListTensorType({range_})" if var.kind is TypeVarKind.LIST else range_
 
 
 def dtype_symbol(dtype: DtypeConstraint) -> str:
     """GE's dtype symbol of an input or output: a type variable's name, or
     its range expression (the history export stores this text)."""
-    if dtype.kind is DtypeKind.VAR:
-        return str(dtype.name)
-    return type_range(dtype.dtypes, dtype.name if dtype.kind is DtypeKind.SET else None)
+    if dtype.var is not None:
+        return dtype.var.name
+    assert dtype.written is not None
+    return tensor_type(dtype.written, evaluated=False)
 
 
 def dtype_argument(dtype: DtypeConstraint) -> str:

@@ -479,10 +479,17 @@ CASES: list[Case] = [
         inputs:
           - {name: x, dtype: T}
     """),
-    case("E401", "3:23", "named set inside a list", """
+    case("E401", "3:34", "unknown name in a union with a named set", """
         op: A
         inputs:
-          - {name: x, dtype: [ALL]}
+          - {name: x, dtype: [BasicType, boool]}
+    """),
+    case("E401", "3:14", "unknown name in a list type variable", """
+        op: A
+        dtypes:
+          T: {list: [flaot32]}
+        inputs:
+          - {name: x, dtype: T, dynamic: true}
     """),
     case("E402", "3:22", "undeclared type variable", """
         op: A
@@ -507,6 +514,90 @@ CASES: list[Case] = [
           ALL: [float16]
         inputs:
           - {name: x, dtype: ALL}
+    """),
+    case("E404", "4:20", "promotes an undeclared name", """
+        op: A
+        dtypes:
+          T: [float32]
+          P: {promote: [T, U]}
+        inputs:
+          - {name: x, dtype: T}
+        outputs:
+          - {name: y, dtype: P}
+    """),
+    case("E404", "5:20", "promotes a list type variable", """
+        op: A
+        dtypes:
+          T: [float32]
+          L: {list: [float32]}
+          P: {promote: [T, L]}
+        inputs:
+          - {name: x, dtype: T}
+          - {name: xs, dtype: L, dynamic: true}
+        outputs:
+          - {name: y, dtype: P}
+    """),
+    case("E404", "6:17", "promotes a promoted type variable", """
+        op: A
+        dtypes:
+          T: [float32]
+          U: [int32]
+          P: {promote: [T, U]}
+          Q: {promote: [P, T]}
+        inputs:
+          - {name: x, dtype: T}
+          - {name: u, dtype: U}
+        outputs:
+          - {name: y, dtype: Q}
+    """),
+    case("E404", "5:20", "promotes a variable only an optional input has", """
+        op: A
+        dtypes:
+          T: [float32]
+          U: [int32]
+          P: {promote: [T, U]}
+        inputs:
+          - {name: x, dtype: T}
+          - {name: b, dtype: U, optional: true}
+        outputs:
+          - {name: y, dtype: P}
+    """),
+    case("E405", "5:22", "list type variable on a static input", """
+        op: A
+        dtypes:
+          L: {list: [float32, int32]}
+        inputs:
+          - {name: x, dtype: L}
+    """),
+    case("E405", "5:22", "list type variable on a static output", """
+        op: A
+        dtypes:
+          L: {list: [float32, int32]}
+        outputs:
+          - {name: y, dtype: L}
+    """),
+    case("E405", "9:22", "promoted type variable on an input", """
+        op: A
+        dtypes:
+          T: [float32]
+          U: [int32]
+          P: {promote: [T, U]}
+        inputs:
+          - {name: x, dtype: T}
+          - {name: u, dtype: U}
+          - {name: z, dtype: P}
+    """),
+    case("E406", "5:16", "no pair of dtypes promotes", """
+        op: A
+        dtypes:
+          T: [uint16]
+          U: [int8, float32]
+          P: {promote: [T, U]}
+        inputs:
+          - {name: x, dtype: T}
+          - {name: u, dtype: U}
+        outputs:
+          - {name: y, dtype: P}
     """),
     # -- E5xx: attrs -------------------------------------------------------
     case("E501", "3:42", "undefined in a list_dtype default", """
@@ -792,6 +883,33 @@ CASES: list[Case] = [
           - {name: n, type: int}
         outputs:
           - {name: y, dtype: float32, count: attr(n)}
+    """),
+    case("E614", "12:33", "dtype rule of a promoted output", """
+        op: A
+        dtypes:
+          T: [float32, int32]
+          U: [float16]
+          P: {promote: [T, U]}
+        inputs:
+          - {name: x, dtype: T}
+          - {name: u, dtype: U}
+        outputs:
+          - {name: y, dtype: P}
+        infer_meta:
+          y: {shape: same_as(x), dtype: x}
+        impl:
+          capabilities: [execute]
+    """),
+    case("E614", "9:27", "dtype rule of a list output", """
+        op: A
+        dtypes:
+          L: {list: [float32, int32]}
+        inputs:
+          - {name: xs, dtype: L, dynamic: true}
+        outputs:
+          - {name: ys, dtype: L, dynamic: true, count: len(xs)}
+        infer_meta:
+          ys: {shape: [2], dtype: float32}
     """),
     # -- E7xx: impl --------------------------------------------------------
     case("E701", "6:14", "unknown input", """
@@ -1124,11 +1242,11 @@ WORDINGS: list[Wording] = [
             holds="hint: did you mean 'module'?"),
     Wording("E103", "names the first line", "op: A\ndoc: a\ndoc: b\n",
             holds="(first defined at line 2)"),
-    Wording("E401", "named set in a list", """
+    Wording("E401", "suggests a named set too", """
         op: A
         inputs:
-          - {name: x, dtype: [ALL]}
-    """, holds="hint: 'ALL' is a named set; a named set stands alone"),
+          - {name: x, dtype: [BasicTyp, bool]}
+    """, holds="hint: did you mean 'BasicType'?"),
     Wording("E402", "suggests declaring it", """
         op: A
         inputs:

@@ -3,8 +3,7 @@
 
 What REG_OP carries is compared as gen-ops' model holds it (names, kinds,
 resolved dtype sets and named sets, type variables, attr types and default
-values); spelling is not (gen-ops writes sets in DataType order, floats as
-the spec spelled them). Docs are not compared: gen-ops writes them as
+values); spelling is not (floats as the spec spelled them). Docs are not compared: gen-ops writes them as
 ``///`` comments, the importer reads ``/** */`` blocks. The rendered header
 must import without a single diagnostic."""
 
@@ -161,12 +160,14 @@ def data(op: OpSpec) -> dict[str, Any]:
     """What REG_OP carries of a model."""
 
     def dtype(c: Any) -> tuple[Any, ...]:
-        return (c.kind, c.dtypes, c.name, c.set_name)
+        return (c.kind, c.dtypes, c.name, c.written)
 
     return {
         "op": op.op_type,
         "module": op.module,
-        "type_vars": [(v.name, v.dtypes, v.set_name) for v in op.type_vars],
+        "type_vars": [
+            (v.name, v.kind, v.written, v.promote, v.dtypes) for v in op.type_vars
+        ],
         "inputs": [(i.name, i.kind, dtype(i.dtype)) for i in op.inputs],
         "outputs": [
             (o.name, o.dynamic, dtype(o.dtype), o.ref_input) for o in op.outputs

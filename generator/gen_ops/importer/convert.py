@@ -183,7 +183,11 @@ class _Converter:
 
     def datatype(self, element: Element, name: str) -> None:
         found = read_range(
-            element.tail(1), self.fix_dtypes, self.report, f"type variable {name}"
+            element.tail(1),
+            self.declared,
+            self.fix_dtypes,
+            self.report,
+            f"type variable {name}",
         )
         if found is not None:
             self.type_vars.append(TypeVar(name, found))

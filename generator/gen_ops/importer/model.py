@@ -35,16 +35,19 @@ class NamedSet:
 
 @dataclass(frozen=True)
 class DtypeList:
-    """A list of dtypes, by spec name, in header order, each once."""
+    """A list of dtypes by spec name, and of named sets by name (their
+    union: ``TensorType({BasicType(), DT_BOOL})``), in header order, each
+    once."""
 
     names: tuple[str, ...]
 
 
 @dataclass(frozen=True)
 class Promote:
-    """``Promote({"x1", "x2"})``: the promoted type of those inputs."""
+    """``Promote({"T1", "T2"})``: the promoted type of those type
+    variables."""
 
-    inputs: tuple[str, ...]
+    vars: tuple[str, ...]
 
 
 @dataclass(frozen=True)

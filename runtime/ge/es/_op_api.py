@@ -10,7 +10,7 @@ the rules live in one place and generated code stays small.
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +26,12 @@ from ge.graph.numpy_dtypes import has_numpy_dtype, to_numpy_dtype
 from ge.graph.tensor import Tensor
 from ge.graph.types import DataType, dtype_from_spec_name
 from ge_ir.dtype_rules import DtypeRules, DtypeSpec, SlotRule
+from ge_ir.promotion import promote
+
+# What a type variable is bound to while a node is built: its name, or
+# (name, instance) for a list variable (Note [Type variable kinds] in
+# ge_ir/dtype_rules.py); the dtype, and where it came from.
+Bound = dict[Hashable, tuple[DataType, str]]
 
 __all__ = [
     "OpDef",
@@ -261,12 +267,15 @@ class OpDef:
     def _bind_inputs(self, builder: GraphBuilder, inputs: Mapping[str, Any]) -> tuple[
         list[TensorHolder | None],
         list[IrInput],
-        dict[str, DataType],
+        dict[Hashable, DataType],
         list[tuple[int, np.ndarray, DataType]],
     ]:
         """Input slots (literals as None for now), the IR layout, the type
-        variables bound, and the constants to make: (slot, values, dtype)."""
-        bound: dict[str, tuple[DataType, str]] = {}
+        variables bound (a list variable by instance, and by its name to
+        its instance count), and the constants to make: (slot, values,
+        dtype)."""
+        bound: Bound = {}
+        _list_lengths(self, inputs)
         # First the tensors whose dtype is known: they bind type variables.
         for item in self.inputs:
             value = inputs.get(item.name)
@@ -280,7 +289,7 @@ class OpDef:
                     where = self._param("input", item) + (
                         f"[{i}]" if item.dynamic else ""
                     )
-                    self._check_dtype(where, dtype, constraint, bound)
+                    self._check_dtype(where, dtype, constraint, bound, i)
         holders: list[TensorHolder | None] = []
         ir_inputs: list[IrInput] = []
         literals: list[tuple[int, np.ndarray, DataType]] = []
@@ -299,7 +308,7 @@ class OpDef:
                         )
                     holders.append(each)
                     continue
-                array, dtype = self._literal(where, each, constraint, bound)
+                array, dtype = self._literal(where, each, constraint, bound, i)
                 literals.append((len(holders), array, dtype))
                 holders.append(None)
             count = len(values) if item.dynamic else 1
@@ -339,17 +348,19 @@ class OpDef:
         where: str,
         dtype: DataType,
         constraint: SlotRule,
-        bound: dict[str, tuple[DataType, str]],
+        bound: Bound,
+        index: int,
     ) -> None:
         if constraint.allowed and dtype not in constraint.allowed:
             raise self._value_error(
                 where,
                 f"dtype {dtype.spec_name} is not allowed; {constraint.words()} allowed",
             )
-        if constraint.var is not None:
-            previous = bound.get(constraint.var)
+        key = _binding(constraint, index)
+        if key is not None:
+            previous = bound.get(key)
             if previous is None:
-                bound[constraint.var] = (dtype, where)
+                bound[key] = (dtype, where)
             elif previous[0] is not dtype:
                 raise self._value_error(
                     where,
@@ -362,7 +373,8 @@ class OpDef:
         where: str,
         value: Any,
         constraint: SlotRule,
-        bound: dict[str, tuple[DataType, str]],
+        bound: Bound,
+        index: int,
     ) -> tuple[np.ndarray, DataType]:
         """The values and dtype of the constant a literal input becomes."""
         try:
@@ -370,8 +382,9 @@ class OpDef:
         except ValueError as exc:
             raise self._value_error(where, str(exc)) from None
         dtype = None
-        if constraint.var is not None and constraint.var in bound:
-            dtype = bound[constraint.var][0]
+        key = _binding(constraint, index)
+        if key is not None and key in bound:
+            dtype = bound[key][0]
         else:
             dtype = _literal_dtype(array, constraint.allowed)
             if dtype is None:
@@ -380,8 +393,8 @@ class OpDef:
                     f"cannot make a constant of {array.dtype} values: "
                     f"{constraint.words()} allowed",
                 )
-            if constraint.var is not None:
-                bound[constraint.var] = (dtype, where)
+            if key is not None:
+                bound[key] = (dtype, where)
         if not has_numpy_dtype(dtype):
             raise self._value_error(
                 where, f"cannot make a {dtype.spec_name} constant from Python numbers"
@@ -464,7 +477,7 @@ class OpDef:
         counts: Mapping[str, Any],
         inputs: Mapping[str, Any],
         attr_values: Mapping[str, tuple[AttrType, Any]],
-        bound: dict[str, DataType],
+        bound: dict[Hashable, DataType],
     ) -> tuple[list[IrOutput], list[TensorMeta]]:
         ir_outputs: list[IrOutput] = []
         metas: list[TensorMeta] = []
@@ -473,15 +486,23 @@ class OpDef:
             if item.dynamic:
                 count = _instance_count(self, item, counts, inputs, attr_values)
             constraint = self.output_constraints[item.name]
-            dtype = DataType.DT_UNDEFINED
-            if item.dtype_from is not None:
-                dtype = self._dtype_from(item, inputs, attr_values, bound)
-            elif constraint.var is not None and constraint.var in bound:
-                dtype = bound[constraint.var]
-            elif len(constraint.allowed) == 1:
-                (dtype,) = constraint.allowed
+            if constraint.per_instance and constraint.var is not None:
+                dtypes = _list_dtypes(self, item, count, inputs, bound)
+            else:
+                dtype = DataType.DT_UNDEFINED
+                if item.dtype_from is not None:
+                    dtype = self._dtype_from(item, inputs, attr_values, bound)
+                elif constraint.var is not None and constraint.var in (
+                    self.rules.promotions
+                ):
+                    dtype = _promoted(self, item, constraint.var, bound)
+                elif constraint.var is not None and constraint.var in bound:
+                    dtype = bound[constraint.var]
+                elif len(constraint.allowed) == 1:
+                    (dtype,) = constraint.allowed
+                dtypes = [dtype] * count
             ir_outputs.append(IrOutput(item.name, item.dynamic, count))
-            metas.extend(TensorMeta(None, dtype) for _ in range(count))
+            metas.extend(TensorMeta(None, dtype) for dtype in dtypes)
         return ir_outputs, metas
 
     def _dtype_from(
@@ -489,7 +510,7 @@ class OpDef:
         item: Output,
         inputs: Mapping[str, Any],
         attr_values: Mapping[str, tuple[AttrType, Any]],
-        bound: dict[str, DataType],
+        bound: Mapping[Hashable, DataType],
     ) -> DataType:
         """The output's dtype by its rule (DT_UNDEFINED when not known yet);
         a dtype its constraint does not allow is refused here, naming the
@@ -522,7 +543,84 @@ class OpDef:
         return dtype
 
 
+# -- type variables of a list or a promotion (Note [Type variable kinds] in
+# ge_ir/dtype_rules.py) --------------------------------------------------------
+
+
+def _list_lengths(op: OpDef, inputs: Mapping[str, Any]) -> None:
+    """Dynamic inputs that share a list variable have as many instances
+    (their dtypes are compared position by position)."""
+    first: dict[str, tuple[int, str]] = {}
+    for item in op.inputs:
+        constraint = op.input_constraints[item.name]
+        if not constraint.per_instance or constraint.var is None:
+            continue
+        count = len(inputs[item.name])
+        where = op._param("input", item)
+        seen = first.setdefault(constraint.var, (count, where))
+        if seen[0] != count:
+            raise op._value_error(
+                where,
+                f"has {count} instance(s) but {seen[1]} has {seen[0]}; both are "
+                f"list type variable {constraint.var}",
+            )
+
+
+def _list_dtypes(
+    op: OpDef,
+    item: Output,
+    count: int,
+    inputs: Mapping[str, Any],
+    bound: Mapping[Hashable, DataType],
+) -> list[DataType]:
+    """A list variable's output: instance i takes the dtype bound at
+    position i; it has as many instances as the inputs of its variable."""
+    var = op.output_constraints[item.name].var
+    for source in op.inputs:
+        if op.input_constraints[source.name].var != var:
+            continue
+        given = len(inputs[source.name])
+        if given != count:
+            raise op._value_error(
+                f"output '{item.name}'",
+                f"has {count} instance(s) but {op._param('input', source)} has "
+                f"{given}; both are list type variable {var}",
+            )
+        break
+    return [bound.get((var, i), DataType.DT_UNDEFINED) for i in range(count)]
+
+
+def _promoted(
+    op: OpDef, item: Output, var: str, bound: Mapping[Hashable, DataType]
+) -> DataType:
+    """A promoted variable's dtype (Note [Type promotion] in
+    ge_ir/promotion.py), once every variable it promotes is bound;
+    DT_UNDEFINED until then."""
+    sources = op.rules.promotions[var]
+    if not all(s in bound for s in sources):
+        return DataType.DT_UNDEFINED
+    dtypes = [bound[s] for s in sources]
+    result = promote(dtypes)
+    if result is None:
+        words = ", ".join(
+            f"{s} ({d.spec_name})" for s, d in zip(sources, dtypes, strict=True)
+        )
+        raise op._value_error(
+            f"output '{item.name}'",
+            f"type variable {var} promotes {words}, which have no promoted dtype",
+        )
+    return result
+
+
 # -- the parts of a build that need no dtype rule --------------------------------
+
+
+def _binding(constraint: SlotRule, index: int) -> Hashable | None:
+    """What an instance of a slot binds: its type variable, by position for
+    a list variable; None for a slot without one."""
+    if constraint.var is None:
+        return None
+    return (constraint.var, index) if constraint.per_instance else constraint.var
 
 
 def _attr_values(
