@@ -94,6 +94,27 @@ def test_generated_file_compiles(path: Path) -> None:
     assert result.returncode == 0, describe(result)
 
 
+GOLDEN = ROOT / "tests/golden/expected"
+
+
+def test_the_golden_module_compiles() -> None:
+    """tests/golden/expected's proto .cc, which includes every golden header
+    (Promote, ListTensorType, unions, _GeNamesOp, Shape, While, ...)."""
+    assert GXX is not None
+    (source,) = sorted((GOLDEN / "src").glob("*.cc"))
+    result = subprocess.run(
+        [GXX, *GXX_FLAGS[:-2], "-I", str(GOLDEN / "include"), "-x", "c++", str(source)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_S,
+        check=False,
+        env={**os.environ, "LC_ALL": "C"},
+        stdin=subprocess.DEVNULL,
+    )
+    assert result.returncode == 0, describe(result)
+
+
 # --- the stand-in header: valid spellings ------------------------------------
 
 
