@@ -83,6 +83,7 @@ CODES: dict[str, CodeInfo] = {
     "W902": CodeInfo(Severity.WARNING, "C++ keyword renamed in GE's C/C++ ES API"),
     "W903": CodeInfo(Severity.WARNING, "unused type variable"),
     "W904": CodeInfo(Severity.WARNING, "Python parameter renamed to avoid a clash"),
+    "W905": CodeInfo(Severity.WARNING, "attr left out of the REG_OP header"),
     # gen-ops import: REG_OP headers.
     "I101": CodeInfo(Severity.ERROR, "cannot read header"),
     "I102": CodeInfo(Severity.ERROR, "no headers found"),
