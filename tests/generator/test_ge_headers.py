@@ -105,8 +105,8 @@ def test_named_sets_have_ge_irs_members(tmp_path: Path) -> None:
     )
     printed: dict[str, list[int]] = {}
     for line in _run(tmp_path, body).splitlines():
-        name, *members = line.split()
-        printed[name] = [int(m) for m in members]
+        name, *words = line.split()
+        printed[name] = [int(w) for w in words]
     for name, members in printed.items():
         assert len(members) == len(set(members)), f"{name} lists a dtype twice"
     assert {n: frozenset(DataType(m) for m in ms) for n, ms in printed.items()} == {
