@@ -84,7 +84,8 @@ def _render_parser() -> argparse.ArgumentParser:
         description="Validate op specs and render the ge.es Python builders, REG_OP "
         "headers, implementation skeletons and reference docs.",
         epilog="other commands: gen-ops validate | new <Op> | schema | import HEADER... "
-        "(each has --help). Exit status: 0 ok, 1 drift (--check), 2 invalid "
+        "| roundtrip HEADER... (each has --help). Exit status: 0 ok, 1 drift "
+        "(--check), 2 invalid "
         "specs or usage, 3 cannot write, 4 internal error, 129/130/143 stopped "
         "by SIGHUP/SIGINT/SIGTERM, 141 standard output closed.",
     )

@@ -67,6 +67,12 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+def _done(status: int, temporary: Path | None) -> int:
+    if temporary is not None:
+        shutil.rmtree(temporary, ignore_errors=True)
+    return status
+
+
 def main(argv: Sequence[str]) -> int:
     from gen_ops.importer import roundtrip
 
@@ -89,9 +95,10 @@ def main(argv: Sequence[str]) -> int:
         report = roundtrip.run(options)
     except roundtrip.RenderedWriteError as exc:
         print(f"gen-ops roundtrip: {exc}", file=sys.stderr)
-        if temporary:
-            shutil.rmtree(rendered, ignore_errors=True)
-        return EXIT_IO
+        return _done(EXIT_IO, rendered if temporary else None)
+    except BaseException:  # a signal or a bug: no temporary directory is left
+        _done(EXIT_IO, rendered if temporary else None)
+        raise
     for diagnostic in report.diagnostics:
         print(diagnostic.format(), file=sys.stderr)
     status = (
@@ -100,8 +107,8 @@ def main(argv: Sequence[str]) -> int:
         else EXIT_DIFFERS if report.differ or report.unrendered else EXIT_SAME
     )
     kept = not temporary or report.differ > 0
-    if temporary and not kept:
-        shutil.rmtree(rendered, ignore_errors=True)
+    if not kept:
+        _done(status, rendered)
     if status != EXIT_SAME or not args.quiet:
         summary = (
             f"gen-ops roundtrip: {report.headers} header(s)"
