@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from gen_ops.model import OpSpec
 
 EXIT_OK, EXIT_DRIFT, EXIT_INVALID, EXIT_IO, EXIT_INTERNAL = 0, 1, 2, 3, 4
-COMMANDS = ("render", "validate", "new", "schema", "import")
+COMMANDS = ("render", "validate", "new", "schema", "import", "roundtrip")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -84,7 +84,8 @@ def _render_parser() -> argparse.ArgumentParser:
         description="Validate op specs and render the ge.es Python builders, REG_OP "
         "headers, implementation skeletons and reference docs.",
         epilog="other commands: gen-ops validate | new <Op> | schema | import HEADER... "
-        "(each has --help). Exit status: 0 ok, 1 drift (--check), 2 invalid "
+        "| roundtrip HEADER... (each has --help). Exit status: 0 ok, 1 drift "
+        "(--check), 2 invalid "
         "specs or usage, 3 cannot write, 4 internal error, 129/130/143 stopped "
         "by SIGHUP/SIGINT/SIGTERM, 141 standard output closed.",
     )
@@ -387,6 +388,14 @@ def cmd_import(argv: Sequence[str]) -> int:
     return import_main(list(argv))
 
 
+def cmd_roundtrip(argv: Sequence[str]) -> int:
+    """``gen-ops roundtrip``: REG_OP headers through gen-ops and back,
+    compared (docs/importing.md section 14)."""
+    from gen_ops.importer.roundtrip_cli import main as roundtrip_main
+
+    return roundtrip_main(list(argv))
+
+
 def cmd_schema(argv: Sequence[str]) -> int:
     _schema_parser().parse_args(argv)
     from gen_ops.schema_check import schema_text
@@ -430,6 +439,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "new": cmd_new,
         "schema": cmd_schema,
         "import": cmd_import,
+        "roundtrip": cmd_roundtrip,
     }[command]
     try:
         with interrupts.as_exceptions():

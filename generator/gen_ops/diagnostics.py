@@ -30,7 +30,8 @@ class CodeInfo:
 # E8xx across specs, W9xx notes that do not stop generation. ``gen-ops
 # import`` (gen_ops.importer) reports I1xx for a header it cannot read (the
 # header is not imported), I2xx for a declaration it cannot import (the op is
-# not imported) and I3xx for what it normalised (a warning).
+# not imported) and I3xx for what it normalised (a warning); ``gen-ops
+# roundtrip`` adds R1xx and R2xx (gen_ops.importer.roundtrip).
 CODES: dict[str, CodeInfo] = {
     "E101": CodeInfo(Severity.ERROR, "cannot read spec file"),
     "E102": CodeInfo(Severity.ERROR, "YAML syntax error"),
@@ -89,6 +90,7 @@ CODES: dict[str, CodeInfo] = {
     "W902": CodeInfo(Severity.WARNING, "C++ keyword renamed in GE's C/C++ ES API"),
     "W903": CodeInfo(Severity.WARNING, "unused type variable"),
     "W904": CodeInfo(Severity.WARNING, "Python parameter renamed to avoid a clash"),
+    "W905": CodeInfo(Severity.WARNING, "attr left out of the REG_OP header"),
     # gen-ops import: REG_OP headers.
     "I101": CodeInfo(Severity.ERROR, "cannot read header"),
     "I102": CodeInfo(Severity.ERROR, "no headers found"),
@@ -113,6 +115,15 @@ CODES: dict[str, CodeInfo] = {
     "I306": CodeInfo(Severity.WARNING, "differing declaration chosen by --prefer"),
     "I307": CodeInfo(Severity.WARNING, "doc names no parameter"),
     "I308": CodeInfo(Severity.WARNING, "full-width comma read as a comma"),
+    # gen-ops roundtrip: a declaration that gen-ops cannot render (R1xx) or
+    # renders with another meaning (R2xx).
+    "R101": CodeInfo(Severity.ERROR, "declaration gen-ops cannot render"),
+    "R102": CodeInfo(Severity.ERROR, "rendered header does not give the op back"),
+    "R201": CodeInfo(Severity.ERROR, "element missing, added or moved"),
+    "R202": CodeInfo(Severity.ERROR, "element kind differs"),
+    "R203": CodeInfo(Severity.ERROR, "dtype differs"),
+    "R204": CodeInfo(Severity.ERROR, "attr type differs"),
+    "R205": CodeInfo(Severity.ERROR, "attr default differs"),
 }
 
 

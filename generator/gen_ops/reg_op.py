@@ -19,6 +19,7 @@ import enum
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from ge_ir.attrs import AttrType
 from ge_ir.types import DataType, dtype_from_spec_name
 from gen_ops.cpp_reserved import SYSTEM_MACROS
 from gen_ops.diagnostics import Span
@@ -187,8 +188,28 @@ def macro_of(item: Item) -> RegOpMacro:
     return RegOpMacro.DATATYPE
 
 
+# Note [NamedAttrs in REG_OP]: GE's external headers declare class
+# NamedAttrs (operator.h) and never define it; only GE's internal headers do.
+# REG_OP therefore cannot declare an attr of type NamedAttrs or
+# ListNamedAttrs in a header built against them (tests/cpp/ge_external
+# proves it), whatever its default: ATTR's and REQUIRED_ATTR's getter
+# returns Op<Type> by value, ATTR constructs Op<Type>(default...), and a
+# std::vector<NamedAttrs> is never complete enough to construct or destroy.
+# gen-ops leaves such attrs out of the REG_OP chain, says so in the header's
+# comment and warns (W905); everything else (builders, prototypes, graph and
+# model files, docs, the history export) keeps them. In a GE graph they are
+# attrs outside the IR, which Operator::SetAttr accepts for NamedAttrs.
+UNDECLARABLE_ATTR_TYPES = frozenset({AttrType.NAMED_ATTRS, AttrType.LIST_NAMED_ATTRS})
+
+
+def declares(item: Item) -> bool:
+    """Whether REG_OP declares ``item`` (Note [NamedAttrs in REG_OP])."""
+    return not (isinstance(item, Attr) and item.type in UNDECLARABLE_ATTR_TYPES)
+
+
 def elements(op: OpSpec) -> tuple[Element, ...]:
-    """Every REG_OP element of ``op``, in the order the header declares them."""
+    """Every REG_OP element of ``op``, in the order the header declares them
+    (attrs REG_OP cannot declare left out: Note [NamedAttrs in REG_OP])."""
     items: Iterable[Item] = (
         *op.inputs,
         *op.outputs,
@@ -196,7 +217,9 @@ def elements(op: OpSpec) -> tuple[Element, ...]:
         *op.graphs,
         *op.type_vars,
     )
-    return tuple(Element(macro_of(item), item.name, item) for item in items)
+    return tuple(
+        Element(macro_of(item), item.name, item) for item in items if declares(item)
+    )
 
 
 def tensor_type(written: DtypeSet, evaluated: bool) -> str:

@@ -1120,6 +1120,17 @@ CASES: list[Case] = [
           - {name: x, dtype: float32}
           - {name: y, dtype: float32}
     """),
+    case("W905", "3:21", "named_attrs attr", """
+        op: A
+        attrs:
+          - {name: f, type: named_attrs}
+    """),
+    case("W905", "4:21", "list_named_attrs attr with a default", """
+        op: A
+        attrs:
+          - {name: i, type: int}
+          - {name: l, type: list_named_attrs, default: []}
+    """),
 ]
 # fmt: on
 

@@ -13,6 +13,7 @@ from ge_ir.types import (
 )
 from gen_ops.diagnostics import suggest
 from gen_ops.model import Attr, Default, DeriveRule, Input
+from gen_ops.reg_op import declares
 from gen_ops.semantics.context import Checker
 from gen_ops.semantics.names import check_unique
 from gen_ops.semantics.rules import derive_rule
@@ -52,16 +53,26 @@ def attrs(ctx: Checker, inputs: list[Input]) -> list[Attr]:
             derive = derive_rule(
                 ctx, name, attr_type, item["derive"], where + ("derive",), by_input
             )
-        result.append(
-            Attr(
-                name=name,
-                type=attr_type,
-                default=default,
-                derive=derive,
-                doc=item_doc(ctx, item, where),
-                span=ctx.at(where + ("name",)),
-            )
+        attr = Attr(
+            name=name,
+            type=attr_type,
+            default=default,
+            derive=derive,
+            doc=item_doc(ctx, item, where),
+            span=ctx.at(where + ("name",)),
         )
+        if not declares(attr):
+            ctx.report(
+                "W905",
+                where + ("type",),
+                f"attr '{name}' ({attr_type.value}) is left out of the REG_OP "
+                "header: GE's external headers declare NamedAttrs without "
+                "defining it, so no NamedAttrs or ListNamedAttrs attr compiles "
+                "in REG_OP",
+                "nothing to do: builders, prototypes and graph files keep the "
+                "attr, and GE sees it as an attr outside the op's IR",
+            )
+        result.append(attr)
     return result
 
 
