@@ -138,21 +138,24 @@ _MEMBERS = {
 #   type, at namespace scope), OpReg, AscendString, OperatorCreatorRegister;
 # - tensor elements: TensorDesc; graphs: SubgraphBuilder, Graph;
 # - DATATYPE's ranges: TensorType, ListTensorType, Promote;
-# - attr defaults: Tensor(), NamedAttrs() and the DataType enumerators.
+# - attr defaults: Tensor() and the DataType enumerators.
 # Each attr's value type is Op<Type>, a member of Operator, which the op's
 # class finds in its base before namespace op: only an op of that name with
-# an attr of that type hides it (``ge_names_of``). Names REG_OP never refers
-# to (Shape, Format, DataType, ...) are fine: GE declares REG_OP(Shape).
+# an attr of that type in its REG_OP hides it (``ge_names_of``). Names REG_OP
+# never refers to (Shape, Format, DataType, ...) are fine: GE declares
+# REG_OP(Shape). NamedAttrs is one of them: only a NamedAttrs attr's default
+# would name it, and REG_OP declares no such attr (Note [NamedAttrs in
+# REG_OP]), so neither NamedAttrs nor OpNamedAttrs is refused for REG_OP.
 GE_NAMES = frozenset("""
     Operator OpReg AscendString OperatorCreatorRegister TensorDesc
-    SubgraphBuilder Graph TensorType ListTensorType Promote Tensor NamedAttrs
+    SubgraphBuilder Graph TensorType ListTensorType Promote Tensor
     """.split()) | frozenset(dt.name for dt in DataType)
 
 
 def ge_names_of(op: OpSpec) -> frozenset[str]:
     """The GE names ``op``'s class must not take (Note [Names REG_OP refers
-    to]): GE_NAMES, and the Op<Type> of each of its attrs."""
-    return GE_NAMES | {f"Op{a.type.ir_name}" for a in op.attrs}
+    to]): GE_NAMES, and the Op<Type> of each attr its REG_OP declares."""
+    return GE_NAMES | {f"Op{a.type.ir_name}" for a in op.attrs if declares(a)}
 
 
 _INPUT_MACRO = {

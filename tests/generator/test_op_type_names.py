@@ -3,11 +3,13 @@ it prevents, and the names it no longer refuses proven to work.
 
 C++ (Note [Names REG_OP refers to] in gen_ops/reg_op.py): an op class named
 like a GE name REG_OP's expansion refers to hides it, in its own header and
-in every header after it in the translation unit; g++ against
-tests/cpp/graph/operator_reg.h shows the failure, and a control that only
-renames the op compiles. Python: an op named like a name its builder module
-or author module imports hides that name from the module's annotations,
-which then no longer resolve to what they say.
+in every header after it in the translation unit; g++ against GE's external
+headers (tests/cpp/ge_external, whose REG_OP expands as GE's does) shows
+the failure, and a control that only renames the op compiles against them
+and against the project's stand-in (tests/cpp/graph/operator_reg.h), which
+every generated header is compiled with too. Python: an op named like a
+name its builder module or author module imports hides that name from the
+module's annotations, which then no longer resolve to what they say.
 """
 
 from __future__ import annotations
@@ -25,16 +27,22 @@ from helpers import ROOT, load_ops, write_tree
 
 from ge_ir.attrs import AttrType
 from ge_ir.types import DataType
-from gen_ops import pipeline
+from gen_ops import layout, pipeline
 from gen_ops.outputs import Target
-from gen_ops.reg_op import GE_NAMES, ge_names_of
+from gen_ops.reg_op import GE_NAMES, UNDECLARABLE_ATTR_TYPES, ge_names_of
 
 GXX = shutil.which("g++")
 needs_gxx = pytest.mark.skipif(GXX is None, reason="g++ is not on PATH")
+# The include directories: GE's external headers, where each refusal is
+# proven, and the project's stand-in, where the controls compile as well.
+GE_EXTERNAL = ROOT / "tests/cpp/ge_external"
+STAND_IN = ROOT / "tests/cpp"
 
 # A second op that uses every element, so its expansion refers to every
 # GE name REG_OP can, and code that uses its accessors as GE documents them
-# (each returns GE's own type: a hidden name changes what it returns).
+# (each returns GE's own type: a hidden name changes what it returns). No
+# named_attrs attr: none compiles against GE's headers, and gen-ops leaves
+# them out of REG_OP (Note [NamedAttrs in REG_OP]).
 EVERY_ELEMENT = """REG_OP(Second)
     .INPUT(x, "T")
     .OPTIONAL_INPUT(b, TensorType({DT_FLOAT}))
@@ -42,7 +50,6 @@ EVERY_ELEMENT = """REG_OP(Second)
     .OUTPUT(y, "P")
     .DYNAMIC_OUTPUT(ys, "L")
     .ATTR(t, Tensor, Tensor())
-    .ATTR(na, NamedAttrs, NamedAttrs())
     .ATTR(dt, Type, %s)
     .REQUIRED_ATTR(n, Int)
     .GRAPH(g)
@@ -61,11 +68,10 @@ inline void UseSecond() {
   Graph graph = second.get_subgraph_g();
   SubgraphBuilder builder = second.get_subgraph_builder_g();
   Tensor tensor = second.get_attr_t();
-  NamedAttrs named = second.get_attr_na();
   DataType dtype = second.get_attr_dt();
   int64_t n = second.get_attr_n();
   (void)input; (void)instance; (void)output; (void)graph; (void)builder;
-  (void)tensor; (void)named; (void)dtype; (void)n;
+  (void)tensor; (void)dtype; (void)n;
 }"""
 
 
@@ -83,9 +89,11 @@ def unit(first: str, dtype_default: str = "DT_FLOAT") -> str:
     )
 
 
-def gxx(tmp_path: Path, units: dict[str, str]) -> dict[str, str]:
-    """Syntax-check each unit, a g++ per unit, side by side; the errors of
-    each ("" when it compiles)."""
+def gxx(
+    tmp_path: Path, units: dict[str, str], include: Path = GE_EXTERNAL
+) -> dict[str, str]:
+    """Syntax-check each unit against the headers of ``include``, a g++ per
+    unit, side by side; the errors of each ("" when it compiles)."""
     assert GXX is not None
     tmp_path.mkdir(parents=True, exist_ok=True)
 
@@ -94,7 +102,7 @@ def gxx(tmp_path: Path, units: dict[str, str]) -> dict[str, str]:
         path.write_text(units[name], encoding="utf-8")
         result = subprocess.run(
             [GXX, "-std=c++17", "-fsyntax-only", "-Wall", "-Werror"]
-            + ["-I", str(ROOT / "tests/cpp"), "-x", "c++", str(path)],
+            + ["-I", str(include), "-x", "c++", str(path)],
             capture_output=True,
             text=True,
             check=False,
@@ -132,7 +140,8 @@ def test_every_refused_ge_name_breaks_the_translation_unit(tmp_path: Path) -> No
     spelling ``N`` where N is an enumerator) fails; the same with the op
     renamed compiles."""
     controls = units_of([n + "X" for n in PROVEN], "DT_BF16")
-    assert gxx(tmp_path / "control", {"all": controls}) == {"all": ""}
+    for include in (GE_EXTERNAL, STAND_IN):
+        assert gxx(tmp_path / "control", {"all": controls}, include) == {"all": ""}
     broken = {
         name: unit(name, name if name.startswith("DT_") else "DT_INT8")
         for name in PROVEN
@@ -143,9 +152,11 @@ def test_every_refused_ge_name_breaks_the_translation_unit(tmp_path: Path) -> No
 
 
 # Names gen-ops refused before and no longer does: REG_OP never refers to
-# them (GE itself declares REG_OP(Shape)).
+# them (GE itself declares REG_OP(Shape); NamedAttrs only a NamedAttrs attr
+# would, and REG_OP declares none).
 DROPPED = [
     "Shape",
+    "NamedAttrs",
     "DataType",
     "Format",
     "InferShapeFuncRegister",
@@ -162,7 +173,8 @@ DROPPED = [
 @needs_gxx
 def test_names_refused_no_more_compile(tmp_path: Path) -> None:
     assert not set(DROPPED) & GE_NAMES
-    assert gxx(tmp_path, {"all": units_of(DROPPED)}) == {"all": ""}
+    for include in (GE_EXTERNAL, STAND_IN):
+        assert gxx(tmp_path, {"all": units_of(DROPPED)}, include) == {"all": ""}
 
 
 ACCESSED = {  # an attr of each type, and a value of GE's type to read it into
@@ -203,6 +215,8 @@ def own_attr_unit(name: str, kind: AttrType, with_attr: bool) -> str:
 # The rule is one for every attr type; the proof takes a scalar, a list and
 # a class type.
 OWN_ATTR_KINDS = [AttrType.INT, AttrType.LIST_INT, AttrType.TENSOR]
+# The attr types REG_OP declares (Note [NamedAttrs in REG_OP]).
+DECLARED_KINDS = [k for k in AttrType if k not in UNDECLARABLE_ATTR_TYPES]
 
 
 @needs_gxx
@@ -210,14 +224,51 @@ def test_op_type_of_its_own_attr_breaks_only_with_that_attr(tmp_path: Path) -> N
     """Op<Type> is a member of Operator, which the op's class finds in its
     base: only an op of that name with an attr of that type hides it, and
     its get_attr_ accessor then returns the op (ge_names_of)."""
-    names = {kind: f"Op{kind.ir_name}" for kind in AttrType}
+    names = {kind: f"Op{kind.ir_name}" for kind in DECLARED_KINDS}
     controls = "".join(own_attr_unit(n + "X", k, True) for k, n in names.items())
     alone = "".join(own_attr_unit(n, k, False) for k, n in names.items())
     combined = {"controls": _one_unit(controls), "alone": _one_unit(alone)}
-    assert gxx(tmp_path / "ok", combined) == {"controls": "", "alone": ""}
+    for include in (GE_EXTERNAL, STAND_IN):
+        ok = gxx(tmp_path / "ok", combined, include)
+        assert ok == {"controls": "", "alone": ""}
     broken = {names[k]: own_attr_unit(names[k], k, True) for k in OWN_ATTR_KINDS}
     errors = gxx(tmp_path / "broken", broken)
     assert sorted(n for n, e in errors.items() if not e) == []
+
+
+@needs_gxx
+def test_op_types_of_undeclared_attrs_compile(tmp_path: Path) -> None:
+    """Ops named NamedAttrs, OpNamedAttrs and OpListNamedAttrs, the last two
+    with an attr of their type, as gen-ops renders them (the attr left out,
+    W905: no such attr compiles against GE's headers, test_cpp_headers'
+    INVALID), then Second in the same translation unit: they compile, so
+    gen-ops accepts them (no E304)."""
+    texts = {
+        "NamedAttrs": "",
+        "OpNamedAttrs": "attrs:\n  - {name: a, type: named_attrs}\n",
+        "OpListNamedAttrs": "attrs:\n  - {name: a, type: list_named_attrs}\n",
+    }
+    headers = []
+    for op_type, attrs in texts.items():
+        spec = tmp_path / f"{op_type}.yaml"
+        spec.write_text(
+            f"op: {op_type}\ninputs:\n  - {{name: x, dtype: float32}}\n"
+            f"outputs:\n  - {{name: y, dtype: float32}}\n{attrs}"
+        )
+        ops, sink = load_ops(spec)
+        assert [d.code for d in sink.items] == ["W905"] * bool(attrs)
+        assert op_type not in ge_names_of(ops[0])
+        (header,) = [
+            f
+            for f in pipeline.render(ops, frozenset({Target.CPP}))
+            if f.path.endswith(f"/{layout.file_stem(op_type)}.h")
+        ]
+        headers.append(header.content)
+    unit = "".join(headers) + (
+        "\nnamespace ge {\n" + EVERY_ELEMENT % "DT_FLOAT" + "\n}  // namespace ge\n"
+    )
+    for include in (GE_EXTERNAL, STAND_IN):
+        assert gxx(tmp_path / include.name, {"all": unit}, include) == {"all": ""}
 
 
 def _one_unit(units: str) -> str:

@@ -26,21 +26,20 @@ gen-ops' documented differences, applied in ``gen_ops_differences``:
 floats as written (gen_esb prints them through ``std::to_string``); lists
 as tuples and tensor defaults as None; an optional input followed by a
 subgraph gets no default (gen_esb's would not compile); a trailing
-``name=None`` for the node name; a default the import cannot read (I305)
-makes the attr required; ops with named_attrs, list_named_attrs,
+keyword-only node name, ``name=None``, or ``node_name=None`` (then
+``node_name_2``, ...) when a parameter already is ``name`` (an input
+``name`` keeps its name, as in gen_esb); a default the import cannot read
+(I305) makes the attr required; ops with named_attrs, list_named_attrs,
 list_tensor or bytes attrs, for which gen_esb writes no function, follow the
 same convention. Imported specs have no ``count`` or ``derive`` rules, so
 every dynamic output keeps its ``_num`` and every attr is a parameter.
 
-Three rules are changing in gen-ops now (issue10-gaps): an input named
-``name`` keeps its name, an op without inputs takes
-``owner_graph_builder``, an op with only optional inputs ``owner_builder``.
-A case that fails for one of them is marked xfail(strict=True,
-raises=Pending), and raises Pending only when the builder differs from the
-expected list by that rule alone, so it flips when that work is merged and
-fails for any other difference. The third rule already holds for every
-declaration drawn. Corpus ops whose spec uses a form issue10-gaps adds
-(NOT_RENDERED_YET) are marked the same way.
+The builder is imported from ``ge.es.<module>.<stem>``, the stem computed
+here by spec-reference.md's rule (the op type in snake case, a Python
+keyword with a trailing ``_``: ``If`` is ``if_``), so a builder written
+elsewhere fails too. Every case, corpus and drawn, must give exactly the
+expected list; ``test_a_wrong_builder_fails`` shows that a builder that
+differs in any one parameter does not pass.
 """
 
 from __future__ import annotations
@@ -48,6 +47,7 @@ from __future__ import annotations
 import inspect
 import keyword
 import math
+import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -60,7 +60,7 @@ from hypothesis import strategies as st
 
 from ge_ir.attrs import AttrType
 from ge_ir.types import DataType, dtype_from_spec_name
-from gen_ops import layout, pipeline
+from gen_ops import pipeline
 from gen_ops.diagnostics import Sink
 from gen_ops.importer import driver
 from gen_ops.importer.headers import HeaderFile
@@ -236,60 +236,43 @@ def gen_ops_differences(decl: Decl, esb: list[P]) -> list[P]:
     keywords = [P(_attr_name(a.name, decl.inputs), KEYWORD) for a in required] + [
         P(_attr_name(a.name, decl.inputs), KEYWORD, _our_default(a)) for a in others
     ]
-    # "Node names": name=None, last.
-    return positional + keywords + [P("name", KEYWORD, None)]
+    # "Node names": gen-ops' own keyword, last; it yields to gen_esb's
+    # names: ``name`` unless a parameter is called so (ParseExample's input),
+    # then the first free one of node_name, node_name_2, ...
+    taken = {p.name for p in positional + keywords}
+    node_name = "name"
+    if node_name in taken:
+        node_name, number = "node_name", 2
+        while node_name in taken:
+            node_name, number = f"node_name_{number}", number + 1
+    return positional + keywords + [P(node_name, KEYWORD, None)]
 
 
-# -- the three rules changing now (issue10-gaps) -----------------------------------
-
-PENDING_NAME = "issue10-gaps: an input named name keeps its name"
-PENDING_NO_INPUTS = "issue10-gaps: an op without inputs takes owner_graph_builder"
-
-
-class Pending(Exception):
-    """The builder differs from gen_esb's list only by a rule issue10-gaps
-    changes; xfail(raises=Pending) lets nothing else pass for it."""
-
-
-def pending(decl: Decl) -> str | None:
-    """The pending rule a declaration depends on, if any."""
-    if any(i.name == "name" for i in decl.inputs):
-        return PENDING_NAME
-    if not decl.inputs:
-        return PENDING_NO_INPUTS
-    return None
-
-
-def today(expected: list[P], reason: str) -> list[P]:
-    """``expected`` under today's rule that ``reason`` changes: an input
-    ``name`` is ``in_name`` (W904), the builder parameter of an op without
-    inputs ``owner_builder``."""
-    old = {PENDING_NAME: ("name", "in_name")}.get(
-        reason, ("owner_graph_builder", "owner_builder")
-    )
-    return [
-        P(old[1], p.kind, p.default) if (p.name, p.kind) == (old[0], POSITIONAL) else p
-        for p in expected
-    ]
-
-
-def compare(actual: list[P], decl: Decl, reason: str | None = None) -> None:
-    """Equal to the expected list; or, for a declaration that a pending rule
-    concerns, different by that rule alone (Pending)."""
+def compare(actual: list[P], decl: Decl) -> None:
+    """The builder's parameters are exactly the expected list."""
     expected = expected_of(decl)
-    if same(actual, expected):
-        return
-    if reason is not None and same(actual, today(expected, reason)):
-        raise Pending(reason)
-    raise AssertionError(f"gen-ops {actual}\nexpected {expected}")
+    if not same(actual, expected):
+        raise AssertionError(f"gen-ops {actual}\nexpected {expected}")
+
+
+# -- the builder's module (spec-reference.md, "<stem>") ------------------------------
+
+# A word boundary of the op type: lower or digit then upper (AddCustom), or
+# an upper that starts a word after an acronym (ABCDef: ABC_Def).
+_WORD_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+
+
+def documented_stem(op_type: str) -> str:
+    """The op type in snake case; a Python keyword gets a trailing ``_``."""
+    stem = _WORD_BOUNDARY.sub("_", op_type).lower()
+    return stem + "_" if keyword.iskeyword(stem) else stem
 
 
 # -- gen-ops' builder of an imported declaration ---------------------------------
 
 
-def builder_signature(header_text: str, work: Path) -> list[P]:
-    """Import the header (one op), render its spec's builder with gen-ops,
-    import the builder and read its signature."""
+def import_one(header_text: str, work: Path) -> tuple[ImportedOp, str]:
+    """The op of a header with one declaration, and its spec's text."""
     path = work / "ops.h"
     path.write_text(header_text, encoding="utf-8")
     result = driver.import_header(
@@ -300,24 +283,26 @@ def builder_signature(header_text: str, work: Path) -> list[P]:
     ]
     (op,) = result.ops
     (text,) = result.texts
+    return op, text
+
+
+def builder_signature(header_text: str, work: Path) -> list[P]:
+    """Import the header (one op), render its spec's builder with gen-ops,
+    import the builder and read its signature."""
+    op, text = import_one(header_text, work)
     return _rendered_signature(op, text, work)
 
 
-def _rendered_signature(
-    op: ImportedOp, text: str, work: Path, not_yet: str | None = None
-) -> list[P]:
-    """The signature of the builder gen-ops renders from ``text``. A spec
-    gen-ops cannot check is Pending(``not_yet``) when issue10-gaps adds
-    its form, and a failure otherwise."""
+def _rendered_signature(op: ImportedOp, text: str, work: Path) -> list[P]:
+    """The signature of the builder gen-ops renders from ``text``, read
+    from the module spec-reference.md names (``documented_stem``)."""
     sink = Sink()
     spec = pipeline.check_text(text, "sig/op.yaml", sink)
-    if (spec is None or sink.has_errors) and not_yet is not None:
-        raise Pending(not_yet)
     assert spec is not None and not sink.has_errors, [d.format() for d in sink.items]
     files = pipeline.render([spec], frozenset({Target.PYTHON}))
     write_tree({f.path: f.content for f in files}, work / "out")
     module = import_file(
-        work / "out/python/ge/es" / op.module / f"{layout.file_stem(op.op_type)}.py"
+        work / "out/python/ge/es" / op.module / f"{documented_stem(op.op_type)}.py"
     )
     signature = inspect.signature(getattr(module, op.op_type))
     return [P(p.name, p.kind, p.default) for p in signature.parameters.values()]
@@ -391,16 +376,6 @@ def decl_of(op: ImportedOp) -> Decl:
     )
 
 
-# Corpus specs gen-ops cannot render today, each for a form issue10-gaps adds.
-NOT_RENDERED_YET = {
-    "MulDemo": "issue10-gaps: dtypes {promote: [...]}",
-    "IdentityNDemo": "issue10-gaps: dtypes {list: ...}",
-    "ListRangeDemo": "issue10-gaps: dtypes {list: ...}",
-    "_IfDemo": "issue10-gaps: names starting with _",
-    "Shape": "issue10-gaps: op type Shape",
-}
-
-
 def _corpus() -> list[Any]:
     with tempfile.TemporaryDirectory() as nowhere:  # plan writes nothing
         result = driver.plan(
@@ -411,26 +386,17 @@ def _corpus() -> list[Any]:
                 jobs=1,
             )
         )
-    cases = []
-    for spec in sorted(result.files, key=lambda f: f.op.op_type):
-        decl = decl_of(spec.op)
-        reason = NOT_RENDERED_YET.get(decl.op) or pending(decl)
-        marks = (
-            [pytest.mark.xfail(strict=True, raises=Pending, reason=reason)]
-            if reason
-            else []
-        )
-        cases.append(pytest.param(spec.op, spec.text, marks=marks, id=decl.op))
-    return cases
+    return [
+        pytest.param(spec.op, spec.text, id=spec.op.op_type)
+        for spec in sorted(result.files, key=lambda f: f.op.op_type)
+    ]
 
 
 @pytest.mark.parametrize("op,text", _corpus())
 def test_corpus_builder_has_gen_esbs_parameters(
     op: ImportedOp, text: str, tmp_path: Path
 ) -> None:
-    decl = decl_of(op)
-    actual = _rendered_signature(op, text, tmp_path, NOT_RENDERED_YET.get(decl.op))
-    compare(actual, decl, pending(decl))
+    compare(_rendered_signature(op, text, tmp_path), decl_of(op))
 
 
 def test_corpus_covers_the_convention() -> None:
@@ -444,6 +410,11 @@ def test_corpus_covers_the_convention() -> None:
     assert any(a.default is UNREADABLE for d in decls for a in d.attrs)
     assert any(isinstance(a.default, float) for d in decls for a in d.attrs)
     assert any(i.name == "name" for d in decls for i in d.inputs)
+    # GE's forms: Promote and ListTensorType (MulDemo, IdentityNDemo), a
+    # leading _ (_IfDemo, _kernel), keyword file stems (If), Shape.
+    ops = {d.op for d in decls}
+    assert {"MulDemo", "IdentityNDemo", "_IfDemo", "If", "Shape"} <= ops
+    assert any(a.name.startswith("_") for d in decls for a in d.attrs)
 
 
 # -- random declarations ------------------------------------------------------------
@@ -520,7 +491,7 @@ def declarations(
         st.lists(
             st.sampled_from(
                 [f"a{i}" for i in range(6)]
-                + ["if", "global", "for"]
+                + ["if", "global", "for", "node_name"]
                 + [i.name for i in ins if i.name != "name"]
             ),
             max_size=5,
@@ -562,8 +533,7 @@ SETTINGS = settings(
 
 
 def _check(drawn: Drawn, work: Path) -> None:
-    actual = builder_signature(drawn.header, work)
-    compare(actual, drawn.decl, pending(drawn.decl))
+    compare(builder_signature(drawn.header, work), drawn.decl)
 
 
 @SETTINGS
@@ -582,7 +552,6 @@ def test_random_all_optional_declaration(
     _check(drawn, tmp_path_factory.mktemp("sig"))
 
 
-@pytest.mark.xfail(strict=True, raises=Pending, reason=PENDING_NO_INPUTS)
 @SETTINGS
 @given(drawn=declarations(inputs="none"))
 def test_random_declaration_without_inputs(
@@ -591,7 +560,6 @@ def test_random_declaration_without_inputs(
     _check(drawn, tmp_path_factory.mktemp("sig"))
 
 
-@pytest.mark.xfail(strict=True, raises=Pending, reason=PENDING_NAME)
 @SETTINGS
 @given(drawn=declarations(input_named_name=True))
 def test_random_declaration_with_an_input_named_name(
@@ -686,14 +654,126 @@ def test_documented_differences() -> None:
     ]
 
 
-def test_pending_rules() -> None:
-    """Two of issue10-gaps' three rules concern the builders of some
-    declarations; the third (owner_builder for an op with only optional
-    inputs) holds today, so its declarations are checked as any other
-    (test_random_all_optional_declaration)."""
-    assert pending(Decl("A")) == PENDING_NO_INPUTS
-    assert pending(Decl("A", (Input("name", "INPUT"),))) == PENDING_NAME
-    assert pending(Decl("A", (Input("x", "OPTIONAL_INPUT"),))) is None
-    assert today([P("owner_graph_builder", POSITIONAL)], PENDING_NO_INPUTS) == [
-        P("owner_builder", POSITIONAL)
-    ]
+def test_the_node_name_yields() -> None:
+    """An input ``name`` keeps its name in gen_esb and in gen-ops; the node
+    name is then ``node_name``, or ``node_name_2`` when an attr has that."""
+    decl = Decl("A", (Input("name", "INPUT"),))
+    assert gen_esb(decl) == [P("name", POSITIONAL)]
+    assert expected_of(decl)[-1] == P("node_name", KEYWORD, None)
+    taken = Decl("A", (Input("name", "INPUT"),), (), (Attr("node_name", AttrType.INT),))
+    assert [p.name for p in expected_of(taken)] == ["name", "node_name", "node_name_2"]
+
+
+@pytest.mark.parametrize(
+    "op_type,stem",
+    [
+        ("AnnotatedAddCustom", "annotated_add_custom"),
+        ("SumNCustom", "sum_n_custom"),
+        ("Conv2D", "conv2_d"),
+        ("_If", "_if"),
+        ("_IfDemo", "_if_demo"),
+        ("If", "if_"),
+        ("While", "while_"),
+        ("Assert", "assert_"),
+        ("Shape", "shape"),
+    ],
+)
+def test_documented_stem(op_type: str, stem: str) -> None:
+    """spec-reference.md's examples of ``<stem>``."""
+    assert documented_stem(op_type) == stem
+
+
+# -- a wrong builder fails -------------------------------------------------------------
+
+MUTATION_HEADERS = {
+    # An input called name: the node name is node_name.
+    "input name": """namespace ge {
+REG_OP(ParseDemo)
+    .INPUT(serialized, TensorType({DT_STRING}))
+    .INPUT(name, TensorType({DT_STRING}))
+    .DYNAMIC_OUTPUT(values, TensorType({DT_FLOAT}))
+    .ATTR(num, Int, 0)
+    .OP_END_FACTORY_REG(ParseDemo)
+}  // namespace ge
+""",
+    # No inputs: owner_graph_builder; a keyword file stem (while_).
+    "no inputs": """namespace ge {
+REG_OP(While)
+    .OUTPUT(y, TensorType({DT_FLOAT}))
+    .REQUIRED_ATTR(shape, ListInt)
+    .ATTR(eps, Float, 1e-5)
+    .GRAPH(body)
+    .OP_END_FACTORY_REG(While)
+}  // namespace ge
+""",
+    # Only optional inputs: owner_builder; a leading _.
+    "optional inputs": """namespace ge {
+REG_OP(_Opt)
+    .OPTIONAL_INPUT(x, TensorType({DT_FLOAT}))
+    .OPTIONAL_INPUT(lambda, TensorType({DT_FLOAT}))
+    .OUTPUT(y, TensorType({DT_FLOAT}))
+    .ATTR(_kernel, String, "")
+    .OP_END_FACTORY_REG(_Opt)
+}  // namespace ge
+""",
+}
+
+
+def _mutants(params: list[P]) -> list[tuple[str, list[P]]]:
+    """Builders that differ from ``params`` in one parameter each."""
+    out: list[tuple[str, list[P]]] = []
+    for i, p in enumerate(params):
+        rest = params[:i] + params[i + 1 :]
+        out.append((f"without {p.name}", rest))
+        out.append(
+            (
+                f"{p.name} renamed",
+                [*params[:i], P(p.name + "_", p.kind, p.default), *params[i + 1 :]],
+            )
+        )
+        kind = KEYWORD if p.kind is POSITIONAL else POSITIONAL
+        out.append(
+            (
+                f"{p.name} of another kind",
+                [*params[:i], P(p.name, kind, p.default), *params[i + 1 :]],
+            )
+        )
+        default = EMPTY if p.default is not EMPTY else None
+        out.append(
+            (
+                f"{p.name} with another default",
+                [*params[:i], P(p.name, p.kind, default), *params[i + 1 :]],
+            )
+        )
+        if i + 1 < len(params):
+            swapped = [*params[:i], params[i + 1], p, *params[i + 2 :]]
+            out.append((f"{p.name} moved", swapped))
+    return out
+
+
+@pytest.mark.parametrize("what", sorted(MUTATION_HEADERS))
+def test_a_wrong_builder_fails(what: str, tmp_path: Path) -> None:
+    """The real builder passes; a builder one parameter away (missing,
+    renamed, of the other kind, with another default, moved) fails, as do
+    the names gen-ops gave before GE's names were kept (``in_name`` and the
+    node name ``name``, ``owner_builder`` for an op without inputs)."""
+    op, text = import_one(MUTATION_HEADERS[what], tmp_path)
+    decl = decl_of(op)
+    actual = _rendered_signature(op, text, tmp_path)
+    compare(actual, decl)
+    old_names = {"name": "in_name", "node_name": "name"}
+    old_names["owner_graph_builder"] = "owner_builder"
+    old = [P(old_names.get(p.name, p.name), p.kind, p.default) for p in actual]
+    mutants = _mutants(actual)
+    if old != actual:
+        mutants.append(("the old names", old))
+    assert len(mutants) > 10
+
+    def passes(params: list[P]) -> bool:
+        try:
+            compare(params, decl)
+        except AssertionError:
+            return False
+        return True
+
+    assert [how for how, mutant in mutants if passes(mutant)] == []

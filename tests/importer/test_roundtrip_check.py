@@ -386,11 +386,6 @@ EXPLAINED = {
     "AttrZooDemo": ({"R201"}, "named_attrs and list_named_attrs attrs (W905)"),
     "RequiredZooDemo": ({"R201"}, "named_attrs and list_named_attrs attrs (W905)"),
     "OddAttrsDemo": ({"R205"}, "defaults the import cannot read (I305)"),
-    "MulDemo": ({"R101"}, "Promote ranges: docs/importing.md section 12"),
-    "IdentityNDemo": ({"R101"}, "ListTensorType ranges: importing.md section 12"),
-    "ListRangeDemo": ({"R101"}, "ListTensorType ranges: importing.md section 12"),
-    "_IfDemo": ({"R101"}, "names starting with _: importing.md section 12"),
-    "Shape": ({"R101"}, "op type Shape (E304): importing.md section 12"),
 }
 
 

@@ -96,7 +96,7 @@ def describe_dtype(dtype: DtypeRef | Range) -> str:
     if isinstance(dtype, DtypeList):
         return "[" + ", ".join(dtype.names) + "]"
     if isinstance(dtype, Promote):
-        return "Promote(" + ", ".join(dtype.inputs) + ")"
+        return "Promote(" + ", ".join(dtype.vars) + ")"
     return "a list of " + describe_dtype(dtype.inner)
 
 

@@ -109,8 +109,8 @@ def _cannot_render(op: ImportedOp, problems: list[Diagnostic], sink: Sink) -> No
         op.span,
         f"{op.op_type}: gen-ops cannot render this declaration; its spec fails "
         "gen-ops' checks: " + "; ".join(f"{d.code} {d.message}" for d in errors),
-        "docs/importing.md section 12 lists the forms gen-ops cannot render yet; "
-        "gen-ops validate on the imported spec shows each problem in place",
+        "gen-ops validate on the imported spec shows each problem in place; "
+        "docs/diagnostics.md explains each code",
     )
 
 
