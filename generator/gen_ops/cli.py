@@ -33,6 +33,7 @@ COMMANDS = (
     "new",
     "schema",
     "import",
+    "roundtrip",
     "release",
     "compat",
     "changelog",
@@ -93,10 +94,10 @@ def _render_parser() -> argparse.ArgumentParser:
         description="Validate op specs and render the ge.es Python builders, REG_OP "
         "headers, implementation skeletons and reference docs.",
         epilog="other commands: gen-ops validate | new <Op> | schema | import HEADER... "
-        "| release VERSION | compat | changelog (each has --help). Exit status: 0 "
-        "ok, 1 drift (--check), 2 invalid specs or usage, 3 cannot write, 4 "
-        "internal error, 129/130/143 stopped by SIGHUP/SIGINT/SIGTERM, 141 "
-        "standard output closed.",
+        "| roundtrip HEADER... | release VERSION | compat | changelog (each has "
+        "--help). Exit status: 0 ok, 1 drift (--check), 2 invalid specs or usage, "
+        "3 cannot write, 4 internal error, 129/130/143 stopped by "
+        "SIGHUP/SIGINT/SIGTERM, 141 standard output closed.",
     )
     _spec_options(parser)
     parser.add_argument(
@@ -397,6 +398,14 @@ def cmd_import(argv: Sequence[str]) -> int:
     return import_main(list(argv))
 
 
+def cmd_roundtrip(argv: Sequence[str]) -> int:
+    """``gen-ops roundtrip``: REG_OP headers through gen-ops and back,
+    compared (docs/importing.md section 14)."""
+    from gen_ops.importer.roundtrip_cli import main as roundtrip_main
+
+    return roundtrip_main(list(argv))
+
+
 def cmd_history(command: str, argv: Sequence[str]) -> int:
     """``gen-ops release``, ``compat``, ``changelog``: the history registry
     (docs/releases.md)."""
@@ -453,6 +462,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "new": cmd_new,
         "schema": cmd_schema,
         "import": cmd_import,
+        "roundtrip": cmd_roundtrip,
         "release": lambda rest: cmd_history("release", rest),
         "compat": lambda rest: cmd_history("compat", rest),
         "changelog": lambda rest: cmd_history("changelog", rest),

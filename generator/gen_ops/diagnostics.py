@@ -31,12 +31,14 @@ class CodeInfo:
 # E8xx across specs, W9xx notes that do not stop generation. ``gen-ops
 # import`` (gen_ops.importer) reports I1xx for a header it cannot read (the
 # header is not imported), I2xx for a declaration it cannot import (the op is
-# not imported) and I3xx for what it normalised (a warning). The history
+# not imported) and I3xx for what it normalised (a warning); ``gen-ops
+# roundtrip`` adds R1xx and R2xx (gen_ops.importer.roundtrip). The history
 # commands (gen_ops.history: release, compat, changelog) report H1xx for a
 # registry file GE's reader would skip or cannot use, H2xx for a release that
-# cannot be recorded (a bad version or date is a usage error), H3xx for a change that breaks callers of a release
-# (H300 when the spec marks it intended), H4xx for compatible changes (notes)
-# and changes to look at (warnings), H5xx for the spec's breaking marks.
+# cannot be recorded (a bad version or date is a usage error), H3xx for a
+# change that breaks callers of a release (H300 when the spec marks it
+# intended), H4xx for compatible changes (notes) and changes to look at
+# (warnings), H5xx for the spec's breaking marks.
 CODES: dict[str, CodeInfo] = {
     "E101": CodeInfo(Severity.ERROR, "cannot read spec file"),
     "E102": CodeInfo(Severity.ERROR, "YAML syntax error"),
@@ -61,6 +63,9 @@ CODES: dict[str, CodeInfo] = {
     "E401": CodeInfo(Severity.ERROR, "unknown dtype"),
     "E402": CodeInfo(Severity.ERROR, "unknown type variable"),
     "E403": CodeInfo(Severity.ERROR, "type variable shadows a dtype or named set"),
+    "E404": CodeInfo(Severity.ERROR, "promotion of something it cannot promote"),
+    "E405": CodeInfo(Severity.ERROR, "type variable of a kind its slot cannot have"),
+    "E406": CodeInfo(Severity.ERROR, "promotion gives no dtype"),
     "E501": CodeInfo(Severity.ERROR, "default does not fit the attr type"),
     "E502": CodeInfo(Severity.ERROR, "attr has both default and derive"),
     "E601": CodeInfo(Severity.ERROR, "malformed rule"),
@@ -77,6 +82,9 @@ CODES: dict[str, CodeInfo] = {
     "E611": CodeInfo(Severity.ERROR, "same_as() of a dynamic input"),
     "E612": CodeInfo(Severity.ERROR, "rule reads an optional input"),
     "E613": CodeInfo(Severity.ERROR, "dtype rule gives a dtype the output forbids"),
+    "E614": CodeInfo(
+        Severity.ERROR, "dtype rule for an output its type variable gives a dtype"
+    ),
     "E701": CodeInfo(
         Severity.ERROR, "launch argument names an unknown input, output or attr"
     ),
@@ -89,6 +97,7 @@ CODES: dict[str, CodeInfo] = {
     "W902": CodeInfo(Severity.WARNING, "C++ keyword renamed in GE's C/C++ ES API"),
     "W903": CodeInfo(Severity.WARNING, "unused type variable"),
     "W904": CodeInfo(Severity.WARNING, "Python parameter renamed to avoid a clash"),
+    "W905": CodeInfo(Severity.WARNING, "attr left out of the REG_OP header"),
     # gen-ops import: REG_OP headers.
     "I101": CodeInfo(Severity.ERROR, "cannot read header"),
     "I102": CodeInfo(Severity.ERROR, "no headers found"),
@@ -113,6 +122,15 @@ CODES: dict[str, CodeInfo] = {
     "I306": CodeInfo(Severity.WARNING, "differing declaration chosen by --prefer"),
     "I307": CodeInfo(Severity.WARNING, "doc names no parameter"),
     "I308": CodeInfo(Severity.WARNING, "full-width comma read as a comma"),
+    # gen-ops roundtrip: a declaration that gen-ops cannot render (R1xx) or
+    # renders with another meaning (R2xx).
+    "R101": CodeInfo(Severity.ERROR, "declaration gen-ops cannot render"),
+    "R102": CodeInfo(Severity.ERROR, "rendered header does not give the op back"),
+    "R201": CodeInfo(Severity.ERROR, "element missing, added or moved"),
+    "R202": CodeInfo(Severity.ERROR, "element kind differs"),
+    "R203": CodeInfo(Severity.ERROR, "dtype differs"),
+    "R204": CodeInfo(Severity.ERROR, "attr type differs"),
+    "R205": CodeInfo(Severity.ERROR, "attr default differs"),
     # gen-ops release, compat, changelog: GE's history registry.
     "H101": CodeInfo(Severity.ERROR, "registry index cannot be read"),
     "H102": CodeInfo(Severity.WARNING, "index entry skipped: a field is missing"),

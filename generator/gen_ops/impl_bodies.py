@@ -28,6 +28,7 @@ from gen_ops.model import (
     LaunchArgKind,
     OpSpec,
     ShapeKind,
+    TypeVarKind,
 )
 from gen_ops.names import ImplNames
 from gen_ops.pyformat import layout
@@ -68,7 +69,10 @@ class Expr:
       (``_infer.<name>(<args>)``: same_as, broadcast);
     - dtypes: ``local`` (the author's result, or a dtype attr ``name``),
       ``fixed`` (``DataType.<name>``), ``input`` (the input ``name``'s),
-      ``dynamic_input`` (the one dtype of a dynamic input's instances);
+      ``dynamic_input`` (the one dtype of a dynamic input's instances),
+      ``promote`` (the promotion of the inputs ``args``' dtypes),
+      ``per_instance`` (a list: each instance's dtype of dynamic input
+      ``name``);
     - counts: ``output_count`` (the node's, of IR output ``index``), ``len``
       (of the dynamic input ``name``), ``local`` (an int attr ``name``).
     """
@@ -84,7 +88,8 @@ class Expr:
 class OutputDesc:
     """``_rt.TensorDesc(shape, dtype)`` for one output; for a dynamic one a
     list of them, by ``form``: ``per_shape`` (one per shape the author
-    gives), ``per_dtype`` (one per dtype the author gives), ``per_count``
+    gives), ``per_dtype`` (one per dtype in a list: the author's, or a list
+    variable's), ``per_shape_dtype`` (pairs of both lists), ``per_count``
     (``count`` copies); ``one`` for a static output."""
 
     form: str
@@ -230,10 +235,34 @@ def _dtype(rule: InferOutput, op: OpSpec, names: ImplNames, imports: Imports) ->
     assert dtype.ref is not None
     if dtype.kind is DtypeRuleKind.ATTR:
         return Expr("local", dtype.ref)
+    if dtype.kind is DtypeRuleKind.VAR:
+        imports.module("ge.custom_op.infer", "_infer")
+        return _var_dtype(op, dtype.ref, names)
     if op.input(dtype.ref).kind is InputKind.DYNAMIC:
         imports.module("ge.custom_op.infer", "_infer")
         return Expr("dynamic_input", names.inputs[dtype.ref])
     return Expr("input", names.inputs[dtype.ref])
+
+
+def _var_dtype(op: OpSpec, var_name: str, names: ImplNames) -> Expr:
+    """The dtype a list or promoted type variable gives (Note [Type variable
+    kinds] in ge_ir/dtype_rules.py): read from the first input of each
+    variable that is always there (semantics.dtypes checked there is one)."""
+    var = next(v for v in op.type_vars if v.name == var_name)
+
+    def source(name: str) -> str:
+        item = next(
+            i
+            for i in op.inputs
+            if i.dtype.var is not None
+            and i.dtype.var.name == name
+            and i.kind is not InputKind.OPTIONAL
+        )
+        return names.inputs[item.name]
+
+    if var.kind is TypeVarKind.LIST:
+        return Expr("per_instance", source(var.name))
+    return Expr("promote", args=tuple(source(s) for s in var.promote))
 
 
 def output_descs(
@@ -245,11 +274,15 @@ def output_descs(
     descs = []
     for index, (output, rule) in enumerate(zip(op.outputs, op.infer_meta)):
         shape, dtype = _shape(rule, names, imports), _dtype(rule, op, names, imports)
+        listed = rule.dtype is None or dtype.form == "per_instance"
         if not output.dynamic:
             descs.append(OutputDesc("one", shape, dtype))
+        elif rule.shape is None and listed:
+            imports.module("builtins", "_b")
+            descs.append(OutputDesc("per_shape_dtype", shape, dtype))
         elif rule.shape is None:
             descs.append(OutputDesc("per_shape", shape, dtype))
-        elif rule.dtype is None:
+        elif listed:
             descs.append(OutputDesc("per_dtype", shape, dtype))
         else:
             imports.module("builtins", "_b")

@@ -76,6 +76,20 @@ class Imports:
         return tuple(lines)
 
 
+def bound_names(sections: tuple[tuple[ImportLine, ...], ...]) -> frozenset[str]:
+    """The names these import lines bind in the module that holds them."""
+    names: set[str] = set()
+    for lines in sections:
+        for line in lines:
+            if not line.names:
+                names.add(line.alias or line.module.split(".")[0])
+            elif line.alias is not None:
+                names.add(line.alias)
+            else:
+                names.update(line.names)
+    return frozenset(names)
+
+
 def _by_module(item: tuple[str, str | None]) -> tuple[str, str]:
     return item[0], item[1] or ""
 

@@ -8,6 +8,7 @@ the spec's project root, which discovery decides (Note [Project root]).
 
 from __future__ import annotations
 
+import keyword
 import re
 from pathlib import Path
 
@@ -18,8 +19,18 @@ _CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 
 def file_stem(op_type: str) -> str:
     """``AnnotatedAddCustom`` -> ``annotated_add_custom``: the base name of
-    every per-op file (two ops of one module with the same stem are E802)."""
-    return _CAMEL_BOUNDARY.sub("_", op_type).lower()
+    every per-op file (two ops of one module with the same stem are E802).
+
+    Note [File stems]: a stem is a Python module name (``ge.es.<module>.<stem>``,
+    ``ge_impl.<module>.<stem>``, the author module), so it must be an
+    identifier that is not a keyword. The op type in snake case always is
+    an identifier (op types are ``_?[A-Z][A-Za-z0-9_]*``: ``_If`` gives
+    ``_if``); a keyword (``If``, ``While``, ``Assert`` give ``if``, ``while``,
+    ``assert``) gets a trailing ``_``, Python's own convention: ``if_``. An
+    op whose snake case already ends so (``If_``) maps to the same stem,
+    which E802 reports like any other two ops of one stem."""
+    stem = _CAMEL_BOUNDARY.sub("_", op_type).lower()
+    return stem + "_" if keyword.iskeyword(stem) else stem
 
 
 # --- python ----------------------------------------------------------------

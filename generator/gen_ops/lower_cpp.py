@@ -14,8 +14,18 @@ from gen_ops import layout
 from gen_ops.literals import cpp_default, needs_limits
 from gen_ops.lower_python import dtype_words
 from gen_ops.model import Attr, Input, OpSpec, Output, Subgraph, TypeVar
-from gen_ops.reg_op import RegOpMacro, dtype_argument, elements, type_range
+from gen_ops.reg_op import (
+    RegOpMacro,
+    declares,
+    dtype_argument,
+    elements,
+    type_var_range,
+)
 from gen_ops.render import render
+
+# The comment's fact for an attr REG_OP leaves out (Note [NamedAttrs in
+# REG_OP] in reg_op).
+NOT_DECLARED = "not in REG_OP: GE's external headers do not define NamedAttrs"
 
 
 @dataclass(frozen=True)
@@ -73,9 +83,7 @@ def _element(
             default = cpp_default(item.type, item.default)
         return RegOpElement(macro.value, item.name, item.type.ir_name, default)
     if isinstance(item, TypeVar):
-        return RegOpElement(
-            macro.value, item.name, type_range(item.dtypes, item.set_name)
-        )
+        return RegOpElement(macro.value, item.name, type_var_range(item))
     return RegOpElement(macro.value, item.name)
 
 
@@ -109,7 +117,9 @@ def _sections(op: OpSpec) -> tuple[CommentSection, ...]:
             tuple(
                 CommentRow(
                     a.name,
-                    (a.type.value,) + ((f"derived: {a.derive}",) if a.derive else ()),
+                    (a.type.value,)
+                    + ((f"derived: {a.derive}",) if a.derive else ())
+                    + (() if declares(a) else (NOT_DECLARED,)),
                     a.doc,
                 )
                 for a in op.attrs

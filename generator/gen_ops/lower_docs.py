@@ -16,7 +16,7 @@ from typing import Any
 from gen_ops import layout
 from gen_ops.literals import json_default, json_text, py_default_summary
 from gen_ops.lower_cpp import RegOpView, reg_op_view
-from gen_ops.lower_python import dtype_words
+from gen_ops.lower_python import dtype_words, type_var_words
 from gen_ops.lower_python import lower as lower_python
 from gen_ops.model import Attr, Capability, DtypeRule, OpSpec, ShapeRule
 from gen_ops.reg_op import RegOpMacro, dtype_symbol, macro_of
@@ -154,7 +154,7 @@ def lower(op: OpSpec) -> DocPage:
             Row(
                 (
                     md_code(v.name),
-                    md_cell(v.set_name or ", ".join(d.spec_name for d in v.dtypes)),
+                    md_cell(type_var_words(v)),
                 )
             )
             for v in op.type_vars

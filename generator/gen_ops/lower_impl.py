@@ -34,7 +34,7 @@ from gen_ops.impl_bodies import (
     output_descs,
     shape_constants,
 )
-from gen_ops.imports import Both, ImportLine, Imports, NameRecorder
+from gen_ops.imports import Both, ImportLine, Imports, NameRecorder, bound_names
 from gen_ops.lower_python import DtypeTable, dtype_table
 from gen_ops.model import Capability, InputKind, LaunchArg, LaunchArgKind, OpSpec
 from gen_ops.names import ImplNames, impl_names
@@ -312,6 +312,12 @@ def lower(op: OpSpec) -> ImplModule:
         methods=tuple(methods),
         author_imports=author.sections(),
     )
+
+
+def author_imported_names(op: OpSpec) -> frozenset[str]:
+    """The names ``op``'s author module imports, which its class, named
+    after the op, would hide (E304); none without an impl."""
+    return bound_names(lower(op).author_imports) if op.impl else frozenset()
 
 
 def renders(op: OpSpec) -> bool:

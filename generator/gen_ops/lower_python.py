@@ -14,18 +14,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from gen_ops import layout
-from gen_ops.imports import ImportLine, Imports
+from gen_ops.imports import ImportLine, Imports, bound_names
 from gen_ops.literals import py_default_summary
 from gen_ops.model import (
     Attr,
     DtypeConstraint,
     DtypeKind,
     DtypeRuleKind,
+    DtypeSet,
     InputKind,
     OpSpec,
     Output,
+    TypeVar,
+    TypeVarKind,
 )
-from gen_ops.names import PythonNames, exported_names, python_names
+from gen_ops.names import NODE_NAME, PythonNames, exported_names, python_names
 from gen_ops.pyformat import format_python
 from gen_ops.render import render
 from gen_ops.signature import Param, attr_annotation, default_code
@@ -41,11 +44,16 @@ class Field:
 
 @dataclass(frozen=True)
 class DtypeRef:
-    """A dtype constraint in the op table: the type variable or named set by
-    ``name``, else the ``dtypes`` by spec name."""
+    """A dtype constraint, or a type variable's range, in the op table, by
+    ``form`` (the table spells them as the spec does): ``name`` (a type
+    variable or a named set), ``items`` (dtype and named-set names: their
+    union), ``list`` (``{"list": <inner>}``) or ``promote`` (``{"promote":
+    <items>}``, type variables)."""
 
-    name: str | None
-    dtypes: tuple[str, ...] = ()
+    form: str
+    name: str | None = None
+    items: tuple[str, ...] = ()
+    inner: DtypeRef | None = None
 
 
 @dataclass(frozen=True)
@@ -112,7 +120,9 @@ class PyBuilder:
     attrs_map: tuple[tuple[str, str], ...]
     counts_map: tuple[tuple[str, str], ...]
     graphs_map: tuple[tuple[str, str], ...]
-    has_owner_builder: bool
+    owner: str | None  # GE's builder parameter, when the op takes one
+    node_name: str  # the node-name keyword
+    name_param: str | None  # the node-name keyword when it is not "name"
     table_inputs: tuple[TableInput, ...]
     table_outputs: tuple[TableOutput, ...]
     table_attrs: tuple[TableAttr, ...]
@@ -124,13 +134,18 @@ class PyBuilder:
 
 def dtype_words(dtype: DtypeConstraint) -> str:
     """``T: float32, float16`` / ``NumberType`` / ``float32`` for docs."""
-    names = ", ".join(d.spec_name for d in dtype.dtypes)
-    if dtype.kind is DtypeKind.VAR:
-        inner = dtype.set_name or names
-        return f"{dtype.name}: {inner}"
-    if dtype.kind is DtypeKind.SET:
-        return str(dtype.name)
-    return names
+    if dtype.var is not None:
+        return f"{dtype.var.name}: {type_var_words(dtype.var)}"
+    return dtype.written.words() if dtype.written is not None else ""
+
+
+def type_var_words(var: TypeVar) -> str:
+    """A type variable's range in words: ``float32, float16``, ``list of
+    BasicType``, ``promotion of T1, T2``."""
+    if var.kind is TypeVarKind.PROMOTE:
+        return "promotion of " + ", ".join(var.promote)
+    words = var.written.words()
+    return f"list of {words}" if var.kind is TypeVarKind.LIST else words
 
 
 @dataclass(frozen=True)
@@ -145,17 +160,20 @@ class DtypeTable:
 
 
 def type_var_entries(op: OpSpec) -> tuple[TableTypeVar, ...]:
-    return tuple(
-        TableTypeVar(
-            v.name,
-            (
-                DtypeRef(v.set_name)
-                if v.set_name
-                else DtypeRef(None, tuple(d.spec_name for d in v.dtypes))
-            ),
-        )
-        for v in op.type_vars
-    )
+    return tuple(TableTypeVar(v.name, _range_ref(v)) for v in op.type_vars)
+
+
+def _range_ref(var: TypeVar) -> DtypeRef:
+    if var.kind is TypeVarKind.PROMOTE:
+        return DtypeRef("promote", items=var.promote)
+    inner = _set_ref(var.written)
+    return DtypeRef("list", inner=inner) if var.kind is TypeVarKind.LIST else inner
+
+
+def _set_ref(written: DtypeSet) -> DtypeRef:
+    if written.set_name:
+        return DtypeRef("name", written.set_name)
+    return DtypeRef("items", items=written.items)
 
 
 def dtype_table(op: OpSpec) -> DtypeTable:
@@ -167,9 +185,10 @@ def dtype_table(op: OpSpec) -> DtypeTable:
 
 
 def _dtype_ref(dtype: DtypeConstraint) -> DtypeRef:
-    if dtype.kind in (DtypeKind.VAR, DtypeKind.SET):
-        return DtypeRef(dtype.name)
-    return DtypeRef(None, tuple(d.spec_name for d in dtype.dtypes))
+    if dtype.var is not None:
+        return DtypeRef("name", dtype.var.name)
+    assert dtype.written is not None
+    return _set_ref(dtype.written)
 
 
 def _with_doc(doc: str, words: str) -> str:
@@ -210,11 +229,11 @@ def _positional(op: OpSpec, names: PythonNames, imports: Imports) -> list[Param]
             doc = _with_doc(item.doc, f"Dtype {dtype}.")
         params.append(Param(names.params[("input", item.name)], annotation, None, doc))
         takes_none.append(item.kind is InputKind.OPTIONAL)
-    if _has_owner_builder(op):
+    if names.owner is not None:
         imports.name("ge.es", "GraphBuilder")
         params.append(
             Param(
-                "owner_builder",
+                names.owner,
                 "GraphBuilder | None" if op.inputs else "GraphBuilder",
                 None,
                 "The graph builder that owns the node"
@@ -275,14 +294,8 @@ def _keyword(
             )
         params.append(Param(name, annotation, default, _attr_doc(attr)))
     doc = "Node name; a unique one is made when None."
-    params.append(Param("name", "str | None", "None", doc))
+    params.append(Param(names.node_name, "str | None", "None", doc))
     return params
-
-
-def _has_owner_builder(op: OpSpec) -> bool:
-    """GE's builder parameter: for ops without inputs, or with only optional
-    ones (no input may be a TensorHolder)."""
-    return not op.inputs or all(i.kind is InputKind.OPTIONAL for i in op.inputs)
 
 
 def lower(op: OpSpec, code: bool = True) -> PyBuilder:
@@ -335,7 +348,9 @@ def lower(op: OpSpec, code: bool = True) -> PyBuilder:
             if o.dynamic and o.count is None
         ),
         graphs_map=tuple((g.name, names.params[("graph", g.name)]) for g in op.graphs),
-        has_owner_builder=_has_owner_builder(op),
+        owner=names.owner,
+        node_name=names.node_name,
+        name_param=_renamed(NODE_NAME, names.node_name),
         table_inputs=tuple(
             TableInput(
                 i.name,
@@ -369,6 +384,12 @@ def lower(op: OpSpec, code: bool = True) -> PyBuilder:
         imports=imports.sections(),
         origin=op.label,
     )
+
+
+def imported_names(op: OpSpec) -> frozenset[str]:
+    """The names ``op``'s builder module imports, which its function, named
+    after the op, would hide (E304)."""
+    return bound_names(lower(op, code=False).imports)
 
 
 def _article(word: str) -> str:
@@ -405,8 +426,8 @@ def _dtype_from(op: OpSpec, output: Output) -> RuleRef | None:
     """``dtype_from=`` for an output whose dtype its constraint cannot tell
     the builder (chained builders need it): the infer_meta dtype rule."""
     rule = next((r.dtype for r in op.infer_meta or () if r.output == output.name), None)
-    if rule is None:
-        return None
+    if rule is None or rule.kind is DtypeRuleKind.VAR:
+        return None  # none, or the type variable gives it
     if rule.kind is DtypeRuleKind.FIXED:
         assert rule.dtype is not None
         if len(output.dtype.dtypes) == 1:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ge_ir.attrs import AttrType
-from ge_ir.types import DataType
+from ge_ir.types import NAMED_TENSOR_TYPES, DataType, dtype_from_spec_name
 from gen_ops.diagnostics import Span
 
 
@@ -24,31 +24,91 @@ class InputKind(enum.Enum):
 
 class DtypeKind(enum.Enum):
     VAR = "var"  # a type variable declared under dtypes
-    LIST = "list"  # an inline list (or a single dtype name)
-    SET = "set"  # one of GE's named TensorType sets
+    LIST = "list"  # inline dtypes: a list (a union, with named sets) or one name
+    SET = "set"  # one of GE's named TensorType sets, alone
 
 
 @dataclass(frozen=True)
-class DtypeConstraint:
-    """What an input's or output's ``dtype`` means.
+class DtypeSet:
+    """Dtypes as the spec writes them: dtype names and GE's named sets, in
+    the spec's order, each once (Note [Dtype order] in semantics.dtypes).
+    One named set alone keeps its name (``NumberType``); several items are
+    their union (``[BasicType, bool]``)."""
 
-    ``name`` is the type variable (VAR) or the named set (SET); ``set_name``
-    is the named set a VAR is bound to, if any. ``dtypes`` is always the
-    resolved set, in DataType order.
-    """
+    items: tuple[str, ...]
 
-    kind: DtypeKind
-    dtypes: tuple[DataType, ...]
-    name: str | None = None
-    set_name: str | None = None
+    @property
+    def set_name(self) -> str | None:
+        """The named set, when it stands alone."""
+        if len(self.items) == 1 and self.items[0] in NAMED_TENSOR_TYPES:
+            return self.items[0]
+        return None
+
+    @property
+    def sets(self) -> tuple[str, ...]:
+        return tuple(i for i in self.items if i in NAMED_TENSOR_TYPES)
+
+    @property
+    def dtypes(self) -> tuple[DataType, ...]:
+        """The members: each named set's in DataType order, each listed
+        dtype where the spec lists it; each once."""
+        members: list[DataType] = []
+        for item in self.items:
+            if item in NAMED_TENSOR_TYPES:
+                members += sorted(NAMED_TENSOR_TYPES[item].types)
+            else:
+                members.append(dtype_from_spec_name(item))
+        return tuple(dict.fromkeys(members))
+
+    def words(self) -> str:
+        """``BasicType, bool``: the items as the spec lists them."""
+        return ", ".join(self.items)
+
+
+class TypeVarKind(enum.Enum):
+    """Note [Type variable kinds] in ge_ir/dtype_rules.py."""
+
+    TENSOR = "tensor"  # DATATYPE(T, TensorType(...)): one dtype for all
+    LIST = "list"  # DATATYPE(T, ListTensorType(...)): one per instance
+    PROMOTE = "promote"  # DATATYPE(T, Promote({...})): the promoted dtype
 
 
 @dataclass(frozen=True)
 class TypeVar:
+    """A type variable. ``written`` is its set (TENSOR, LIST; empty for
+    PROMOTE), ``promote`` the variables a PROMOTE variable promotes, in
+    order, and ``dtypes`` what its slots allow: the set's members, or every
+    dtype the promotion can give."""
+
     name: str
+    kind: TypeVarKind
+    written: DtypeSet
+    promote: tuple[str, ...]
     dtypes: tuple[DataType, ...]
-    set_name: str | None
     span: Span
+
+    @property
+    def set_name(self) -> str | None:
+        return self.written.set_name
+
+
+@dataclass(frozen=True)
+class DtypeConstraint:
+    """What an input's or output's ``dtype`` means: a type variable
+    (``var``), or dtypes written inline (``written``). ``dtypes`` is always
+    the resolved set."""
+
+    kind: DtypeKind
+    dtypes: tuple[DataType, ...]
+    written: DtypeSet | None = None
+    var: TypeVar | None = None
+
+    @property
+    def name(self) -> str | None:
+        """The type variable's name (VAR) or the named set's (SET)."""
+        if self.var is not None:
+            return self.var.name
+        return self.written.set_name if self.written is not None else None
 
 
 @dataclass(frozen=True)
@@ -163,6 +223,9 @@ class DtypeRuleKind(enum.Enum):
     INPUT = "input"  # the dtype of an input
     FIXED = "fixed"  # a dtype name
     ATTR = "attr"  # the value of a dtype attr
+    # The output's own list or promoted type variable (``ref``): per
+    # instance, or the promotion; never written, always implied.
+    VAR = "var"
 
 
 @dataclass(frozen=True)

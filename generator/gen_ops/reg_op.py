@@ -19,19 +19,22 @@ import enum
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ge_ir.types import DataType
+from ge_ir.attrs import AttrType
+from ge_ir.types import DataType, dtype_from_spec_name
 from gen_ops.cpp_reserved import SYSTEM_MACROS
 from gen_ops.diagnostics import Span
 from gen_ops.model import (
     Attr,
     DtypeConstraint,
     DtypeKind,
+    DtypeSet,
     Input,
     InputKind,
     OpSpec,
     Output,
     Subgraph,
     TypeVar,
+    TypeVarKind,
 )
 
 
@@ -124,17 +127,36 @@ _MEMBERS = {
     RegOpMacro.DATATYPE: ("__datatype_{}",),
 }
 
-# Names of GE's C++ API that REG_OP's expansion refers to inside the op's
-# class, where an op class of the same name would shadow them.
-GE_TYPE_NAMES = frozenset("""
-    Operator OpReg AscendString TensorDesc TensorType ListTensorType Promote
-    OperatorCreatorRegister Tensor NamedAttrs DataType Format Graph
-    SubgraphBuilder Shape InferShapeFuncRegister VerifyFuncRegister
-    InferFormatFuncRegister InferValueRangeFuncRegister
-    OpInt OpFloat OpString OpAscendString OpBool OpTensor OpType OpNamedAttrs
-    OpListInt OpListFloat OpListString OpListAscendString OpListAcendString
-    OpListBool OpListTensor OpBytes OpListListInt OpListType OpListNamedAttrs
-    """.split())
+# Note [Names REG_OP refers to]: REG_OP(x) declares class x in namespace
+# ge::op, and every op's expansion refers to GE's names from inside its class
+# or from namespace op (tests/cpp/graph/operator_reg.h expands as GE does).
+# An op class named like one of them hides it there: in its own header, and
+# in every header after it in the translation unit (the module's proto .cc
+# includes them all), so an op type may not take one whatever its own
+# elements are (E304):
+# - REG_OP and OP_END_FACTORY_REG: Operator (the creator lambda's return
+#   type, at namespace scope), OpReg, AscendString, OperatorCreatorRegister;
+# - tensor elements: TensorDesc; graphs: SubgraphBuilder, Graph;
+# - DATATYPE's ranges: TensorType, ListTensorType, Promote;
+# - attr defaults: Tensor() and the DataType enumerators.
+# Each attr's value type is Op<Type>, a member of Operator, which the op's
+# class finds in its base before namespace op: only an op of that name with
+# an attr of that type in its REG_OP hides it (``ge_names_of``). Names REG_OP
+# never refers to (Shape, Format, DataType, ...) are fine: GE declares
+# REG_OP(Shape). NamedAttrs is one of them: only a NamedAttrs attr's default
+# would name it, and REG_OP declares no such attr (Note [NamedAttrs in
+# REG_OP]), so neither NamedAttrs nor OpNamedAttrs is refused for REG_OP.
+GE_NAMES = frozenset("""
+    Operator OpReg AscendString OperatorCreatorRegister TensorDesc
+    SubgraphBuilder Graph TensorType ListTensorType Promote Tensor
+    """.split()) | frozenset(dt.name for dt in DataType)
+
+
+def ge_names_of(op: OpSpec) -> frozenset[str]:
+    """The GE names ``op``'s class must not take (Note [Names REG_OP refers
+    to]): GE_NAMES, and the Op<Type> of each attr its REG_OP declares."""
+    return GE_NAMES | {f"Op{a.type.ir_name}" for a in op.attrs if declares(a)}
+
 
 _INPUT_MACRO = {
     InputKind.REQUIRED: RegOpMacro.INPUT,
@@ -169,8 +191,28 @@ def macro_of(item: Item) -> RegOpMacro:
     return RegOpMacro.DATATYPE
 
 
+# Note [NamedAttrs in REG_OP]: GE's external headers declare class
+# NamedAttrs (operator.h) and never define it; only GE's internal headers do.
+# REG_OP therefore cannot declare an attr of type NamedAttrs or
+# ListNamedAttrs in a header built against them (tests/cpp/ge_external
+# proves it), whatever its default: ATTR's and REQUIRED_ATTR's getter
+# returns Op<Type> by value, ATTR constructs Op<Type>(default...), and a
+# std::vector<NamedAttrs> is never complete enough to construct or destroy.
+# gen-ops leaves such attrs out of the REG_OP chain, says so in the header's
+# comment and warns (W905); everything else (builders, prototypes, graph and
+# model files, docs, the history export) keeps them. In a GE graph they are
+# attrs outside the IR, which Operator::SetAttr accepts for NamedAttrs.
+UNDECLARABLE_ATTR_TYPES = frozenset({AttrType.NAMED_ATTRS, AttrType.LIST_NAMED_ATTRS})
+
+
+def declares(item: Item) -> bool:
+    """Whether REG_OP declares ``item`` (Note [NamedAttrs in REG_OP])."""
+    return not (isinstance(item, Attr) and item.type in UNDECLARABLE_ATTR_TYPES)
+
+
 def elements(op: OpSpec) -> tuple[Element, ...]:
-    """Every REG_OP element of ``op``, in the order the header declares them."""
+    """Every REG_OP element of ``op``, in the order the header declares them
+    (attrs REG_OP cannot declare left out: Note [NamedAttrs in REG_OP])."""
     items: Iterable[Item] = (
         *op.inputs,
         *op.outputs,
@@ -178,23 +220,47 @@ def elements(op: OpSpec) -> tuple[Element, ...]:
         *op.graphs,
         *op.type_vars,
     )
-    return tuple(Element(macro_of(item), item.name, item) for item in items)
+    return tuple(
+        Element(macro_of(item), item.name, item) for item in items if declares(item)
+    )
 
 
-def type_range(dtypes: Iterable[DataType], set_name: str | None) -> str:
-    """``TensorType::NumberType()`` for a named set, ``TensorType({DT_A,
-    DT_B})`` otherwise (in DataType order)."""
-    if set_name:
-        return f"TensorType::{set_name}()"
-    return "TensorType({" + ", ".join(d.name for d in sorted(dtypes)) + "})"
+def tensor_type(written: DtypeSet, evaluated: bool) -> str:
+    """A set as GE's TensorType writes it: ``TensorType::NumberType()`` for
+    a named set alone, ``TensorType({DT_A, DT_B})`` for dtypes (in the
+    spec's order, Note [Dtype order]). A union of named sets and dtypes is
+    GE's ``TensorType({BasicType(), DT_BOOL})`` where the macros only
+    stringify it (an element's dtype); where C++ evaluates it
+    (``evaluated``: DATATYPE's range), which has no such constructor, it is
+    its members."""
+    if written.set_name:
+        return f"TensorType::{written.set_name}()"
+    if evaluated or not written.sets:
+        names = [d.name for d in written.dtypes]
+    else:
+        names = [
+            f"{item}()" if item in written.sets else dtype_from_spec_name(item).name
+            for item in written.items
+        ]
+    return "TensorType({" + ", ".join(names) + "})"
+
+
+def type_var_range(var: TypeVar) -> str:
+    """DATATYPE's range: ``TensorType(...)``, ``ListTensorType(TensorType(...))``
+    or ``Promote({"T1", "T2"})``."""
+    if var.kind is TypeVarKind.PROMOTE:
+        return "Promote({" + ", ".join(f'"{name}"' for name in var.promote) + "})"
+    range_ = tensor_type(var.written, evaluated=True)
+    return f"ListTensorType({range_})" if var.kind is TypeVarKind.LIST else range_
 
 
 def dtype_symbol(dtype: DtypeConstraint) -> str:
     """GE's dtype symbol of an input or output: a type variable's name, or
     its range expression (the history export stores this text)."""
-    if dtype.kind is DtypeKind.VAR:
-        return str(dtype.name)
-    return type_range(dtype.dtypes, dtype.name if dtype.kind is DtypeKind.SET else None)
+    if dtype.var is not None:
+        return dtype.var.name
+    assert dtype.written is not None
+    return tensor_type(dtype.written, evaluated=False)
 
 
 def dtype_argument(dtype: DtypeConstraint) -> str:

@@ -242,7 +242,7 @@ def _branches(error: ValidationError, spec: LoadedSpec, sink: Sink) -> None:
     no branch's type (a type error at the value itself only says "not this
     branch")."""
     subs = list(error.context or ())
-    real = [s for s in subs if not (s.validator == "type" and not s.relative_path)]
+    real = [s for s in subs if not _kind_mismatch(s)]
     if real:
         for sub in real:
             _report(sub, spec, sink)
@@ -253,6 +253,18 @@ def _branches(error: ValidationError, spec: LoadedSpec, sink: Sink) -> None:
         "E203",
         spec.positions.at(_where(error)),
         f"{describe_path(_where(error))} must be {expect}, not {_kind(value)}",
+    )
+
+
+def _kind_mismatch(error: ValidationError) -> bool:
+    """A branch's error that only says the value is not of its kind: a type
+    error at the value itself, or a nested anyOf / oneOf of nothing else."""
+    if error.relative_path:
+        return False
+    if error.validator == "type":
+        return True
+    return error.validator in ("anyOf", "oneOf") and all(
+        _kind_mismatch(sub) for sub in error.context or ()
     )
 
 
@@ -296,6 +308,12 @@ def _invalid_value(error: ValidationError, spec: LoadedSpec, sink: Sink) -> None
         message = f"{describe_path(where)} lists an item twice"
     elif keyword == "minProperties" and rule_value == 1 and value == {}:
         message = f"{describe_path(where)} is empty"
+    elif keyword == "maxProperties" and rule_value == 1:
+        message = (
+            f"{describe_path(where)} has {len(value)} keys ("
+            + ", ".join(map(str, value))
+            + "); it takes one"
+        )
     else:
         message = f"{describe_path(where)}: {error.message}"
     sink.emit(

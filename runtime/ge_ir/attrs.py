@@ -151,6 +151,13 @@ def _describe(value: Any) -> str:
     return type(value).__name__
 
 
+# Note [Undefined dtype attrs]: GE gives a Type attr the value DT_UNDEFINED
+# to say "no type given" (REG_OP's ATTR(output_type, Type, DT_UNDEFINED);
+# the spec writes `default: undefined`), so a `dtype` attr accepts it. It is
+# no type, though: not an item of a `list_dtype` (GE's ListType holds
+# types), and never a tensor's dtype. DT_MAX is only a bound.
+
+
 def check_attr_value(attr_type: AttrType, value: Any) -> Any:
     """Return ``value`` normalised for ``attr_type``; TypeError/ValueError if it
     does not fit. Messages name the expected type; callers add the op and attr.
@@ -161,7 +168,10 @@ def check_attr_value(attr_type: AttrType, value: Any) -> Any:
             raise TypeError(
                 f"expected a list for {attr_type.value}, got {_describe(value)}"
             )
-        return tuple(check_attr_value(element, item) for item in value)
+        items = tuple(check_attr_value(element, item) for item in value)
+        if element is AttrType.DTYPE and DataType.DT_UNDEFINED in items:
+            raise ValueError("DT_UNDEFINED is not a data type (a list holds types)")
+        return items
     if attr_type is AttrType.INT:
         if isinstance(value, bool) or not isinstance(value, numbers.Integral):
             raise TypeError(f"expected int, got {_describe(value)}")
@@ -193,9 +203,9 @@ def check_attr_value(attr_type: AttrType, value: Any) -> Any:
     if attr_type is AttrType.DTYPE:
         if not isinstance(value, DataType):
             raise TypeError(f"expected DataType, got {_describe(value)}")
-        if value in (DataType.DT_MAX, DataType.DT_UNDEFINED):
+        if value is DataType.DT_MAX:
             raise ValueError(f"{value.name} is not a data type")
-        return value
+        return value  # DT_UNDEFINED too (Note [Undefined dtype attrs])
     if attr_type is AttrType.BYTES:
         if not isinstance(value, (bytes, bytearray, memoryview)):
             raise TypeError(f"expected bytes, got {_describe(value)}")

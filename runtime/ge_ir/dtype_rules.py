@@ -1,5 +1,6 @@
 """An op's dtype rules: which dtypes each input and output allows, and
-which of them share a type variable (GE's ``DATATYPE(T, TensorType(...))``).
+which of them share a type variable (GE's ``DATATYPE(T, TensorType(...))``,
+``ListTensorType(...)`` and ``Promote({...})``).
 
 Note [Dtype rules travel with the op]: the rules are a value of the op, not
 of the module that happened to build a node. A generated builder checks
@@ -10,30 +11,44 @@ checks every node against its prototype's rules, and refuses a node whose
 recorded rules differ from its prototype's: the two declarations GE never
 compares, compared. One class, here, says what the rules are, how they are
 written in a graph file and how a node's dtypes are checked against them.
+
+Note [Type variable kinds]: a type variable binds one dtype for every
+instance of every slot that uses it (TensorType); a list variable
+(ListTensorType, ``SlotRule.per_instance``) binds one dtype per instance
+position, so the instances of a dynamic slot may differ while the slots
+that share the variable agree position by position and in count; a
+promoted variable (Promote, ``DtypeRules.promotions``) is the promotion of
+the dtypes bound to the variables it lists (Note [Type promotion], in the
+promotion module of ge_ir).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ge_ir.promotion import PROMOTED_DTYPES, promote, promote_pair
 from ge_ir.types import NAMED_TENSOR_TYPES, DataType, dtype_from_spec_name
 
 __all__ = ["DtypeRules", "DtypeSpec", "SlotRule", "SlotDtype"]
 
-# How a table spells a slot's dtypes: a type variable's name, a named set's
-# name, one dtype's spec name, or a tuple of dtype spec names.
-DtypeSpec = str | tuple[str, ...]
+# How a table spells a slot's or a type variable's dtypes, as the spec does:
+# a type variable's name, a named set's name, one dtype's spec name, a tuple
+# of dtype and named-set names (their union); for a type variable also
+# {"list": <one of those>} (ListTensorType) or {"promote": (<variables>)}.
+DtypeSpec = str | tuple[str, ...] | Mapping[str, Any]
 
 
 @dataclass(frozen=True)
 class SlotRule:
-    """One slot: the dtypes it allows (empty: any), and the type variable
-    it shares with other slots, if any."""
+    """One slot: the dtypes it allows (empty: any), the type variable it
+    shares with other slots, if any, and whether that variable binds each
+    instance on its own (a list variable: Note [Type variable kinds])."""
 
     var: str | None
     allowed: frozenset[DataType]
+    per_instance: bool = False
 
     def words(self) -> str:
         """``T (float16, float32)`` or ``float16, float32``."""
@@ -41,10 +56,13 @@ class SlotRule:
         return f"{self.var} ({names})" if self.var else names
 
     def as_json(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "var": self.var,
             "dtypes": [d.spec_name for d in sorted(self.allowed)],
         }
+        if self.per_instance:
+            data["list"] = True
+        return data
 
 
 @dataclass(frozen=True)
@@ -65,13 +83,21 @@ class SlotDtype:
 
 @dataclass(frozen=True)
 class DtypeRules:
-    """Every input's and output's rule, by slot name."""
+    """Every input's and output's rule, by slot name, and the promoted type
+    variables: name -> the variables it promotes, in order."""
 
     inputs: Mapping[str, SlotRule] = field(default_factory=dict)
     outputs: Mapping[str, SlotRule] = field(default_factory=dict)
+    promotions: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     def __hash__(self) -> int:
-        return hash((tuple(self.inputs.items()), tuple(self.outputs.items())))
+        return hash(
+            (
+                tuple(self.inputs.items()),
+                tuple(self.outputs.items()),
+                tuple(self.promotions.items()),
+            )
+        )
 
     # -- making ----------------------------------------------------------------
 
@@ -86,57 +112,149 @@ class DtypeRules:
         """The rules a spec's table spells: ``type_vars={"T": ("float32",
         "float16")}, inputs={"x": "T"}, outputs={"y": "T"}``. ValueError
         names a spelling that is no dtype, set or type variable."""
-        sets = {name: _dtype_set(spec, {}) for name, spec in (type_vars or {}).items()}
+        variables: dict[str, tuple[frozenset[DataType], bool]] = {}
+        promotions: dict[str, tuple[str, ...]] = {}
+        for name, spec in (type_vars or {}).items():
+            if isinstance(spec, Mapping) and set(spec) == {"promote"}:
+                promotions[name] = tuple(spec["promote"])
+            elif isinstance(spec, Mapping) and set(spec) == {"list"}:
+                variables[name] = (_dtype_set(spec["list"]), True)
+            elif isinstance(spec, Mapping):
+                raise ValueError(f"type variable {name}: {dict(spec)!r} is no range")
+            else:
+                variables[name] = (_dtype_set(spec), False)
+        for name, sources in promotions.items():
+            unknown = [s for s in sources if s not in variables]
+            if unknown:
+                raise ValueError(
+                    f"type variable {name} promotes {unknown[0]!r}, which is not a "
+                    "type variable of a TensorType"
+                )
+            variables[name] = (
+                promotion_image([variables[s][0] for s in sources]),
+                False,
+            )
 
         def rule(spec: DtypeSpec) -> SlotRule:
-            if isinstance(spec, str) and spec in sets:
-                return SlotRule(spec, sets[spec])
-            return SlotRule(None, _dtype_set(spec, sets))
+            if isinstance(spec, str) and spec in variables:
+                allowed, per_instance = variables[spec]
+                return SlotRule(spec, allowed, per_instance)
+            if isinstance(spec, Mapping):
+                raise ValueError(f"{dict(spec)!r} is a type variable's range")
+            return SlotRule(None, _dtype_set(spec))
 
         return cls(
             {name: rule(spec) for name, spec in (inputs or {}).items()},
             {name: rule(spec) for name, spec in (outputs or {}).items()},
+            promotions,
         )
 
     # -- graph files ---------------------------------------------------------------
 
     def as_json(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "inputs": {name: r.as_json() for name, r in self.inputs.items()},
             "outputs": {name: r.as_json() for name, r in self.outputs.items()},
         }
+        if self.promotions:
+            data["promote"] = {name: list(s) for name, s in self.promotions.items()}
+        return data
 
     @classmethod
     def from_json(cls, data: Any) -> DtypeRules:
         """The rules of a graph file's node; ValueError says what is wrong."""
-        if not isinstance(data, dict) or set(data) != {"inputs", "outputs"}:
-            raise ValueError("dtype_rules must have exactly 'inputs' and 'outputs'")
-        return cls(_slots_from_json(data["inputs"]), _slots_from_json(data["outputs"]))
+        if (
+            not isinstance(data, dict)
+            or not {"inputs", "outputs"} <= set(data)
+            or (set(data) - {"inputs", "outputs", "promote"})
+        ):
+            raise ValueError(
+                "dtype_rules must have exactly 'inputs' and 'outputs' (and "
+                "'promote' when a type variable is promoted)"
+            )
+        promotions = _promotions_from_json(data.get("promote", {}))
+        return cls(
+            _slots_from_json(data["inputs"]),
+            _slots_from_json(data["outputs"]),
+            promotions,
+        )
 
     # -- checking ----------------------------------------------------------------
 
     def violation(self, dtypes: Iterable[SlotDtype]) -> str | None:
         """The first way ``dtypes`` break the rules (a sentence naming the
         slot), or None. DT_UNDEFINED (not known yet) passes."""
-        bound: dict[str, SlotDtype] = {}
+        bound: dict[Hashable, SlotDtype] = {}
+        seen: dict[tuple[str, str], int] = {}  # instances of list-variable slots
         for slot in dtypes:
-            rules = self.inputs if slot.kind == "input" else self.outputs
-            rule = rules.get(slot.name)
-            if rule is None or slot.dtype is DataType.DT_UNDEFINED:
+            rule = (self.inputs if slot.kind == "input" else self.outputs).get(
+                slot.name
+            )
+            if rule is None:
+                continue
+            if rule.per_instance and rule.var is not None:
+                key = (slot.kind, slot.name)
+                seen[key] = seen.get(key, 0) + 1
+            if slot.dtype is DataType.DT_UNDEFINED:
                 continue
             if rule.allowed and slot.dtype not in rule.allowed:
                 return (
                     f"{slot.where()} is {slot.dtype.spec_name}; "
                     f"{rule.words()} allowed"
                 )
-            if rule.var is not None:
-                first = bound.setdefault(rule.var, slot)
-                if first.dtype is not slot.dtype:
-                    return (
-                        f"{slot.where()} is {slot.dtype.spec_name} but "
-                        f"{first.where()} is {first.dtype.spec_name}; both are "
-                        f"type variable {rule.var}"
-                    )
+            if rule.var is None:
+                continue
+            key_var: Hashable = (
+                (rule.var, slot.index) if rule.per_instance else rule.var
+            )
+            first = bound.setdefault(key_var, slot)
+            if first.dtype is not slot.dtype:
+                return (
+                    f"{slot.where()} is {slot.dtype.spec_name} but "
+                    f"{first.where()} is {first.dtype.spec_name}; both are "
+                    f"type variable {rule.var}"
+                    + (" at one position" if rule.per_instance else "")
+                )
+        return self._list_counts(seen) or self._promotion_violation(bound)
+
+    def _list_counts(self, seen: Mapping[tuple[str, str], int]) -> str | None:
+        """Slots that share a list variable have as many instances."""
+        counts: dict[str, tuple[SlotDtype, int]] = {}
+        for (kind, name), count in seen.items():
+            rule = (self.inputs if kind == "input" else self.outputs)[name]
+            assert rule.var is not None
+            here = SlotDtype(kind, name, -1, DataType.DT_UNDEFINED)
+            first, first_count = counts.setdefault(rule.var, (here, count))
+            if first_count != count:
+                return (
+                    f"{here.where()} has {count} instance(s) but {first.where()} "
+                    f"has {first_count}; both are list type variable {rule.var}"
+                )
+        return None
+
+    def _promotion_violation(self, bound: Mapping[Hashable, SlotDtype]) -> str | None:
+        """Every slot of a promoted variable has the promotion of the dtypes
+        its variables are bound to, where they are all known."""
+        for var, sources in self.promotions.items():
+            slot = bound.get(var)
+            known = [bound.get(s) for s in sources]
+            if slot is None or any(k is None for k in known):
+                continue
+            dtypes = [k.dtype for k in known if k is not None]
+            expected = promote(dtypes)
+            words = ", ".join(
+                f"{s} ({d.spec_name})" for s, d in zip(sources, dtypes, strict=True)
+            )
+            if expected is None:
+                return (
+                    f"{slot.where()}: type variable {var} promotes {words}, which "
+                    "have no promoted dtype"
+                )
+            if slot.dtype is not expected:
+                return (
+                    f"{slot.where()} is {slot.dtype.spec_name}, but type variable "
+                    f"{var} promotes {words} to {expected.spec_name}"
+                )
         return None
 
     def difference(self, other: DtypeRules) -> str | None:
@@ -150,10 +268,41 @@ class DtypeRules:
                 if a != b:
                     return (
                         f"{kind} '{name}' allows "
-                        f"{a.words() if a else 'any dtype'} here but "
-                        f"{b.words() if b else 'any dtype'} there"
+                        f"{_rule_words(a)} here but {_rule_words(b)} there"
                     )
+        for var in sorted(set(self.promotions) | set(other.promotions)):
+            a_sources, b_sources = self.promotions.get(var), other.promotions.get(var)
+            if a_sources != b_sources:
+                return (
+                    f"type variable {var} promotes {list(a_sources or ())} here but "
+                    f"{list(b_sources or ())} there"
+                )
         return None
+
+
+def promotion_image(sets: Iterable[frozenset[DataType]]) -> frozenset[DataType]:
+    """Every dtype a promotion of one member of each set gives (GE's Promote
+    of type variables bound to these sets; an empty set allows any dtype
+    the promotion table knows)."""
+    image: set[DataType] | None = None
+    for members in sets:
+        options = members or PROMOTED_DTYPES
+        if image is None:
+            image = set(options)
+            continue
+        image = {
+            result
+            for left in image
+            for right in options
+            if (result := promote_pair(left, right)) is not None
+        }
+    return frozenset(image or ())
+
+
+def _rule_words(rule: SlotRule | None) -> str:
+    if rule is None:
+        return "any dtype"
+    return rule.words() + (" per instance" if rule.per_instance else "")
 
 
 def _dtype(name: str) -> DataType:
@@ -163,13 +312,13 @@ def _dtype(name: str) -> DataType:
         raise ValueError(f"{name!r} is not a dtype name") from None
 
 
-def _dtype_set(
-    spec: DtypeSpec, type_vars: Mapping[str, frozenset[DataType]]
-) -> frozenset[DataType]:
+def _dtype_set(spec: DtypeSpec) -> frozenset[DataType]:
+    """A set as a table spells it: a named set, a dtype name, or a tuple of
+    dtype and named-set names (their union)."""
+    if isinstance(spec, Mapping):
+        raise ValueError(f"{dict(spec)!r} is not a dtype set")
     if isinstance(spec, tuple):
-        return frozenset(_dtype(n) for n in spec)
-    if spec in type_vars:
-        return type_vars[spec]
+        return frozenset().union(*(_dtype_set(n) for n in spec))
     if spec in NAMED_TENSOR_TYPES:
         return NAMED_TENSOR_TYPES[spec].types
     return frozenset({_dtype(spec)})
@@ -180,12 +329,40 @@ def _slots_from_json(data: Any) -> dict[str, SlotRule]:
         raise ValueError("dtype_rules slots must be an object of slot names")
     slots = {}
     for name, rule in data.items():
-        if not isinstance(rule, dict) or set(rule) != {"var", "dtypes"}:
-            raise ValueError(f"dtype rule of '{name}' must have 'var' and 'dtypes'")
+        if (
+            not isinstance(rule, dict)
+            or not {"var", "dtypes"} <= set(rule)
+            or (set(rule) - {"var", "dtypes", "list"})
+        ):
+            raise ValueError(
+                f"dtype rule of '{name}' must have 'var' and 'dtypes' (and 'list')"
+            )
         var, names = rule["var"], rule["dtypes"]
         if var is not None and not isinstance(var, str):
             raise ValueError(f"dtype rule of '{name}': 'var' must be a name or null")
         if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
             raise ValueError(f"dtype rule of '{name}': 'dtypes' must be names")
-        slots[name] = SlotRule(var, frozenset(_dtype(n) for n in names))
+        per_instance = rule.get("list", False)
+        if per_instance is not True and "list" in rule:
+            raise ValueError(f"dtype rule of '{name}': 'list' must be true")
+        if per_instance and var is None:
+            raise ValueError(f"dtype rule of '{name}': a list rule needs a 'var'")
+        slots[name] = SlotRule(var, frozenset(_dtype(n) for n in names), per_instance)
     return slots
+
+
+def _promotions_from_json(data: Any) -> dict[str, tuple[str, ...]]:
+    if not isinstance(data, dict):
+        raise ValueError("dtype_rules 'promote' must be an object of type variables")
+    promotions = {}
+    for var, sources in data.items():
+        if (
+            not isinstance(sources, list)
+            or len(sources) < 2
+            or not all(isinstance(s, str) for s in sources)
+        ):
+            raise ValueError(
+                f"dtype_rules promote of '{var}' must list two or more type variables"
+            )
+        promotions[var] = tuple(sources)
+    return promotions

@@ -17,12 +17,21 @@ __all__ = [
     "is_op_type",
 ]
 
-# An operator type (the REG_OP name): an upper-case letter, then letters,
-# digits and "_". The spec schema's "op" pattern is this, anchored.
-OP_TYPE = "[A-Z][A-Za-z0-9_]*"
-# A module, parameter or type-variable name: a letter, then letters, digits
-# and "_". The schema's "identifier" pattern is this, anchored.
-IDENTIFIER = "[A-Za-z][A-Za-z0-9_]*"
+# Note [Leading underscores]: GE's own headers name ops, inputs and attrs
+# with a leading "_" (REG_OP(_If), _While, ATTR(_kernel, ...)), and they
+# compile, so the rules allow one. One at most: "__" starts the names C++
+# reserves and Python mangles, and a stem "__init__" would be a package's
+# own file. Generated code names its private helpers with a leading "_"
+# too; gen_ops.names keeps a spec name from shadowing one.
+#
+# An operator type (the REG_OP name): an optional "_", an upper-case
+# letter, then letters, digits and "_". The spec schema's "op" pattern is
+# this, anchored.
+OP_TYPE = "_?[A-Z][A-Za-z0-9_]*"
+# A module, parameter or type-variable name: an optional "_", a letter,
+# then letters, digits and "_". The schema's "identifier" pattern is this,
+# anchored.
+IDENTIFIER = "_?[A-Za-z][A-Za-z0-9_]*"
 _OP_TYPE = re.compile(OP_TYPE)
 _IDENTIFIER = re.compile(IDENTIFIER)
 

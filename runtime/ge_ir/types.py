@@ -18,6 +18,9 @@ __all__ = [
     "AttrValueType",
     "TensorType",
     "NAMED_TENSOR_TYPES",
+    "UNDEFINED_DTYPE_NAME",
+    "attr_dtype_from_spec_name",
+    "attr_dtype_spec_name",
     "dtype_from_spec_name",
     "dtype_spec_names",
     "element_bits",
@@ -176,6 +179,28 @@ def dtype_from_spec_name(name: str) -> DataType:
 def dtype_spec_names() -> tuple[str, ...]:
     """Every dtype name a spec may use, in DataType order."""
     return tuple(_BY_SPEC_NAME)
+
+
+# The spec's word for DT_UNDEFINED as the value of a dtype attr, GE's "no
+# type given" (Note [Undefined dtype attrs] in ge_ir/attrs.py); no tensor
+# dtype is called so.
+UNDEFINED_DTYPE_NAME = "undefined"
+
+
+def attr_dtype_from_spec_name(name: str) -> DataType:
+    """A dtype attr's value by its spec name: a dtype name, or
+    ``undefined`` for DT_UNDEFINED; KeyError for other names."""
+    if name == UNDEFINED_DTYPE_NAME:
+        return DataType.DT_UNDEFINED
+    return _BY_SPEC_NAME[name]
+
+
+def attr_dtype_spec_name(data_type: DataType) -> str:
+    """The spec name of a dtype attr's value (``undefined`` for
+    DT_UNDEFINED); KeyError for DT_MAX."""
+    if data_type is DataType.DT_UNDEFINED:
+        return UNDEFINED_DTYPE_NAME
+    return _SPEC_NAME_OF[data_type]
 
 
 class Format(enum.IntEnum):

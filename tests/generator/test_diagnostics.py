@@ -364,8 +364,36 @@ CASES: list[Case] = [
         op: A
         module: graph_builder
     """),
-    case("E304", "1:5", "op type imported by the module", "op: Tensor\n",
+    case("E304", "1:5", "op type a GE name every REG_OP may use", "op: Tensor\n",
          op="Tensor"),
+    case("E304", "1:5", "op type a DataType enumerator", "op: DT_FLOAT\n",
+         op="DT_FLOAT"),
+    case("E304", "1:5", "op type the Op<Type> of its own attr", """
+        op: OpInt
+        attrs:
+          - {name: n, type: int, default: 1}
+    """, op="OpInt"),
+    case("E304", "1:5", "op type imported by its builder module", """
+        op: GraphBuilder
+        outputs:
+          - {name: y, dtype: float32}
+    """, op="GraphBuilder"),
+    case("E304", "1:5", "op type imported by its author module", """
+        op: TensorDesc
+        outputs:
+          - {name: y, dtype: float32}
+        impl:
+          capabilities: [execute]
+    """, op="TensorDesc"),
+    case("E304", "5:12", "attr a name the generated bodies use", """
+        op: A
+        outputs:
+          - {name: y, dtype: float32}
+        attrs:
+          - {name: _y_shape, type: int}
+        impl:
+          capabilities: [execute]
+    """),
     case("E304", "5:12", "attr keyword with impl", """
         op: A
         outputs:
@@ -451,10 +479,17 @@ CASES: list[Case] = [
         inputs:
           - {name: x, dtype: T}
     """),
-    case("E401", "3:23", "named set inside a list", """
+    case("E401", "3:34", "unknown name in a union with a named set", """
         op: A
         inputs:
-          - {name: x, dtype: [ALL]}
+          - {name: x, dtype: [BasicType, boool]}
+    """),
+    case("E401", "3:14", "unknown name in a list type variable", """
+        op: A
+        dtypes:
+          T: {list: [flaot32]}
+        inputs:
+          - {name: x, dtype: T, dynamic: true}
     """),
     case("E402", "3:22", "undeclared type variable", """
         op: A
@@ -480,7 +515,96 @@ CASES: list[Case] = [
         inputs:
           - {name: x, dtype: ALL}
     """),
+    case("E404", "4:20", "promotes an undeclared name", """
+        op: A
+        dtypes:
+          T: [float32]
+          P: {promote: [T, U]}
+        inputs:
+          - {name: x, dtype: T}
+        outputs:
+          - {name: y, dtype: P}
+    """),
+    case("E404", "5:20", "promotes a list type variable", """
+        op: A
+        dtypes:
+          T: [float32]
+          L: {list: [float32]}
+          P: {promote: [T, L]}
+        inputs:
+          - {name: x, dtype: T}
+          - {name: xs, dtype: L, dynamic: true}
+        outputs:
+          - {name: y, dtype: P}
+    """),
+    case("E404", "6:17", "promotes a promoted type variable", """
+        op: A
+        dtypes:
+          T: [float32]
+          U: [int32]
+          P: {promote: [T, U]}
+          Q: {promote: [P, T]}
+        inputs:
+          - {name: x, dtype: T}
+          - {name: u, dtype: U}
+        outputs:
+          - {name: y, dtype: Q}
+    """),
+    case("E404", "5:20", "promotes a variable only an optional input has", """
+        op: A
+        dtypes:
+          T: [float32]
+          U: [int32]
+          P: {promote: [T, U]}
+        inputs:
+          - {name: x, dtype: T}
+          - {name: b, dtype: U, optional: true}
+        outputs:
+          - {name: y, dtype: P}
+    """),
+    case("E405", "5:22", "list type variable on a static input", """
+        op: A
+        dtypes:
+          L: {list: [float32, int32]}
+        inputs:
+          - {name: x, dtype: L}
+    """),
+    case("E405", "5:22", "list type variable on a static output", """
+        op: A
+        dtypes:
+          L: {list: [float32, int32]}
+        outputs:
+          - {name: y, dtype: L}
+    """),
+    case("E405", "9:22", "promoted type variable on an input", """
+        op: A
+        dtypes:
+          T: [float32]
+          U: [int32]
+          P: {promote: [T, U]}
+        inputs:
+          - {name: x, dtype: T}
+          - {name: u, dtype: U}
+          - {name: z, dtype: P}
+    """),
+    case("E406", "5:16", "no pair of dtypes promotes", """
+        op: A
+        dtypes:
+          T: [uint16]
+          U: [int8, float32]
+          P: {promote: [T, U]}
+        inputs:
+          - {name: x, dtype: T}
+          - {name: u, dtype: U}
+        outputs:
+          - {name: y, dtype: P}
+    """),
     # -- E5xx: attrs -------------------------------------------------------
+    case("E501", "3:42", "undefined in a list_dtype default", """
+        op: A
+        attrs:
+          - {name: l, type: list_dtype, default: [float32, undefined]}
+    """),
     case("E501", "3:35", "int from text", """
         op: A
         attrs:
@@ -760,6 +884,33 @@ CASES: list[Case] = [
         outputs:
           - {name: y, dtype: float32, count: attr(n)}
     """),
+    case("E614", "12:33", "dtype rule of a promoted output", """
+        op: A
+        dtypes:
+          T: [float32, int32]
+          U: [float16]
+          P: {promote: [T, U]}
+        inputs:
+          - {name: x, dtype: T}
+          - {name: u, dtype: U}
+        outputs:
+          - {name: y, dtype: P}
+        infer_meta:
+          y: {shape: same_as(x), dtype: x}
+        impl:
+          capabilities: [execute]
+    """),
+    case("E614", "9:27", "dtype rule of a list output", """
+        op: A
+        dtypes:
+          L: {list: [float32, int32]}
+        inputs:
+          - {name: xs, dtype: L, dynamic: true}
+        outputs:
+          - {name: ys, dtype: L, dynamic: true, count: len(xs)}
+        infer_meta:
+          ys: {shape: [2], dtype: float32}
+    """),
     # -- E7xx: impl --------------------------------------------------------
     case("E701", "6:14", "unknown input", """
         op: A
@@ -935,10 +1086,24 @@ CASES: list[Case] = [
         inputs:
           - {name: name, dtype: float32}
     """),
-    case("W904", "3:12", "attr called owner_builder", """
+    case("W904", "5:12", "attr called owner_builder of an all-optional op", """
         op: A
+        inputs:
+          - {name: x, dtype: float32, optional: true}
         attrs:
           - {name: owner_builder, type: int}
+    """),
+    case("W904", "3:12", "attr called owner_graph_builder of an op without inputs", """
+        op: A
+        attrs:
+          - {name: owner_graph_builder, type: int}
+    """),
+    case("W904", "5:12", "attr called name takes the node-name keyword's name", """
+        op: A
+        inputs:
+          - {name: x, dtype: float32}
+        attrs:
+          - {name: name, type: int}
     """),
     case("W904", "5:12", "attr named like an input", """
         op: A
@@ -954,6 +1119,17 @@ CASES: list[Case] = [
         outputs:
           - {name: x, dtype: float32}
           - {name: y, dtype: float32}
+    """),
+    case("W905", "3:21", "named_attrs attr", """
+        op: A
+        attrs:
+          - {name: f, type: named_attrs}
+    """),
+    case("W905", "4:21", "list_named_attrs attr with a default", """
+        op: A
+        attrs:
+          - {name: i, type: int}
+          - {name: l, type: list_named_attrs, default: []}
     """),
 ]
 # fmt: on
@@ -1077,11 +1253,11 @@ WORDINGS: list[Wording] = [
             holds="hint: did you mean 'module'?"),
     Wording("E103", "names the first line", "op: A\ndoc: a\ndoc: b\n",
             holds="(first defined at line 2)"),
-    Wording("E401", "named set in a list", """
+    Wording("E401", "suggests a named set too", """
         op: A
         inputs:
-          - {name: x, dtype: [ALL]}
-    """, holds="hint: 'ALL' is a named set; a named set stands alone"),
+          - {name: x, dtype: [BasicTyp, bool]}
+    """, holds="hint: did you mean 'BasicType'?"),
     Wording("E402", "suggests declaring it", """
         op: A
         inputs:

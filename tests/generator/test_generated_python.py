@@ -67,7 +67,7 @@ EXPECTED_SIGNATURES = {
     "LayerNormCustom": "(x: 'TensorHolder | TensorLike', gamma: 'TensorHolder | TensorLike | None' = None, beta: 'TensorHolder | TensorLike | None' = None, *, begin_norm_axis: 'int' = -1, epsilon: 'float' = 1e-05, name: 'str | None' = None) -> 'LayerNormCustomOutput'",
     "ConcatCustom": "(x: 'Sequence[TensorHolder | TensorLike]', *, concat_dim: 'int' = 0, name: 'str | None' = None) -> 'TensorHolder'",
     "SplitCustom": "(x: 'TensorHolder | TensorLike', *, num_split: 'int', split_dim: 'int' = 0, name: 'str | None' = None) -> 'list[TensorHolder]'",
-    "FillCustom": "(owner_builder: 'GraphBuilder', *, shape: 'Sequence[int]', dtype: 'DataType' = <DataType.DT_FLOAT: 0>, value: 'float' = 0.0, name: 'str | None' = None) -> 'TensorHolder'",
+    "FillCustom": "(owner_graph_builder: 'GraphBuilder', *, shape: 'Sequence[int]', dtype: 'DataType' = <DataType.DT_FLOAT: 0>, value: 'float' = 0.0, name: 'str | None' = None) -> 'TensorHolder'",
     "IfCustom": "(cond: 'TensorHolder | TensorLike', input: 'Sequence[TensorHolder | TensorLike]', output_num: 'int', then_branch: 'Graph', else_branch: 'Graph', *, name: 'str | None' = None) -> 'list[TensorHolder]'",
     "CastCustom": "(x: 'TensorHolder | TensorLike', *, dst_type: 'DataType', truncate: 'bool' = False, name: 'str | None' = None) -> 'TensorHolder'",
 }
@@ -213,11 +213,16 @@ def test_attr_defaults_are_exact_and_immutable() -> None:
     assert node2.get_attr("na") == named and node2.get_attr("li") == (4,)
 
 
-def test_no_inputs_takes_owner_builder_and_zero_outputs_returns_a_handle() -> None:
+def test_no_inputs_takes_owner_graph_builder_and_zero_outputs_returns_a_handle() -> (
+    None
+):
+    """gen_esb's name for an op without inputs (keyword callers pass it)."""
     b = GraphBuilder()
     y = custom.FillCustom(b, shape=[2, 3], dtype=DataType.DT_INT32, value=1.0)
     assert y.node.inputs == [] and y.get_owner_builder() is b
-    with pytest.raises(TypeError, match="owner_builder"):
+    z = custom.FillCustom(owner_graph_builder=b, shape=[1])
+    assert z.get_owner_builder() is b
+    with pytest.raises(TypeError, match="parameter 'owner_graph_builder'"):
         custom.FillCustom("not a builder", shape=[1])  # type: ignore[arg-type]
 
 

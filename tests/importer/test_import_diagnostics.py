@@ -167,6 +167,9 @@ CASES: list[Case] = [
          op(".INPUT(x, \"T\")\n.DATATYPE(T, Promote({a, b}))")),
     case("I204", "4:15", "quoted variable not declared", op('.INPUT(x, "T")')),
     case("I204", "4:15", "bare variable not declared", op(".INPUT(x, TIndex)")),
+    case("I204", "7:32", "Promote of an input's name",
+         op('.INPUT(x1, "T")\n.OUTPUT(y, "P")\n.DATATYPE(T, TensorType({DT_FLOAT}))'
+            '\n.DATATYPE(P, Promote({"T", "x1"}))')),
     case("I205", "4:14", "unknown attr type", op(".ATTR(x, Float32, 1.0)")),
     case("I206", "3:8", "declared differently in two headers", {
         "a.h": op(".INPUT(x, TensorType({DT_FLOAT}))"),
@@ -193,8 +196,6 @@ CASES: list[Case] = [
         }
     """, op="Add_X", kept=("AddX",)),
     # -- I3xx: imported, normalised ----------------------------------------
-    case("I301", "4:15", "named set inside braces",
-         op(".INPUT(x, TensorType({BasicType(), DT_BOOL}))")),
     case("I301", "4:15", "named set without TensorType and parentheses",
          op(".INPUT(x, TensorType({FloatingDataType, DT_BF16}))")),
     case("I301", "4:15", "TensorType without braces",

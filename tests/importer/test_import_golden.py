@@ -3,8 +3,11 @@ byte with the specs and diagnostics in tests/importer/expected.
 
 Each scenario is one ``gen-ops import`` run, planned into its expected
 directory (``--out expected/<scenario>``), so the ``$schema`` lines are the
-ones a real run there writes. The specs that use no form today's spec
-format lacks are then validated and rendered by gen-ops itself.
+ones a real run there writes. Every imported spec is then validated and
+rendered by gen-ops itself, each scenario's whole tree imported in Python
+and its REG_OP headers compiled with g++ (the forms GE's own headers use:
+Promote, ListTensorType, named-set unions, ``_If``, ``If``, ``Shape``, an
+input ``name``, DT_UNDEFINED).
 
 After an intended change, regenerate and review the diff:
 
@@ -15,6 +18,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,6 +31,7 @@ from gen_ops.importer import driver
 from gen_ops.outputs import Target
 
 HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
 EXPECTED = HERE / "expected"
 
 SCENARIOS: dict[str, dict[str, object]] = {
@@ -39,21 +44,6 @@ SCENARIOS: dict[str, dict[str, object]] = {
         "prefer": ("headers/dup_b.h",),
     },
 }
-
-# Imported specs today's gen-ops does not accept, and why. The forms of the
-# first group were decided for the spec format (docs/importing.md) and are
-# the generator's next work; a spec that gen-ops starts accepting fails
-# test_future_forms_are_refused until it is removed from here.
-NOT_YET_VALID = {
-    "per_header/future_forms/mul_demo.yaml": "dtypes: {T: {promote: [...]}}",
-    "per_header/future_forms/identity_n_demo.yaml": "dtypes: {T: {list: ...}}",
-    "per_header/future_forms/list_range_demo.yaml": "dtypes: {T: {list: ...}}",
-    "per_header/future_forms/_if_demo.yaml": "names starting with _, default: undefined",
-    "per_header/keyword_names/shape.yaml": "op type Shape is E304 in gen-ops",
-}
-# Valid for gen-ops, but rendering it writes a module Python cannot import:
-# the stem of op If is the keyword "if" (a generator gap; see the report).
-NOT_RENDERED = {"per_header/keyword_names/if.yaml": "file stem 'if' is a keyword"}
 
 
 @pytest.fixture(autouse=True)
@@ -109,29 +99,75 @@ def golden_specs() -> Iterator[str]:
             yield f"{name}/{path}"
 
 
-@pytest.mark.parametrize("spec", [s for s in golden_specs() if s not in NOT_YET_VALID])
+@pytest.mark.parametrize("spec", list(golden_specs()))
 def test_spec_validates_and_renders(spec: str) -> None:
     sink = Sink()
     files = pipeline.discover([EXPECTED / spec], sink)
     ops = pipeline.load_and_check(files, sink)
     assert not sink.has_errors, "\n".join(d.format() for d in sink.sorted())
     assert [op.op_type for op in ops]
-    if spec in NOT_RENDERED:
-        return
     rendered = pipeline.render(ops, frozenset(Target))
     for output in rendered:
         if output.path.endswith(".py"):
             compile(output.content, output.path, "exec")
 
 
-@pytest.mark.parametrize("spec", sorted(NOT_YET_VALID))
-def test_future_forms_are_refused(spec: str) -> None:
-    """gen-ops does not accept these yet; when it does, move the spec out
-    of NOT_YET_VALID (the reason says which form it uses)."""
+IMPORT_ALL = """
+import importlib, sys
+for name in sys.argv[1:]:
+    module = importlib.import_module(name)
+    for exported in getattr(module, "__all__", ()):
+        assert callable(getattr(module, exported)), (name, exported)
+print("imported", len(sys.argv) - 1)
+"""
+
+
+@pytest.mark.parametrize("name", sorted(SCENARIOS))
+def test_scenario_tree_imports_and_compiles(name: str, tmp_path: Path) -> None:
+    """A scenario's specs rendered together: every builder and impl module
+    imports (file stems that are keywords, names with a leading _), and
+    every REG_OP header compiles against tests/cpp/graph/operator_reg.h."""
     sink = Sink()
-    files = pipeline.discover([EXPECTED / spec], sink)
-    pipeline.load_and_check(files, sink)
-    assert sink.has_errors, f"gen-ops now accepts {spec}: {NOT_YET_VALID[spec]}"
+    files = pipeline.discover([EXPECTED / name], sink)
+    ops = pipeline.load_and_check(files, sink)
+    assert not sink.has_errors, "\n".join(d.format() for d in sink.sorted())
+    out = tmp_path / "out"
+    for output in pipeline.render(ops, frozenset(Target)):
+        target = out / output.path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(output.content, encoding="utf-8")
+    modules = sorted({f"ge.es.{op.module}" for op in ops}) + [
+        f"ge.es.{op.module}.{op.file_stem}" for op in ops
+    ]
+    modules += [
+        p.relative_to(out / "python").with_suffix("").as_posix().replace("/", ".")
+        for p in sorted((out / "python/ge_impl").rglob("*.py"))
+        if p.name != "__init__.py"
+    ]
+    env = dict(os.environ, PYTHONPATH=str(out / "python"))
+    result = subprocess.run(
+        [sys.executable, "-c", IMPORT_ALL, *modules],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == f"imported {len(modules)}"
+    gxx = shutil.which("g++")
+    if gxx is None:
+        pytest.skip("g++ is not on PATH: the headers cannot be checked")
+    for source in sorted((out / "src").glob("*.cc")):
+        check = subprocess.run(
+            [gxx, "-std=c++17", "-fsyntax-only", "-Wall", "-Werror"]
+            + ["-I", str(ROOT / "tests/cpp"), "-I", str(out / "include")]
+            + ["-x", "c++", str(source)],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert check.returncode == 0, check.stderr
 
 
 def test_every_header_is_in_a_scenario() -> None:

@@ -3,10 +3,12 @@
 
 What REG_OP carries is compared as gen-ops' model holds it (names, kinds,
 resolved dtype sets and named sets, type variables, attr types and default
-values); spelling is not (gen-ops writes sets in DataType order, floats as
-the spec spelled them). Docs are not compared: gen-ops writes them as
-``///`` comments, the importer reads ``/** */`` blocks. The rendered header
-must import without a single diagnostic."""
+values); spelling is not (floats as the spec spelled them). Docs are not
+compared: gen-ops writes them as ``///`` comments, the importer reads
+``/** */`` blocks. Attrs REG_OP cannot declare (named_attrs,
+list_named_attrs: Note [NamedAttrs in REG_OP] in gen_ops/reg_op.py) are not
+in the header, so they do not come back. The rendered header must import
+without a single diagnostic."""
 
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ from gen_ops.diagnostics import Sink
 from gen_ops.importer import driver
 from gen_ops.model import OpSpec
 from gen_ops.outputs import Target
+from gen_ops.reg_op import declares
 
 DTYPES = list(dtype_spec_names())
 SETS = sorted(NAMED_TENSOR_TYPES)
@@ -158,15 +161,17 @@ def _value(value: Any) -> Any:
 
 
 def data(op: OpSpec) -> dict[str, Any]:
-    """What REG_OP carries of a model."""
+    """What REG_OP carries of a model (the attrs it can declare)."""
 
     def dtype(c: Any) -> tuple[Any, ...]:
-        return (c.kind, c.dtypes, c.name, c.set_name)
+        return (c.kind, c.dtypes, c.name, c.written)
 
     return {
         "op": op.op_type,
         "module": op.module,
-        "type_vars": [(v.name, v.dtypes, v.set_name) for v in op.type_vars],
+        "type_vars": [
+            (v.name, v.kind, v.written, v.promote, v.dtypes) for v in op.type_vars
+        ],
         "inputs": [(i.name, i.kind, dtype(i.dtype)) for i in op.inputs],
         "outputs": [
             (o.name, o.dynamic, dtype(o.dtype), o.ref_input) for o in op.outputs
@@ -174,6 +179,7 @@ def data(op: OpSpec) -> dict[str, Any]:
         "attrs": [
             (a.name, a.type, None if a.default is None else _value(a.default.value))
             for a in op.attrs
+            if declares(a)
         ],
         "graphs": [(g.name, g.dynamic) for g in op.graphs],
     }

@@ -906,6 +906,8 @@ def test_named_attrs_errors() -> None:
         (AttrType.BOOL, np.bool_(False), False),
         (AttrType.STR, "é", "é"),
         (AttrType.DTYPE, DataType.DT_BF16, DataType.DT_BF16),
+        # GE's "no type given" (Note [Undefined dtype attrs] in ge_ir/attrs.py)
+        (AttrType.DTYPE, DataType.DT_UNDEFINED, DataType.DT_UNDEFINED),
         (AttrType.BYTES, bytearray(b"ab"), b"ab"),
         (AttrType.LIST_INT, [1, 2], (1, 2)),
         (AttrType.LIST_INT, (1, 2), (1, 2)),
@@ -945,7 +947,7 @@ def test_check_attr_value_accepts_and_normalises(kind: AttrType, value, expected
         (AttrType.STR, "a\x00b", ValueError, "NUL"),
         (AttrType.DTYPE, 0, TypeError, "expected DataType, got int"),
         (AttrType.DTYPE, DataType.DT_MAX, ValueError, "DT_MAX is not a data type"),
-        (AttrType.DTYPE, DataType.DT_UNDEFINED, ValueError, "DT_UNDEFINED"),
+        (AttrType.LIST_DTYPE, [DataType.DT_UNDEFINED], ValueError, "DT_UNDEFINED"),
         (AttrType.BYTES, "ab", TypeError, "expected bytes, got str"),
         (AttrType.TENSOR, [1.0], TypeError, "expected ge.graph.Tensor, got list"),
         (AttrType.NAMED_ATTRS, {}, TypeError, "expected ge.graph.NamedAttrs, got dict"),

@@ -12,7 +12,7 @@ namespace ge {
 /// A subgraph op: the graph builder and REG_OP only (no CPU implementation).
 ///
 /// Inputs:
-///   cond (required, int32, bool): A scalar; non-zero selects then_branch.
+///   cond (required, bool, int32): A scalar; non-zero selects then_branch.
 ///   input (dynamic, ALL): The inputs of either branch.
 ///
 /// Outputs:
@@ -22,7 +22,7 @@ namespace ge {
 ///   then_branch (static): Runs when cond is non-zero.
 ///   else_branch (static): Runs when cond is zero.
 REG_OP(IfCustom)
-    .INPUT(cond, TensorType({DT_INT32, DT_BOOL}))
+    .INPUT(cond, TensorType({DT_BOOL, DT_INT32}))
     .DYNAMIC_INPUT(input, TensorType::ALL())
     .DYNAMIC_OUTPUT(output, TensorType::ALL())
     .GRAPH(then_branch)

@@ -8,7 +8,7 @@ namespace ge {
 /// FillCustom
 ///
 /// A tensor of a given shape and dtype filled with one value. It has no
-/// inputs, so the builder takes owner_builder.
+/// inputs, so the builder takes owner_graph_builder, as gen_esb's does.
 ///
 /// Outputs:
 ///   y (required, float32, float16, int32, int64): The filled tensor.

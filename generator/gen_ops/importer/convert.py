@@ -28,6 +28,7 @@ from gen_ops.importer.model import (
     ImportedOp,
     OpShape,
     Param,
+    Place,
     TypeVar,
 )
 from gen_ops.importer.reporting import OpReporter
@@ -91,6 +92,7 @@ class _Converter:
         self.outputs: list[Param] = []
         self.attrs: list[Attr] = []
         self.graphs: list[Graph] = []
+        self.places: list[Place] = []
         self.declared = frozenset(
             e.args[0][0].text
             for e in declaration.elements
@@ -166,6 +168,7 @@ class _Converter:
         )
         if dtype is not None:
             self.inputs.append(Param(name, dtype, optional, dynamic))
+            self.place("input", name, element)
 
     def output(self, element: Element, name: str) -> None:
         dtype = read_dtype(
@@ -177,21 +180,29 @@ class _Converter:
         )
         if dtype is not None:
             self.outputs.append(Param(name, dtype, dynamic=_OUTPUTS[element.kind]))
+            self.place("output", name, element)
 
     def graph(self, element: Element, name: str) -> None:
         self.graphs.append(Graph(name, _GRAPHS[element.kind]))
+        self.place("graph", name, element)
 
     def datatype(self, element: Element, name: str) -> None:
         found = read_range(
-            element.tail(1), self.fix_dtypes, self.report, f"type variable {name}"
+            element.tail(1),
+            self.declared,
+            self.fix_dtypes,
+            self.report,
+            f"type variable {name}",
         )
         if found is not None:
             self.type_vars.append(TypeVar(name, found))
+            self.place("type variable", name, element)
 
     def attr(self, element: Element, name: str) -> None:
         kind = self.attr_type(element.args[1], name)
         if kind is None:
             return
+        self.place("attr", name, element)
         if element.kind == "REQUIRED_ATTR":
             self.attrs.append(Attr(name, kind, None))
             return
@@ -199,6 +210,14 @@ class _Converter:
             kind, element.tail(2), name, self.fix_dtypes, self.report
         )
         self.attrs.append(Attr(name, kind, default, dropped))
+
+    def place(self, role: str, name: str, element: Element) -> None:
+        """Where the element's name, type and default (ATTR's) stand."""
+        span = self.source.span
+        at = span(element.args[0][0].offset)
+        type_at = span(element.args[1][0].offset) if len(element.args) > 1 else at
+        default_at = span(element.args[2][0].offset) if element.kind == "ATTR" else None
+        self.places.append(Place(role, name, at, type_at, default_at))
 
     def attr_type(self, tokens: tuple[Token, ...], name: str) -> AttrType | None:
         text = spell(tokens)
@@ -273,7 +292,12 @@ class _Converter:
             tuple(self.graphs),
         )
         return ImportedOp(
-            shape, doc, param_docs, module, self.source.span(self.decl.offset)
+            shape,
+            doc,
+            param_docs,
+            module,
+            self.source.span(self.decl.offset),
+            tuple(self.places),
         )
 
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ge_ir.attrs import AttrType, check_attr_value
+from ge_ir.types import UNDEFINED_DTYPE_NAME
 from gen_ops.importer import dtype_names
 from gen_ops.importer.c_literals import (
     IntExpression,
@@ -36,7 +37,8 @@ from gen_ops.importer.model import Default, Number, Value
 from gen_ops.importer.reporting import OpReporter
 from gen_ops.importer.syntax import ID, NUM, PUNCT, Token, spell
 
-UNDEFINED = "undefined"  # the spec's default of a Type attr set to DT_UNDEFINED
+# The spec's default of a Type attr set to DT_UNDEFINED (ge_ir's word).
+UNDEFINED = UNDEFINED_DTYPE_NAME
 
 
 class _Invalid(Exception):

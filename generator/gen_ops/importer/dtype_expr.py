@@ -10,10 +10,10 @@ argument, so C++ never evaluates it and real headers hold forms that mean
 something only to a reader. Each is imported with its evident meaning and
 one I301 warning that says what was read and why:
 
-- a named set inside braces, ``TensorType({BasicType(), DT_BOOL})``, or
-  written without ``TensorType::`` and ``()``, ``{FloatingDataType, DT_BF16}``:
-  the set's members (in DataType order) and the other dtypes; a named set
-  alone stays a named set;
+- a named set written without ``TensorType::`` and ``()``,
+  ``{FloatingDataType, DT_BF16}``: the set; a named set alone stays a named
+  set, and with dtypes (GE's own ``TensorType({BasicType(), DT_BOOL})``,
+  which needs no warning) their union, ``[BasicType, bool]``;
 - ``TensorType(DT_A, DT_B)`` without braces, ``TensorType{DT_A}`` without
   parentheses, a bare ``DT_A`` or a bare ``{DT_A, DT_B}``: that list;
 - braces that do not balance inside the expression: the list they hold;
@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ge_ir.types import NAMED_TENSOR_TYPES, DataType
+from ge_ir.types import DataType
 from gen_ops.importer import dtype_names
 from gen_ops.importer.model import (
     DtypeList,
@@ -112,33 +112,25 @@ class _Reader:
             return None
         dtypes: list[DataType] = []
         sets: list[str] = []
+        ordered: list[str] = []  # spec names of the items, in header order
         for item in items:
             read = self.item(tuple(item), inside=len(items) > 1)
             if isinstance(read, str):
                 sets.append(read)
+                ordered.append(read)
             elif read is not None:
                 dtypes.append(read)
+                ordered.append(dtype_names.spec_name(read))
         if not self.ok:
             return None
         if len(sets) == 1 and not dtypes:
             return NamedSet(sets[0])
-        members = [dt for name in sets for dt in sorted(NAMED_TENSOR_TYPES[name].types)]
-        if sets:
-            self.notes.append(
-                "a named set inside a list: "
-                + ", ".join(sets)
-                + (" is" if len(sets) == 1 else " are")
-                + " imported as "
-                + ("its" if len(sets) == 1 else "their")
-                + " members"
-            )
-        ordered = list(dict.fromkeys(members + dtypes))
         repeated = [dt for dt in dict.fromkeys(dtypes) if dtypes.count(dt) > 1]
         if repeated:
             self.notes.append(
                 "repeated " + ", ".join(dt.name for dt in repeated) + " (read once)"
             )
-        return DtypeList(tuple(dtype_names.spec_name(dt) for dt in ordered))
+        return DtypeList(tuple(dict.fromkeys(ordered)))
 
     def item(self, item: tuple[Token, ...], inside: bool) -> DataType | str | None:
         """One item: a dtype, or a named set's name."""
@@ -282,7 +274,7 @@ def describe(value: DtypeRef | Range) -> str:
     if isinstance(value, DtypeList):
         return "[" + ", ".join(value.names) + "]"
     if isinstance(value, Promote):
-        return "promote [" + ", ".join(value.inputs) + "]"
+        return "promote [" + ", ".join(value.vars) + "]"
     return "list of " + describe(value.inner)
 
 
@@ -296,9 +288,13 @@ def cpp_spelling(value: DtypeRef | Range) -> str:
         by_spec = {
             dt.spec_name: dt.name for dt in DataType if dt not in dtype_names.MARKERS
         }
-        return "TensorType({" + ", ".join(by_spec[n] for n in value.names) + "})"
+        return (
+            "TensorType({"
+            + ", ".join(by_spec.get(n, f"{n}()") for n in value.names)
+            + "})"
+        )
     if isinstance(value, Promote):
-        return "Promote({" + ", ".join(f'"{n}"' for n in value.inputs) + "})"
+        return "Promote({" + ", ".join(f'"{n}"' for n in value.vars) + "})"
     return f"ListTensorType({cpp_spelling(value.inner)})"
 
 
@@ -357,9 +353,14 @@ def read_dtype(
 
 
 def read_range(
-    tokens: tuple[Token, ...], fix_dtypes: bool, report: OpReporter, what: str
+    tokens: tuple[Token, ...],
+    declared: frozenset[str],
+    fix_dtypes: bool,
+    report: OpReporter,
+    what: str,
 ) -> Range | None:
-    """DATATYPE's range; None after an error (reported)."""
+    """DATATYPE's range; None after an error (reported). Promote lists type
+    variables that DATATYPE declares (GE promotes symbols, not inputs: I204)."""
     reader = _Reader(report, what, fix_dtypes, tokens)
     if (
         len(tokens) >= 3
@@ -378,8 +379,19 @@ def read_range(
             ]
             if not names or others:
                 reader.unreadable(
-                    'Promote takes a list of input names, Promote({"x1", "x2"})'
+                    'Promote takes a list of type variables, Promote({"T1", "T2"})'
                 )
+                return None
+            for token in names:
+                if token.text[1:-1] not in declared:
+                    reader.fail(
+                        "I204",
+                        token.offset,
+                        f"Promote names {token.text}, which no DATATYPE declares "
+                        "(GE promotes type variables, not inputs)",
+                        'list the type variables of the inputs: Promote({"T1", "T2"})',
+                    )
+            if not reader.ok:
                 return None
             return reader.finish(Promote(tuple(t.text[1:-1] for t in names)))  # type: ignore[return-value]
         if head == "ListTensorType":

@@ -35,16 +35,19 @@ class NamedSet:
 
 @dataclass(frozen=True)
 class DtypeList:
-    """A list of dtypes, by spec name, in header order, each once."""
+    """A list of dtypes by spec name, and of named sets by name (their
+    union: ``TensorType({BasicType(), DT_BOOL})``), in header order, each
+    once."""
 
     names: tuple[str, ...]
 
 
 @dataclass(frozen=True)
 class Promote:
-    """``Promote({"x1", "x2"})``: the promoted type of those inputs."""
+    """``Promote({"T1", "T2"})``: the promoted type of those type
+    variables."""
 
-    inputs: tuple[str, ...]
+    vars: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -120,6 +123,20 @@ class OpShape:
 
 
 @dataclass(frozen=True)
+class Place:
+    """Where an element of the declaration stands (``gen-ops roundtrip``
+    points at it): its name argument, its type argument (an input's or
+    output's dtype, a type variable's range, an attr's type; the name for a
+    graph) and ATTR's default (None for other elements)."""
+
+    role: str  # input, output, attr, graph, type variable
+    name: str
+    at: Span
+    type_at: Span
+    default_at: Span | None = None
+
+
+@dataclass(frozen=True)
 class ImportedOp:
     shape: OpShape
     doc: str
@@ -128,10 +145,15 @@ class ImportedOp:
     param_docs: tuple[tuple[str, str, str], ...]
     module: str
     span: Span  # the op's name in REG_OP(...)
+    places: tuple[Place, ...] = ()  # of the imported elements, in header order
 
     @property
     def op_type(self) -> str:
         return self.shape.op_type
+
+    def place(self, role: str, name: str) -> Place | None:
+        """The first element of that role and name."""
+        return next((p for p in self.places if (p.role, p.name) == (role, name)), None)
 
     def param_doc(self, role: str, name: str) -> str:
         return next(

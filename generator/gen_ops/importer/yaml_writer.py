@@ -122,7 +122,7 @@ def dtype_value(ref: DtypeRef | Range) -> str:
             return ref.names[0]
         return "[" + ", ".join(ref.names) + "]"
     if isinstance(ref, Promote):
-        return "{promote: [" + ", ".join(scalar(n) for n in ref.inputs) + "]}"
+        return "{promote: [" + ", ".join(scalar(n) for n in ref.vars) + "]}"
     assert isinstance(ref, ListOf)
     return "{list: " + dtype_value(ref.inner) + "}"
 

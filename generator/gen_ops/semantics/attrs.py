@@ -6,9 +6,14 @@ from __future__ import annotations
 from typing import Any
 
 from ge_ir.attrs import AttrType, check_attr_value
-from ge_ir.types import dtype_from_spec_name, dtype_spec_names
+from ge_ir.types import (
+    UNDEFINED_DTYPE_NAME,
+    attr_dtype_from_spec_name,
+    dtype_spec_names,
+)
 from gen_ops.diagnostics import suggest
 from gen_ops.model import Attr, Default, DeriveRule, Input
+from gen_ops.reg_op import declares
 from gen_ops.semantics.context import Checker
 from gen_ops.semantics.names import check_unique
 from gen_ops.semantics.rules import derive_rule
@@ -48,16 +53,26 @@ def attrs(ctx: Checker, inputs: list[Input]) -> list[Attr]:
             derive = derive_rule(
                 ctx, name, attr_type, item["derive"], where + ("derive",), by_input
             )
-        result.append(
-            Attr(
-                name=name,
-                type=attr_type,
-                default=default,
-                derive=derive,
-                doc=item_doc(ctx, item, where),
-                span=ctx.at(where + ("name",)),
-            )
+        attr = Attr(
+            name=name,
+            type=attr_type,
+            default=default,
+            derive=derive,
+            doc=item_doc(ctx, item, where),
+            span=ctx.at(where + ("name",)),
         )
+        if not declares(attr):
+            ctx.report(
+                "W905",
+                where + ("type",),
+                f"attr '{name}' ({attr_type.value}) is left out of the REG_OP "
+                "header: GE's external headers declare NamedAttrs without "
+                "defining it, so no NamedAttrs or ListNamedAttrs attr compiles "
+                "in REG_OP",
+                "nothing to do: builders, prototypes and graph files keep the "
+                "attr, and GE sees it as an attr outside the op's IR",
+            )
+        result.append(attr)
     return result
 
 
@@ -105,6 +120,11 @@ def _float_spellings(
 def _default_hint(attr_type: AttrType, value: Any) -> str | None:
     if attr_type is AttrType.LIST_DTYPE and not isinstance(value, list):
         return "write a list, e.g. [float32]"
+    if attr_type is AttrType.LIST_DTYPE and UNDEFINED_DTYPE_NAME in value:
+        return (
+            f"{UNDEFINED_DTYPE_NAME} is the value of a dtype attr given no type; "
+            "a list holds dtype names"
+        )
     if attr_type in (AttrType.DTYPE, AttrType.LIST_DTYPE):
         word = value if isinstance(value, str) else None
         return (suggest(word, dtype_spec_names()) if word else None) or (
@@ -120,13 +140,14 @@ def _default_hint(attr_type: AttrType, value: Any) -> str | None:
 
 
 def _yaml_to_attr(attr_type: AttrType, value: Any) -> Any:
-    """YAML spellings that differ from Python values: dtypes by name, bytes
-    as text or !!binary."""
+    """YAML spellings that differ from Python values: dtypes by name (a
+    dtype attr may be ``undefined``: Note [Undefined dtype attrs] in
+    ge_ir/attrs.py), bytes as text or !!binary."""
     if attr_type is AttrType.DTYPE:
         if not isinstance(value, str):
             raise TypeError(f"expected a dtype name, got {type(value).__name__}")
         try:
-            return dtype_from_spec_name(value)
+            return attr_dtype_from_spec_name(value)
         except KeyError:
             raise ValueError(f"unknown dtype '{value}'") from None
     if attr_type is AttrType.LIST_DTYPE and isinstance(value, list):

@@ -9,15 +9,17 @@ Here those decisions are checked and reported.
 from __future__ import annotations
 
 from ge_ir.names import RESERVED_MODULE_NAMES, RESERVED_NODE_TYPES
+from gen_ops.lower_impl import author_imported_names
+from gen_ops.lower_python import imported_names
 from gen_ops.model import Attr, Impl, InferOutput, OpSpec
 from gen_ops.names import (
     CPP_KEYWORDS,
     PYTHON_KEYWORDS,
-    PYTHON_MODULE_NAMES,
     ROLE_PREFIX,
+    impl_body_names,
     python_names,
 )
-from gen_ops.reg_op import GE_TYPE_NAMES, member_clashes
+from gen_ops.reg_op import ge_names_of, member_clashes
 from gen_ops.semantics.context import Checker
 
 DEFAULT_MODULE = "custom"
@@ -45,8 +47,8 @@ def module_name(ctx: Checker) -> str:
 
 
 def check_op_type(ctx: Checker) -> None:
-    """E308 for a node type the runtime reserves; E304 for a name the
-    generated Python or REG_OP code needs for itself."""
+    """E308 for a node type the runtime reserves; E304 for a Python keyword
+    (the names the generated code needs: ``check_op_type_hides``)."""
     op = ctx.op
     if op in RESERVED_NODE_TYPES:
         ctx.report(
@@ -64,18 +66,28 @@ def check_op_type(ctx: Checker) -> None:
             "could not be defined",
             "choose another op type",
         )
-    elif op in PYTHON_MODULE_NAMES or op in GE_TYPE_NAMES:
-        user = (
-            "Python module imports"
-            if op in PYTHON_MODULE_NAMES
-            else "REG_OP code uses (GE's C++ API)"
-        )
-        ctx.report(
-            "E304",
-            ("op",),
-            f"op type '{op}' is a name the generated {user}",
-            "choose another op type",
-        )
+
+
+def check_op_type_hides(ctx: Checker, op: OpSpec) -> None:
+    """E304 for an op type that would hide a name its generated code needs:
+    a GE name REG_OP refers to (Note [Names REG_OP refers to] in reg_op), or
+    a name the builder module or the author module imports (the function
+    or class named after the op would take its place)."""
+    if op.op_type in ge_names_of(op):
+        user = "REG_OP's expansion refers to (GE's C++ API)"
+    elif op.op_type in imported_names(op):
+        user = "its builder module imports"
+    elif op.op_type in author_imported_names(op):
+        user = "its author module imports"
+    else:
+        return
+    ctx.report(
+        "E304",
+        op.span,
+        f"op type '{op.op_type}' is a name {user}; the op's class or function "
+        "would hide it",
+        "choose another op type",
+    )
 
 
 def check_unique(ctx: Checker, key: str) -> None:
@@ -103,14 +115,19 @@ def check_attrs_bound_by_name(
 ) -> None:
     """E304: with infer_meta or impl, register_op and register_op_impl take
     attrs as keyword parameters of exactly their names, so an attr cannot be
-    a Python keyword (nor ``self`` when there are implementation methods)."""
+    a Python keyword (nor ``self`` when there are implementation methods),
+    nor a name the generated bodies read (gen_ops.names.impl_body_names)."""
     if infer is None and impl is None:
         return
+    outputs = [o["name"] for o in ctx.data.get("outputs", [])]
+    body = impl_body_names(outputs)
     for i, attr in enumerate(attrs):
         if attr.name in PYTHON_KEYWORDS:
             what = "a Python keyword"
         elif impl is not None and attr.name == "self":
             what = "self, the implementation's own parameter"
+        elif attr.name in body:
+            what = "a name the generated prototype or methods use for themselves"
         else:
             continue
         ctx.report(
@@ -154,7 +171,17 @@ def naming_notes(ctx: Checker, op: OpSpec) -> None:
         **{("graph", g.name): g.span for g in op.graphs},
         **{("attr", a.name): a.span for a in op.attrs},
     }
-    for rename in python_names(op).renames:
+    names = python_names(op)
+    if names.node_name_taken is not None:
+        role, ir_name = names.node_name_taken
+        ctx.report(
+            "W904",
+            spans[names.node_name_taken],
+            f"{'output' if role == 'num' else role} '{ir_name}' takes the Python "
+            f"parameter name 'name', so the builder's node-name keyword is called "
+            f"'{names.node_name}'",
+        )
+    for rename in names.renames:
         span = spans[(rename.role, rename.ir_name)]
         role = "output" if rename.role == "num" else rename.role
         if rename.reason == "keyword":

@@ -14,7 +14,10 @@ here, whichever rule states it:
 - ``same_as(x)`` needs an input with a single shape, not a dynamic one (E611);
 - a rule that reads one input's shape or dtype cannot read an optional input,
   which may be absent (E612);
-- a dtype rule gives a dtype that the output's own constraint allows (E613).
+- a dtype rule gives a dtype that the output's own constraint allows (E613);
+- an output whose type variable is a list or a promotion takes its dtype
+  from it, per instance or promoted: its rule gives none, or names that
+  variable (E614), and the rule is ``DtypeRuleKind.VAR``.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from gen_ops.model import (
     Output,
     ShapeKind,
     ShapeRule,
+    TypeVarKind,
 )
 from gen_ops.semantics.context import Checker
 from gen_ops.semantics.rule_syntax import Call, RuleSyntaxError, parse_call
@@ -230,6 +234,7 @@ def infer_meta(
             "give every output a rule, or drop infer_meta and write it by hand",
         )
     result = []
+    implied: set[str] = set()
     for output in outputs:
         if output.name not in rules:
             continue
@@ -240,24 +245,44 @@ def infer_meta(
             shape = _shape_rule(
                 ctx, rule["shape"], where + ("shape",), by_input, by_attr
             )
-        if "dtype" in rule:
+        var = output.dtype.var
+        if var is not None and var.kind is not TypeVarKind.TENSOR:
+            implied.add(output.name)
+            dtype = DtypeRule(DtypeRuleKind.VAR, ref=var.name)
+            if "dtype" in rule and rule["dtype"] != var.name:
+                how = "per instance" if var.kind is TypeVarKind.LIST else "promoted"
+                ctx.report(
+                    "E614",
+                    where + ("dtype",),
+                    f"output '{output.name}' takes its dtype from type variable "
+                    f"{var.name} ({how}); infer_meta cannot give it another",
+                    f"remove the dtype rule (or name the variable: dtype: "
+                    f"{var.name}); the generated infer_meta applies it",
+                )
+        elif "dtype" in rule:
             dtype = _dtype_rule(
                 ctx, rule["dtype"], where + ("dtype",), by_input, by_attr, output
             )
         # A rule that failed has reported it, and the spec gets no model.
         result.append(InferOutput(output.name, shape, dtype))
-    _partial_needs_impl(ctx, {n: r for n, r in rules.items() if n in by_output})
+    written = {n: r for n, r in rules.items() if n in by_output}
+    _partial_needs_impl(ctx, written, implied)
     return tuple(result)
 
 
-def _partial_needs_impl(ctx: Checker, rules: dict[str, Any]) -> None:
+def _partial_needs_impl(ctx: Checker, rules: dict[str, Any], implied: set[str]) -> None:
     """E606: what a rule leaves out, the implementation infers (Note [Partial
     infer_meta]: infer_shapes, infer_dtypes), so the op needs an impl. Reads
-    what the spec wrote, as a rule that failed to parse is not missing."""
+    what the spec wrote, as a rule that failed to parse is not missing; the
+    outputs in ``implied`` take their dtype from their type variable."""
     if "impl" in ctx.data:
         return
     for part, method in (("shape", "infer_shapes"), ("dtype", "infer_dtypes")):
-        left = [name for name, rule in rules.items() if rule and part not in rule]
+        left = [
+            name
+            for name, rule in rules.items()
+            if rule and part not in rule and not (part == "dtype" and name in implied)
+        ]
         if left:
             ctx.report(
                 "E606",

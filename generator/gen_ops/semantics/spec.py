@@ -28,6 +28,7 @@ def check_spec(spec: LoadedSpec, sink: Sink) -> OpSpec | None:
     attr_list = attrs.attrs(ctx, inputs)
     outputs = elements.outputs(ctx, variables, inputs, attr_list)
     graphs = elements.graphs(ctx)
+    dtypes.check_kinds(ctx, variables, inputs, outputs)
     dtypes.check_unused(ctx, variables, inputs, outputs)
     infer = rules.infer_meta(ctx, inputs, outputs, attr_list)
     implementation = impl(ctx, inputs, outputs, attr_list)
@@ -55,6 +56,7 @@ def check_spec(spec: LoadedSpec, sink: Sink) -> OpSpec | None:
         project=spec.project,
         breaking=marks,
     )
+    names.check_op_type_hides(ctx, op)
     names.naming_notes(ctx, op)
     names.check_reg_op_members(ctx, op)
     return op

@@ -6,8 +6,9 @@ from collections.abc import Sequence
 
 from ge.graph.types import DataType
 from ge.runtime.types import TensorDesc
+from ge_ir.promotion import promote as _promote
 
-__all__ = ["same_as", "broadcast", "dtype_of", "output_count"]
+__all__ = ["same_as", "broadcast", "dtype_of", "dtypes_of", "promote", "output_count"]
 
 
 def same_as(desc: TensorDesc) -> list[int]:
@@ -55,6 +56,25 @@ def dtype_of(descs: TensorDesc | Sequence[TensorDesc]) -> DataType:
             + (", ".join(sorted(d.name for d in dtypes)) or "no instances")
         )
     return dtypes.pop()
+
+
+def dtypes_of(descs: Sequence[TensorDesc]) -> list[DataType]:
+    """The dtype of each instance of a dynamic input (a list type variable:
+    Note [Type variable kinds] in ge_ir/dtype_rules.py)."""
+    return [d.data_type for d in descs]
+
+
+def promote(*descs: TensorDesc | Sequence[TensorDesc]) -> DataType:
+    """The promotion of the inputs' dtypes, left to right (Note [Type
+    promotion] in ge_ir/promotion.py); each argument is an input of one of
+    the variables promoted, a dynamic one's instances sharing a dtype."""
+    dtypes = [dtype_of(d) for d in descs]
+    result = _promote(dtypes)
+    if result is None:
+        raise ValueError(
+            "no promoted dtype for " + ", ".join(d.spec_name for d in dtypes)
+        )
+    return result
 
 
 def output_count(ir_index: int) -> int:

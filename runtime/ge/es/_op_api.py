@@ -10,7 +10,7 @@ the rules live in one place and generated code stays small.
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +26,12 @@ from ge.graph.numpy_dtypes import has_numpy_dtype, to_numpy_dtype
 from ge.graph.tensor import Tensor
 from ge.graph.types import DataType, dtype_from_spec_name
 from ge_ir.dtype_rules import DtypeRules, DtypeSpec, SlotRule
+from ge_ir.promotion import promote
+
+# What a type variable is bound to while a node is built: its name, or
+# (name, instance) for a list variable (Note [Type variable kinds] in
+# ge_ir/dtype_rules.py); the dtype, and where it came from.
+Bound = dict[Hashable, tuple[DataType, str]]
 
 __all__ = [
     "OpDef",
@@ -157,12 +163,19 @@ _FLOAT_PREFERENCE = (DataType.DT_FLOAT, DataType.DT_DOUBLE, DataType.DT_FLOAT16)
 
 
 class OpDef:
-    """One op's IR: inputs, outputs, attrs and subgraphs in IR order."""
+    """One op's IR: inputs, outputs, attrs and subgraphs in IR order.
+
+    ``owner_param`` is the builder function's GE builder parameter
+    (``owner_graph_builder`` or ``owner_builder``), when it takes one, and
+    ``name_param`` its node-name keyword: errors name them as the caller
+    wrote them."""
 
     def __init__(
         self,
         op_type: str,
         *,
+        owner_param: str | None = None,
+        name_param: str = "name",
         type_vars: Mapping[str, DtypeSpec] | None = None,
         inputs: Sequence[Input] = (),
         outputs: Sequence[Output] = (),
@@ -170,6 +183,8 @@ class OpDef:
         graphs: Sequence[Graph] = (),
     ) -> None:
         self.op_type = op_type
+        self.owner_param = owner_param
+        self.name_param = name_param
         self.inputs = tuple(inputs)
         self.outputs = tuple(outputs)
         self.attrs = tuple(attrs)
@@ -219,13 +234,12 @@ class OpDef:
             self._instances(item, inputs.get(item.name))
         builder = _owning_builder(self, inputs, owner_builder)
         if name is not None:
+            where = f"parameter '{self.name_param}'"
             if not isinstance(name, str) or not name:
-                raise self._type_error(
-                    "parameter 'name'", f"expected a non-empty str, got {name!r}"
-                )
+                raise self._type_error(where, f"expected a non-empty str, got {name!r}")
             if name in builder._names:
                 raise self._value_error(
-                    "parameter 'name'", f"graph already has a node named {name!r}"
+                    where, f"graph already has a node named {name!r}"
                 )
         holders, ir_inputs, bound, literals = self._bind_inputs(builder, inputs)
         attr_values = _attr_values(self, attrs, inputs, holders, literals)
@@ -253,12 +267,15 @@ class OpDef:
     def _bind_inputs(self, builder: GraphBuilder, inputs: Mapping[str, Any]) -> tuple[
         list[TensorHolder | None],
         list[IrInput],
-        dict[str, DataType],
+        dict[Hashable, DataType],
         list[tuple[int, np.ndarray, DataType]],
     ]:
         """Input slots (literals as None for now), the IR layout, the type
-        variables bound, and the constants to make: (slot, values, dtype)."""
-        bound: dict[str, tuple[DataType, str]] = {}
+        variables bound (a list variable by instance, and by its name to
+        its instance count), and the constants to make: (slot, values,
+        dtype)."""
+        bound: Bound = {}
+        _list_lengths(self, inputs)
         # First the tensors whose dtype is known: they bind type variables.
         for item in self.inputs:
             value = inputs.get(item.name)
@@ -272,7 +289,7 @@ class OpDef:
                     where = self._param("input", item) + (
                         f"[{i}]" if item.dynamic else ""
                     )
-                    self._check_dtype(where, dtype, constraint, bound)
+                    self._check_dtype(where, dtype, constraint, bound, i)
         holders: list[TensorHolder | None] = []
         ir_inputs: list[IrInput] = []
         literals: list[tuple[int, np.ndarray, DataType]] = []
@@ -291,7 +308,7 @@ class OpDef:
                         )
                     holders.append(each)
                     continue
-                array, dtype = self._literal(where, each, constraint, bound)
+                array, dtype = self._literal(where, each, constraint, bound, i)
                 literals.append((len(holders), array, dtype))
                 holders.append(None)
             count = len(values) if item.dynamic else 1
@@ -331,17 +348,19 @@ class OpDef:
         where: str,
         dtype: DataType,
         constraint: SlotRule,
-        bound: dict[str, tuple[DataType, str]],
+        bound: Bound,
+        index: int,
     ) -> None:
         if constraint.allowed and dtype not in constraint.allowed:
             raise self._value_error(
                 where,
                 f"dtype {dtype.spec_name} is not allowed; {constraint.words()} allowed",
             )
-        if constraint.var is not None:
-            previous = bound.get(constraint.var)
+        key = _binding(constraint, index)
+        if key is not None:
+            previous = bound.get(key)
             if previous is None:
-                bound[constraint.var] = (dtype, where)
+                bound[key] = (dtype, where)
             elif previous[0] is not dtype:
                 raise self._value_error(
                     where,
@@ -354,7 +373,8 @@ class OpDef:
         where: str,
         value: Any,
         constraint: SlotRule,
-        bound: dict[str, tuple[DataType, str]],
+        bound: Bound,
+        index: int,
     ) -> tuple[np.ndarray, DataType]:
         """The values and dtype of the constant a literal input becomes."""
         try:
@@ -362,8 +382,9 @@ class OpDef:
         except ValueError as exc:
             raise self._value_error(where, str(exc)) from None
         dtype = None
-        if constraint.var is not None and constraint.var in bound:
-            dtype = bound[constraint.var][0]
+        key = _binding(constraint, index)
+        if key is not None and key in bound:
+            dtype = bound[key][0]
         else:
             dtype = _literal_dtype(array, constraint.allowed)
             if dtype is None:
@@ -372,8 +393,8 @@ class OpDef:
                     f"cannot make a constant of {array.dtype} values: "
                     f"{constraint.words()} allowed",
                 )
-            if constraint.var is not None:
-                bound[constraint.var] = (dtype, where)
+            if key is not None:
+                bound[key] = (dtype, where)
         if not has_numpy_dtype(dtype):
             raise self._value_error(
                 where, f"cannot make a {dtype.spec_name} constant from Python numbers"
@@ -456,7 +477,7 @@ class OpDef:
         counts: Mapping[str, Any],
         inputs: Mapping[str, Any],
         attr_values: Mapping[str, tuple[AttrType, Any]],
-        bound: dict[str, DataType],
+        bound: dict[Hashable, DataType],
     ) -> tuple[list[IrOutput], list[TensorMeta]]:
         ir_outputs: list[IrOutput] = []
         metas: list[TensorMeta] = []
@@ -465,15 +486,23 @@ class OpDef:
             if item.dynamic:
                 count = _instance_count(self, item, counts, inputs, attr_values)
             constraint = self.output_constraints[item.name]
-            dtype = DataType.DT_UNDEFINED
-            if item.dtype_from is not None:
-                dtype = self._dtype_from(item, inputs, attr_values, bound)
-            elif constraint.var is not None and constraint.var in bound:
-                dtype = bound[constraint.var]
-            elif len(constraint.allowed) == 1:
-                (dtype,) = constraint.allowed
+            if constraint.per_instance and constraint.var is not None:
+                dtypes = _list_dtypes(self, item, count, inputs, bound)
+            else:
+                dtype = DataType.DT_UNDEFINED
+                if item.dtype_from is not None:
+                    dtype = self._dtype_from(item, inputs, attr_values, bound)
+                elif constraint.var is not None and constraint.var in (
+                    self.rules.promotions
+                ):
+                    dtype = _promoted(self, item, constraint.var, bound)
+                elif constraint.var is not None and constraint.var in bound:
+                    dtype = bound[constraint.var]
+                elif len(constraint.allowed) == 1:
+                    (dtype,) = constraint.allowed
+                dtypes = [dtype] * count
             ir_outputs.append(IrOutput(item.name, item.dynamic, count))
-            metas.extend(TensorMeta(None, dtype) for _ in range(count))
+            metas.extend(TensorMeta(None, dtype) for dtype in dtypes)
         return ir_outputs, metas
 
     def _dtype_from(
@@ -481,7 +510,7 @@ class OpDef:
         item: Output,
         inputs: Mapping[str, Any],
         attr_values: Mapping[str, tuple[AttrType, Any]],
-        bound: dict[str, DataType],
+        bound: Mapping[Hashable, DataType],
     ) -> DataType:
         """The output's dtype by its rule (DT_UNDEFINED when not known yet);
         a dtype its constraint does not allow is refused here, naming the
@@ -514,7 +543,84 @@ class OpDef:
         return dtype
 
 
+# -- type variables of a list or a promotion (Note [Type variable kinds] in
+# ge_ir/dtype_rules.py) --------------------------------------------------------
+
+
+def _list_lengths(op: OpDef, inputs: Mapping[str, Any]) -> None:
+    """Dynamic inputs that share a list variable have as many instances
+    (their dtypes are compared position by position)."""
+    first: dict[str, tuple[int, str]] = {}
+    for item in op.inputs:
+        constraint = op.input_constraints[item.name]
+        if not constraint.per_instance or constraint.var is None:
+            continue
+        count = len(inputs[item.name])
+        where = op._param("input", item)
+        seen = first.setdefault(constraint.var, (count, where))
+        if seen[0] != count:
+            raise op._value_error(
+                where,
+                f"has {count} instance(s) but {seen[1]} has {seen[0]}; both are "
+                f"list type variable {constraint.var}",
+            )
+
+
+def _list_dtypes(
+    op: OpDef,
+    item: Output,
+    count: int,
+    inputs: Mapping[str, Any],
+    bound: Mapping[Hashable, DataType],
+) -> list[DataType]:
+    """A list variable's output: instance i takes the dtype bound at
+    position i; it has as many instances as the inputs of its variable."""
+    var = op.output_constraints[item.name].var
+    for source in op.inputs:
+        if op.input_constraints[source.name].var != var:
+            continue
+        given = len(inputs[source.name])
+        if given != count:
+            raise op._value_error(
+                f"output '{item.name}'",
+                f"has {count} instance(s) but {op._param('input', source)} has "
+                f"{given}; both are list type variable {var}",
+            )
+        break
+    return [bound.get((var, i), DataType.DT_UNDEFINED) for i in range(count)]
+
+
+def _promoted(
+    op: OpDef, item: Output, var: str, bound: Mapping[Hashable, DataType]
+) -> DataType:
+    """A promoted variable's dtype (Note [Type promotion] in
+    ge_ir/promotion.py), once every variable it promotes is bound;
+    DT_UNDEFINED until then."""
+    sources = op.rules.promotions[var]
+    if not all(s in bound for s in sources):
+        return DataType.DT_UNDEFINED
+    dtypes = [bound[s] for s in sources]
+    result = promote(dtypes)
+    if result is None:
+        words = ", ".join(
+            f"{s} ({d.spec_name})" for s, d in zip(sources, dtypes, strict=True)
+        )
+        raise op._value_error(
+            f"output '{item.name}'",
+            f"type variable {var} promotes {words}, which have no promoted dtype",
+        )
+    return result
+
+
 # -- the parts of a build that need no dtype rule --------------------------------
+
+
+def _binding(constraint: SlotRule, index: int) -> Hashable | None:
+    """What an instance of a slot binds: its type variable, by position for
+    a list variable; None for a slot without one."""
+    if constraint.var is None:
+        return None
+    return (constraint.var, index) if constraint.per_instance else constraint.var
 
 
 def _attr_values(
@@ -582,12 +688,13 @@ def _owning_builder(
     ``owner_builder``'s) builder, all the same."""
     found: tuple[str, GraphBuilder] | None = None
     if owner_builder is not None:
+        param = op.owner_param or "owner_builder"
         if not isinstance(owner_builder, GraphBuilder):
             raise op._type_error(
-                "parameter 'owner_builder'",
+                f"parameter '{param}'",
                 f"expected GraphBuilder, got {type(owner_builder).__name__}",
             )
-        found = ("owner_builder", owner_builder)
+        found = (param, owner_builder)
     for item in op.inputs:
         value = inputs.get(item.name)
         values = value if item.dynamic and isinstance(value, (list, tuple)) else [value]
@@ -606,11 +713,11 @@ def _owning_builder(
                     "of one builder",
                 )
     if found is None:
-        takes_owner_builder = not op.inputs or all(i.optional for i in op.inputs)
         raise op._value_error(
             "inputs",
             "cannot tell which graph builder to use: pass at least one "
-            "TensorHolder input" + (" or owner_builder" if takes_owner_builder else ""),
+            "TensorHolder input"
+            + (f" or {op.owner_param}" if op.owner_param is not None else ""),
         )
     found[1]._check_usable()
     return found[1]

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ge.graph.attrs import AttrType
-from ge.graph.types import DataType, Format
+from ge.graph.types import DataType, Format, attr_dtype_spec_name
 from ge_ir.dtype_rules import DtypeRules
 from ge_ir.names import DATA_NODE_TYPES as _DATA_TYPES
 
@@ -368,7 +368,7 @@ def check_ir(node: Node) -> None:
 
 def _attr_text(value: Any) -> str:
     if isinstance(value, DataType):
-        return value.spec_name
+        return attr_dtype_spec_name(value)
     if isinstance(value, tuple):
         return "[" + ", ".join(_attr_text(v) for v in value) + "]"
     if isinstance(value, str):

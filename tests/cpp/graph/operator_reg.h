@@ -64,7 +64,9 @@ struct Tensor {
   Tensor(const TensorDesc &, const uint8_t *, size_t) {}
   Tensor(TensorDesc &&, std::vector<uint8_t> &&) {}
 };
-class NamedAttrs {};
+// Declared and never defined, as in GE's external headers: no NamedAttrs or
+// ListNamedAttrs attr compiles.
+class NamedAttrs;
 class Graph {};
 using SubgraphBuilder = std::function<Graph()>;
 

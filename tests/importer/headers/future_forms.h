@@ -1,5 +1,5 @@
-// Forms today's spec format cannot yet express; the importer writes them as
-// docs/importing.md says, for gen-ops to learn next.
+// GE's forms beyond a TensorType per slot: Promote of type variables,
+// ListTensorType, names with a leading _, DT_UNDEFINED; gen-ops renders each.
 #include "graph/operator_reg.h"
 
 namespace ge {
@@ -10,7 +10,7 @@ REG_OP(MulDemo)
     .OUTPUT(y, "T3")
     .DATATYPE(T1, TensorType({DT_FLOAT, DT_FLOAT16, DT_INT32}))
     .DATATYPE(T2, TensorType({DT_FLOAT, DT_FLOAT16, DT_INT32}))
-    .DATATYPE(T3, Promote({"x1", "x2"}))
+    .DATATYPE(T3, Promote({"T1", "T2"}))
     .OP_END_FACTORY_REG(MulDemo)
 
 /** @brief A dynamic input whose instances each have their own type. */

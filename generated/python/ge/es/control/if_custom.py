@@ -13,7 +13,7 @@ from ge.graph import Graph
 _OP = _api.OpDef(
     "IfCustom",
     inputs=(
-        _api.Input("cond", ("int32", "bool")),
+        _api.Input("cond", ("bool", "int32")),
         _api.Input("input", "ALL", dynamic=True),
     ),
     outputs=(_api.Output("output", "ALL", dynamic=True),),
@@ -38,7 +38,7 @@ def IfCustom(
     A subgraph op: the graph builder and REG_OP only (no CPU implementation).
 
     Args:
-        cond: A scalar; non-zero selects then_branch. Dtype int32, bool.
+        cond: A scalar; non-zero selects then_branch. Dtype bool, int32.
         input: The inputs of either branch. A list of tensors, dtype ALL.
         output_num: Number of instances of dynamic output output.
         then_branch: Runs when cond is non-zero. A subgraph.

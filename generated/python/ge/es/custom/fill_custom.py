@@ -11,6 +11,7 @@ from ge.graph import DataType
 
 _OP = _api.OpDef(
     "FillCustom",
+    owner_param="owner_graph_builder",
     outputs=(
         _api.Output(
             "y",
@@ -27,7 +28,7 @@ _OP = _api.OpDef(
 
 
 def FillCustom(
-    owner_builder: GraphBuilder,
+    owner_graph_builder: GraphBuilder,
     *,
     shape: Sequence[int],
     dtype: DataType = DataType.DT_FLOAT,
@@ -35,10 +36,10 @@ def FillCustom(
     name: str | None = None,
 ) -> TensorHolder:
     """A tensor of a given shape and dtype filled with one value. It has no
-    inputs, so the builder takes owner_builder.
+    inputs, so the builder takes owner_graph_builder, as gen_esb's does.
 
     Args:
-        owner_builder: The graph builder that owns the node.
+        owner_graph_builder: The graph builder that owns the node.
         shape: The shape of y. list_int, required.
         dtype: The dtype of y. dtype, default DataType.DT_FLOAT.
         value: The fill value. float, default 0.0.
@@ -58,6 +59,6 @@ def FillCustom(
             "dtype": dtype,
             "value": value,
         },
-        owner_builder=owner_builder,
+        owner_builder=owner_graph_builder,
         name=name,
     )

@@ -2,11 +2,16 @@
 #ifndef GE_OPS_GOLDEN_GOLDEN_OPS_H_
 #define GE_OPS_GOLDEN_GOLDEN_OPS_H_
 
+#include "golden/_ge_names_op.h"
 #include "golden/all_optional_op.h"
 #include "golden/hostile_text_op.h"
+#include "golden/identity_n_op.h"
+#include "golden/mul_promote_op.h"
 #include "golden/optional_inputs_op.h"
 #include "golden/quantize_op.h"
 #include "golden/renamed_names_op.h"
+#include "golden/shape.h"
 #include "golden/top_k_op.h"
+#include "golden/while_.h"
 
 #endif  // GE_OPS_GOLDEN_GOLDEN_OPS_H_

@@ -9,7 +9,7 @@ namespace ge {
 ///
 /// Inputs:
 ///   lambda (required, float32): A Python keyword as an input.
-///   name (required, float32): Clashes with the name= parameter.
+///   name (required, float32): Keeps its name; the node-name keyword becomes node_name.
 ///   default (required, float32): A C++ keyword only.
 ///
 /// Outputs:
@@ -19,7 +19,7 @@ namespace ge {
 ///
 /// Attrs:
 ///   lambda (int): Same name as an input.
-///   owner_builder (bool): Clashes with a builder parameter.
+///   owner_builder (bool): GE's builder parameter of other ops; this one takes none.
 ///   class_num (int): Clashes with the count parameter of class.
 ///
 /// Graphs:

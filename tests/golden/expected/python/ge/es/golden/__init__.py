@@ -3,22 +3,32 @@
 
 from ge.es.golden.all_optional_op import AllOptionalOp
 from ge.es.golden.hostile_text_op import HostileTextOp
+from ge.es.golden.identity_n_op import IdentityNOp
+from ge.es.golden.mul_promote_op import MulPromoteOp
 from ge.es.golden.optional_inputs_op import OptionalInputsOp
 from ge.es.golden.quantize_op import QuantizeOp
 from ge.es.golden.quantize_op import QuantizeOpOutput
 from ge.es.golden.renamed_names_op import RenamedNamesOp
 from ge.es.golden.renamed_names_op import RenamedNamesOpOutput
+from ge.es.golden.shape import Shape
 from ge.es.golden.top_k_op import TopKOp
 from ge.es.golden.top_k_op import TopKOpOutput
+from ge.es.golden.while_ import While
+from ge.es.golden._ge_names_op import _GeNamesOp
 
 __all__ = [
     "AllOptionalOp",
     "HostileTextOp",
+    "IdentityNOp",
+    "MulPromoteOp",
     "OptionalInputsOp",
     "QuantizeOp",
     "QuantizeOpOutput",
     "RenamedNamesOp",
     "RenamedNamesOpOutput",
+    "Shape",
     "TopKOp",
     "TopKOpOutput",
+    "While",
+    "_GeNamesOp",
 ]

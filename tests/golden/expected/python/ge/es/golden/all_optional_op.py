@@ -9,6 +9,7 @@ from ge.es.tensor_like import TensorLike
 
 _OP = _api.OpDef(
     "AllOptionalOp",
+    owner_param="owner_builder",
     inputs=(
         _api.Input("a", ("float32", "int64"), optional=True),
         _api.Input("b", ("float32", "int64"), optional=True),

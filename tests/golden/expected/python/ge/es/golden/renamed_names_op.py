@@ -12,9 +12,10 @@ from ge.graph import Graph
 
 _OP = _api.OpDef(
     "RenamedNamesOp",
+    name_param="node_name",
     inputs=(
         _api.Input("lambda", ("float32",), param="in_lambda"),
-        _api.Input("name", ("float32",), param="in_name"),
+        _api.Input("name", ("float32",)),
         _api.Input("default", ("float32",)),
     ),
     outputs=(
@@ -24,7 +25,7 @@ _OP = _api.OpDef(
     ),
     attrs=(
         _api.Attr("lambda", "int", param="attr_lambda"),
-        _api.Attr("owner_builder", "bool", param="attr_owner_builder"),
+        _api.Attr("owner_builder", "bool"),
         _api.Attr("class_num", "int"),
     ),
     graphs=(_api.Graph("if", param="subgraph_if"),),
@@ -41,28 +42,28 @@ class RenamedNamesOpOutput(NamedTuple):
 
 def RenamedNamesOp(
     in_lambda: TensorHolder | TensorLike,
-    in_name: TensorHolder | TensorLike,
+    name: TensorHolder | TensorLike,
     default: TensorHolder | TensorLike,
     out_class_num: int,
     subgraph_if: Graph,
     *,
     attr_lambda: int = 1,
-    attr_owner_builder: bool = False,
+    owner_builder: bool = False,
     class_num: int = 0,
-    name: str | None = None,
+    node_name: str | None = None,
 ) -> RenamedNamesOpOutput:
     """Adds a RenamedNamesOp node to the graph.
 
     Args:
         in_lambda: A Python keyword as an input. Dtype float32.
-        in_name: Clashes with the name= parameter. Dtype float32.
+        name: Keeps its name; the node-name keyword becomes node_name. Dtype float32.
         default: A C++ keyword only. Dtype float32.
         out_class_num: Number of instances of dynamic output class.
         subgraph_if: A keyword subgraph. A subgraph.
         attr_lambda: Same name as an input. int, default 1.
-        attr_owner_builder: Clashes with a builder parameter. bool, default False.
+        owner_builder: GE's builder parameter of other ops; this one takes none. bool, default False.
         class_num: Clashes with the count parameter of class. int, default 0.
-        name: Node name; a unique one is made when None.
+        node_name: Node name; a unique one is made when None.
 
     Returns:
         RenamedNamesOpOutput, a named tuple of:
@@ -77,12 +78,12 @@ def RenamedNamesOp(
     return _OP.build(
         inputs={
             "lambda": in_lambda,
-            "name": in_name,
+            "name": name,
             "default": default,
         },
         attrs={
             "lambda": attr_lambda,
-            "owner_builder": attr_owner_builder,
+            "owner_builder": owner_builder,
             "class_num": class_num,
         },
         counts={
@@ -91,6 +92,6 @@ def RenamedNamesOp(
         graphs={
             "if": subgraph_if,
         },
-        name=name,
+        name=node_name,
         result=RenamedNamesOpOutput,
     )
