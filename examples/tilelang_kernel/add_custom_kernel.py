@@ -35,8 +35,10 @@ static volatile uint32_t blocks;
 __attribute__((constructor)) static void setup(void) {{ blocks = N / BLOCK_SIZE; }}
 
 static void main_kernel(uint32_t block, const float *a, const float *b, float *c) {{
-  const uint32_t start = block * BLOCK_SIZE;
-  for (uint32_t i = start; i < start + BLOCK_SIZE; ++i) c[i] = a[i] + b[i];
+  const float *x = a + (uint64_t)block * BLOCK_SIZE;
+  const float *y = b + (uint64_t)block * BLOCK_SIZE;
+  float *z = c + (uint64_t)block * BLOCK_SIZE;
+  for (int i = 0; i < (int)BLOCK_SIZE; ++i) z[i] = x[i] + y[i];
 }}
 
 void call(uint8_t *A_handle, uint8_t *B_handle, uint8_t *C_handle, void *stream) {{
