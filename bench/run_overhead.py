@@ -13,7 +13,11 @@ Session.run_graph_with_stream_async. In the same process it times:
 - replay: one native call replaying a prebuilt table of the same K launches
   (the floor: kernel time plus ~10 ns of launching per node);
 - ort: ONNX Runtime running the same chain of Add nodes with io_binding, and
-- torch: a torch.library custom op called K times (both when installed).
+- torch: a torch.library custom op called K times (both when installed);
+- foreign (N = 4096 only): the chain of AddCustomTileLang, whose kernel is a
+  plain gcc library exporting call(x, y, z, stream) (the TileLang eager
+  sample's), launched through the task table, against the annotated chain
+  at the same N (ratio foreign_vs_annotated_K<k>_N4096, target <= 1.2).
 
 Prints median and p95 per graph run and the per-node overhead (median minus
 the replay floor, over K) and writes JSON (bench/results/run_overhead.json).
@@ -36,13 +40,18 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples/annotated_args_refresh"
-os.environ.setdefault("ASCEND_CUSTOM_OPP_PATH", str(EXAMPLE / "add_ops.py"))
+TILELANG = ROOT / "examples/tilelang_eager"
+os.environ.setdefault(
+    "ASCEND_CUSTOM_OPP_PATH",
+    os.pathsep.join([str(EXAMPLE / "add_ops.py"), str(TILELANG / "add_custom_op.py")]),
+)
 
 from ge.device import rt  # noqa: E402
 from ge.device.kernels import load_kernel  # noqa: E402
 from ge.device.native import Task, library  # noqa: E402
 from ge.es import GraphBuilder  # noqa: E402
 from ge.es.custom import AnnotatedAddCustom, NoRefreshAddCustom  # noqa: E402
+from ge.es.tilelang import AddCustomTileLang  # noqa: E402
 from ge.ge_global import GeApi  # noqa: E402
 from ge.graph import DataType, Placement, Tensor  # noqa: E402
 from ge.session import Session  # noqa: E402
@@ -286,6 +295,55 @@ class Case:
         return run
 
 
+FOREIGN_N = 4096  # the TileLang sample's library is built for this many elements
+
+
+def foreign_rows(
+    session: Session, ks: list[int], budget: float, first_id: int
+) -> tuple[list[dict[str, float]], dict[str, float]]:
+    """Median per run of the foreign-library chain and the annotated chain of
+    the same K at N = 4096, alternating, and their ratios."""
+    import subprocess
+    import sys
+    import tempfile
+
+    rows: list[dict[str, float]] = []
+    ratios: dict[str, float] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        library = Path(tmp) / "add_kernel.so"
+        compiler = ROOT / "examples/tilelang_kernel/add_custom_kernel.py"
+        subprocess.run(
+            [sys.executable, str(compiler), str(FOREIGN_N), str(library)],
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
+        os.environ["TILELANG_ADD_KERNEL"] = str(library)
+        for k in ks:
+            case = Case(session, k, FOREIGN_N, [first_id, first_id + 1])
+            session.add_graph(
+                first_id + 2, chain_graph(AddCustomTileLang, k, FOREIGN_N, f"ffi_{k}")
+            )
+            medians = {}
+            for label, graph_id in (("annotated", first_id), ("foreign", first_id + 2)):
+                runner = case.graph_runner(graph_id)
+                case.check(label, runner, lambda case=case: case.out.numpy())
+                stats = summary(timed(runner, budget, 30, 20000))
+                medians[label] = stats["median_us"]
+                rows.append({"K": k, "N": FOREIGN_N, "path": label, **stats})
+                print(
+                    f"{k:>4} {FOREIGN_N:>8}  {label:<10} {stats['median_us']:>11.1f} "
+                    f"{stats['p95_us']:>11.1f} {stats['median_us'] / k:>12.3f}",
+                    flush=True,
+                )
+            ratios[f"foreign_vs_annotated_K{k}_N{FOREIGN_N}"] = (
+                medians["foreign"] / medians["annotated"]
+            )
+            for graph_id in (first_id, first_id + 1, first_id + 2):
+                session.remove_graph(graph_id)
+            first_id += 3
+    return rows, ratios
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -366,6 +424,11 @@ def main() -> int:
                 )
             session.remove_graph(case.annotated_id)
             session.remove_graph(case.execute_id)
+    print("\nforeign library (AddCustomTileLang) against annotated, same kernel:")
+    more, foreign_ratios = foreign_rows(
+        session, ks, 0.15 if args.quick else 0.6, graph_id
+    )
+    rows += more
     GeApi().ge_finalize()
 
     def median(path: str, k: int, n: int) -> float | None:
@@ -386,6 +449,7 @@ def main() -> int:
         checks["execute_vs_annotated_K16_N1024"] = median("execute", 16, 1024) / median(
             "annotated", 16, 1024
         )
+    checks.update(foreign_ratios)
     print()
     for name, value in checks.items():
         print(f"{name}: {value:.2f}x")
@@ -398,6 +462,7 @@ def main() -> int:
             "annotated_faster_than_numpy_K128_N1024": "> 1",
             "annotated_faster_than_ort_K128_N1024": "> 1",
             "execute_vs_annotated_K16_N1024": ">= 10",
+            **{name: "<= 1.2" for name in foreign_ratios},
         },
     }
     _report.write(args.json, result)

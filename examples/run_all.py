@@ -17,6 +17,9 @@ EXAMPLES = [
     ("annotated_args_refresh", "examples/annotated_args_refresh/run.py"),
     ("offline_two_round", "examples/offline_two_round/run.py"),
     ("import_legacy", "examples/import_legacy/run.py"),
+    ("tilelang_eager", "examples/tilelang_eager/run.py"),
+    ("tilelang_online", "examples/tilelang_online/run.py"),
+    ("tilelang_offline", "examples/tilelang_offline/run.py"),
 ]
 
 

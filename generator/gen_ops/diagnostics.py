@@ -91,6 +91,7 @@ CODES: dict[str, CodeInfo] = {
     "E702": CodeInfo(Severity.ERROR, "launch argument cannot be passed"),
     "E703": CodeInfo(Severity.ERROR, "impl is inconsistent"),
     "E704": CodeInfo(Severity.ERROR, "impl.author is not a path inside the project"),
+    "E705": CodeInfo(Severity.ERROR, "library call argument cannot be passed"),
     "E801": CodeInfo(Severity.ERROR, "op type defined twice"),
     "E802": CodeInfo(Severity.ERROR, "two ops map to the same file or name"),
     "W901": CodeInfo(Severity.WARNING, "Python keyword renamed"),

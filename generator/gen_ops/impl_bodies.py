@@ -134,6 +134,9 @@ class LaunchBody:
 
     config_args: CallArgs
     slots: tuple[LaunchSlot, ...]
+    # A foreign library's call (impl.library): ask library_key(config_args)
+    # and launch ForeignLaunchInfo instead of launch_config's kernel.
+    library: bool = False
 
 
 @dataclass(frozen=True)
@@ -319,9 +322,12 @@ _INPUT_SLOT = {
 
 
 def launch_body(op: OpSpec, names: ImplNames, imports: Imports) -> LaunchBody:
-    """declare_launch_args from ``impl.launch_args``: instance indices are
-    flattened (a dynamic slot counts its instances)."""
+    """declare_launch_args from ``impl.launch_args`` (or a library's
+    ``call_args``): instance indices are flattened (a dynamic slot counts
+    its instances)."""
     assert op.impl is not None
+    library = op.impl.library
+    launch_args = library.call_args if library else op.impl.launch_args
     in_names = [names.inputs[i.name] for i in op.inputs]
     out_names = [names.outputs[o.name] for o in op.outputs]
     in_offsets = dict(
@@ -337,7 +343,7 @@ def launch_body(op: OpSpec, names: ImplNames, imports: Imports) -> LaunchBody:
         )
     )
     slots = []
-    for arg in op.impl.launch_args:
+    for arg in launch_args:
         if arg.kind is LaunchArgKind.WORKSPACE:
             assert arg.size is not None
             slots.append(LaunchSlot("workspace", size=arg.size))
@@ -360,4 +366,4 @@ def launch_body(op: OpSpec, names: ImplNames, imports: Imports) -> LaunchBody:
             imports.module("builtins", "_b")
         slots.append(slot)
     config_args = CallArgs(tuple(in_names + out_names), tuple(a.name for a in op.attrs))
-    return LaunchBody(config_args, tuple(slots))
+    return LaunchBody(config_args, tuple(slots), library is not None)

@@ -18,7 +18,7 @@ name can shadow what they call. The templates (``python/impl.py.j2``,
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from gen_ops import layout
@@ -81,6 +81,7 @@ class ImplModule:
     origin: str  # the spec, as the banner names it
     base: str | None  # the implementation base, for ops with an impl
     kernel: str | None
+    library_function: str | None  # impl.library's function
     imports: tuple[tuple[ImportLine, ...], ...]
     constants: tuple[ShapeConstant, ...]
     # The methods of the author's subclass the prototype calls (infer_meta,
@@ -259,10 +260,42 @@ def _capability_methods(
                 launch=launch_body(op, names, impl),
             )
         )
+    elif op.impl.has(Capability.DECLARE_LAUNCH_ARGS) and op.impl.library:
+        methods += _library_methods(op, names, impl, abstract, method)
     elif op.impl.has(Capability.DECLARE_LAUNCH_ARGS):
         doc = "Declare the kernel launches and their argument slots."
         methods.append(method("declare_launch_args", "None", doc))
     return methods
+
+
+def _library_methods(
+    op: OpSpec,
+    names: ImplNames,
+    impl: Imports,
+    abstract: Both,
+    method: Callable[[str, str, str], Method],
+) -> list[Method]:
+    """library_key (the author's) and declare_launch_args calling the
+    library's function with impl.library.call_args."""
+    assert op.impl is not None and op.impl.library is not None
+    library = op.impl.library
+    doc = (
+        "The key of the library these tensors use: one kept with "
+        "add_library (in compile, say); serialize stores it under this key."
+    )
+    args = ", ".join(_slot_words(a) for a in library.call_args)
+    return [
+        method("library_key", "str", doc),
+        Method(
+            "declare_launch_args",
+            _runtime_params(op, names, True, impl),
+            _method_attrs(op, impl),
+            "None",
+            f"Declare the call of the library's {library.function}({args}, stream).",
+            abstract=False,
+            launch=launch_body(op, names, impl),
+        ),
+    ]
 
 
 def _prototype(
@@ -304,6 +337,9 @@ def lower(op: OpSpec) -> ImplModule:
         origin=op.label,
         base=base,
         kernel=op.impl.kernel if op.impl else None,
+        library_function=(
+            op.impl.library.function if op.impl and op.impl.library else None
+        ),
         imports=imports.sections(),
         constants=shape_constants(op),
         author_methods=author_methods,

@@ -276,6 +276,16 @@ class LaunchArg:
 
 
 @dataclass(frozen=True)
+class Library:
+    """impl.library: the kernel is ``function`` of a prebuilt shared library,
+    called as ``function(pointer..., stream)`` with ``call_args`` (inputs
+    and outputs only) in order."""
+
+    function: str
+    call_args: tuple[LaunchArg, ...]
+
+
+@dataclass(frozen=True)
 class Impl:
     capabilities: tuple[Capability, ...]
     kernel: str | None
@@ -283,6 +293,7 @@ class Impl:
     # Author module path as written in the spec: relative to the project root,
     # without "..", checked (E704).
     author: str | None
+    library: Library | None = None
 
     def has(self, capability: Capability) -> bool:
         return capability in self.capabilities

@@ -973,6 +973,62 @@ CASES: list[Case] = [
           launch_args:
             - workspace: 8
     """),
+    case("E701", "7:16", "unknown call argument", """
+        op: A
+        impl:
+          capabilities: [declare_launch_args]
+          library:
+            function: call
+            call_args:
+              - input: x
+    """),
+case("E703", "6:11", "library and kernel", """
+        op: A
+        outputs:
+          - {name: z, dtype: float32}
+        impl:
+          capabilities: [declare_launch_args]
+          kernel: k
+          library:
+            call_args:
+              - output: z
+    """),
+    case("E703", "7:5", "library with execute", """
+        op: A
+        outputs:
+          - {name: z, dtype: float32}
+        impl:
+          capabilities: [execute, declare_launch_args]
+          library:
+            call_args:
+              - output: z
+    """),
+    case("E705", "10:16", "optional input in call_args", """
+        op: A
+        inputs:
+          - {name: x, dtype: float32, optional: true}
+        outputs:
+          - {name: z, dtype: float32}
+        impl:
+          capabilities: [declare_launch_args]
+          library:
+            call_args:
+              - input: x
+              - output: z
+    """),
+    case("E705", "11:17", "output passed twice", """
+        op: A
+        inputs:
+          - {name: x, dtype: float32}
+        outputs:
+          - {name: z, dtype: float32}
+        impl:
+          capabilities: [declare_launch_args]
+          library:
+            call_args:
+              - output: z
+              - output: z
+    """),
     case("E704", "4:11", "absolute author path", """
         op: A
         impl:

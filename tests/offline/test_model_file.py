@@ -167,7 +167,10 @@ def test_wrong_magic_and_versions() -> None:
     assert "wrong magic" in refused(b"\x7fELF" + data[4:])
     parts = sections(data)
     for version, message in (
-        (model_file.VERSION + 1, "format version 2 is newer than this runtime reads"),
+        (
+            model_file.VERSION + 1,
+            f"format version {model_file.VERSION + 1} is newer than this runtime reads",
+        ),
         (0, "format version 0 does not exist"),
     ):
         rewritten = write(

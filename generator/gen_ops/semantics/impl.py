@@ -1,5 +1,5 @@
-"""impl (E7xx): capabilities, the kernel's launch arguments, and the author
-module's path."""
+"""impl (E7xx): capabilities, the kernel's launch arguments (or a foreign
+library's call arguments), and the author module's path."""
 
 from __future__ import annotations
 
@@ -15,8 +15,10 @@ from gen_ops.model import (
     Capability,
     Impl,
     Input,
+    InputKind,
     LaunchArg,
     LaunchArgKind,
+    Library,
     Output,
 )
 from gen_ops.semantics.context import Checker
@@ -36,6 +38,7 @@ def impl(
     data = ctx.data["impl"]
     caps = {Capability(c) for c in data["capabilities"]}
     launch_args = _launch_args(ctx, data, inputs, outputs, attrs)
+    library = _library(ctx, data, inputs, outputs)
     _check_consistent(ctx, data, caps)
     if "author" in data:
         _check_author(ctx, data["author"])
@@ -44,7 +47,65 @@ def impl(
         kernel=data.get("kernel"),
         launch_args=launch_args,
         author=data.get("author"),
+        library=library,
     )
+
+
+def _library(
+    ctx: Checker, data: dict[str, Any], inputs: list[Input], outputs: list[Output]
+) -> Library | None:
+    """impl.library: E701 for a call argument naming nothing, E705 for one
+    that is not exactly one tensor, or a tensor passed twice."""
+    if "library" not in data:
+        return None
+    by_input = {i.name: i for i in inputs}
+    by_output = {o.name: o for o in outputs}
+    result = []
+    seen: set[tuple[str, str]] = set()
+    for i, item in enumerate(data["library"]["call_args"]):
+        ((key, value),) = item.items()
+        where: YamlPath = ("impl", "library", "call_args", i, key)
+        known = by_input if key == "input" else by_output
+        if value not in known:
+            ctx.report(
+                "E701",
+                where,
+                f"call argument {i} names {key} '{value}', which does not exist",
+                suggest(value, known)
+                or f"{key}s of {ctx.op}: {', '.join(sorted(known)) or 'none'}",
+            )
+            continue
+        problem = _call_arg_problem(key, value, by_input, by_output, seen)
+        if problem is not None:
+            ctx.report(
+                "E705",
+                where,
+                f"call argument {i} ({key} '{value}') {problem}",
+                "a library's call takes one pointer per required input or "
+                "non-dynamic output, each once",
+            )
+            continue
+        seen.add((key, value))
+        result.append(LaunchArg(LaunchArgKind(key), name=value))
+    return Library(data["library"].get("function", "call"), tuple(result))
+
+
+def _call_arg_problem(
+    key: str,
+    value: str,
+    by_input: dict[str, Input],
+    by_output: dict[str, Output],
+    seen: set[tuple[str, str]],
+) -> str | None:
+    if (key, value) in seen:
+        return "is passed twice"
+    if key == "input" and by_input[value].kind is InputKind.OPTIONAL:
+        return "is optional; the call has no way to say it is absent"
+    if key == "input" and by_input[value].kind is InputKind.DYNAMIC:
+        return "is a dynamic input, a list of tensors, not one pointer"
+    if key == "output" and by_output[value].dynamic:
+        return "is a dynamic output, a list of tensors, not one pointer"
+    return None
 
 
 def _launch_args(
@@ -110,12 +171,38 @@ def _check_consistent(
             "compile alone cannot run the op",
             "add execute or declare_launch_args to capabilities",
         )
+    if "library" in data:
+        _check_library_consistent(ctx, data, caps)
     if data.get("launch_args") and "kernel" not in data:
         ctx.report(
             "E703",
             ("impl", "launch_args"),
             "launch_args are given but impl names no kernel",
             "add `kernel: <function name in the kernel binary>`",
+        )
+
+
+def _check_library_consistent(
+    ctx: Checker, data: dict[str, Any], caps: set[Capability]
+) -> None:
+    """E703: a library replaces kernel and launch_args, and runs through
+    declare_launch_args (never execute)."""
+    for key in ("kernel", "launch_args"):
+        if key in data:
+            ctx.report(
+                "E703",
+                ("impl", key),
+                f"impl gives both library and {key}",
+                f"remove {key}: library.call_args says how the library is called",
+            )
+    if Capability.DECLARE_LAUNCH_ARGS not in caps or Capability.EXECUTE in caps:
+        ctx.report(
+            "E703",
+            ("impl", "library"),
+            "library is given but capabilities are not declare_launch_args "
+            "(with compile or without), without execute",
+            "write capabilities: [compile, declare_launch_args]; the runtime "
+            "launches the library natively",
         )
 
 

@@ -28,6 +28,8 @@ from ge.custom_op.contexts import (
     get_execute_ctx,
     get_infer_meta_ctx,
 )
+from ge.custom_op.external import ExternalCompileError, compile_external
+from ge.custom_op.portable import ForeignLaunchInfo, LibraryConfig, PortableLibraries
 from ge.custom_op.proto import (
     clear_registered_op_protos,
     get_registered_op_proto_by_op_type,
@@ -52,14 +54,19 @@ __all__ = [
     "CompilePlatformInfo",
     "DtypeRules",
     "EagerOpExecutionContext",
+    "ExternalCompileError",
+    "ForeignLaunchInfo",
     "InferMetaContext",
     "InsecureOpPathWarning",
     "LaunchConfig",
+    "LibraryConfig",
     "OpCompileContext",
     "OpImplDescriptor",
+    "PortableLibraries",
     "RuntimeAttrs",
     "WorkspaceAddr",
     "clear_registered_op_impls",
+    "compile_external",
     "clear_registered_op_protos",
     "get_compile_ctx",
     "get_compile_platform_info",

@@ -17,6 +17,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
+from ge.custom_op.portable import ForeignLaunchInfo
 from ge.device.args import MAX_BLOCK_DIM
 from ge.device.args import scalar_bits as _device_scalar_bits
 from ge.graph.attrs import AttrType
@@ -666,7 +667,7 @@ class AnnotatedKernelArgs:
 
 @dataclass(frozen=True)
 class DeclaredLaunch:
-    info: AnnotatedKernelLaunchInfo
+    info: AnnotatedKernelLaunchInfo | ForeignLaunchInfo
     slots: tuple[ArgSlot, ...]
 
 
@@ -723,13 +724,25 @@ class AnnotatedArgsContext:
         return self._stream_id
 
     def add_launch(
-        self, info: AnnotatedKernelLaunchInfo, args: AnnotatedKernelArgs
+        self,
+        info: AnnotatedKernelLaunchInfo | ForeignLaunchInfo,
+        args: AnnotatedKernelArgs,
     ) -> None:
         self._lease.check(self)
-        if not isinstance(info, AnnotatedKernelLaunchInfo):
-            raise TypeError("add_launch takes an AnnotatedKernelLaunchInfo")
+        if not isinstance(info, (AnnotatedKernelLaunchInfo, ForeignLaunchInfo)):
+            raise TypeError(
+                "add_launch takes an AnnotatedKernelLaunchInfo or a ForeignLaunchInfo"
+            )
         if not isinstance(args, AnnotatedKernelArgs) or args._ctx is not self:
             raise TypeError("add_launch takes kernel args created by this context")
         args._check()
+        if isinstance(info, ForeignLaunchInfo) and any(
+            s.kind not in (LaunchSlotKind.INPUT, LaunchSlotKind.OUTPUT)
+            for s in args.slots
+        ):
+            raise ValueError(
+                "a foreign library's call takes only input and output pointers "
+                "(its stream is passed by the runtime)"
+            )
         args._consumed = True
         self.launches.append(DeclaredLaunch(info, args.slots))

@@ -182,6 +182,11 @@ class ElfImage:
     needed: tuple[str, ...]
     symbols: tuple[Symbol, ...]
     relocations: tuple[Relocation, ...]
+    # Trusted foreign libraries only (Note [Foreign libraries] in
+    # ``ge.device.foreign``): DT_INIT's address and DT_INIT_ARRAY's
+    # (vaddr, size); a kernel binary has neither.
+    init: int | None = None
+    init_array: tuple[int, int] | None = None
 
     def segment_of(self, vaddr: int, size: int) -> Segment | None:
         for segment in self.segments:
@@ -203,14 +208,21 @@ def check_kernel_binary(data: bytes) -> None:
     read_image(data)
 
 
-def read_image(data: bytes) -> ElfImage:
-    """Read and check ``data``; BadKernelBinary names the first problem."""
+def read_image(data: bytes, *, trusted: bool = False) -> ElfImage:
+    """Read and check ``data``; BadKernelBinary names the first problem.
+
+    ``trusted`` reads a foreign library (Note [Foreign libraries] in
+    ``ge.device.foreign``): its initializers are recorded for the caller to
+    run, finalizers are ignored; every other check is the same."""
     data = bytes(data)
     machine, phoff, phnum = _header(data)
     segments, dynamic, relro = _program_headers(data, phoff, phnum)
     reader = _Reader(data, segments)
     tags, needed_offsets = _dynamic(reader, dynamic)
+    init, init_array = _initializers(tags, segments) if trusted else (None, None)
     for tag, message in _LOAD_TIME_CODE.items():
+        if trusted and tag not in (DT_PREINIT_ARRAY, DT_PREINIT_ARRAYSZ):
+            continue
         # An array's address alone is refused; a size of 0 with no array is
         # an empty declaration.
         if tag in tags and (tag not in _ARRAY_SIZES or tags[tag] != 0):
@@ -243,7 +255,30 @@ def read_image(data: bytes) -> ElfImage:
         needed=needed,
         symbols=symbols,
         relocations=relocations,
+        init=init,
+        init_array=init_array,
     )
+
+
+def _initializers(
+    tags: dict[int, int], segments: tuple[Segment, ...]
+) -> tuple[int | None, tuple[int, int] | None]:
+    """DT_INIT's address (in executable code) and DT_INIT_ARRAY's range (in
+    a writable segment, whole 8-byte entries), checked."""
+    init = tags.get(DT_INIT)
+    if init is not None:
+        segment = next((s for s in segments if s.holds(init, 1)), None)
+        if segment is None or not segment.flags & PF_X:
+            raise BadKernelBinary("its initializer (DT_INIT) lies outside its code")
+    if (DT_INIT_ARRAY in tags) != (DT_INIT_ARRAYSZ in tags):
+        raise BadKernelBinary("its initializer array has no size, or no address")
+    if DT_INIT_ARRAY not in tags or tags[DT_INIT_ARRAYSZ] == 0:
+        return init, None
+    start, size = tags[DT_INIT_ARRAY], tags[DT_INIT_ARRAYSZ]
+    if size % 8 or size > 8 * MAX_SYMBOLS:
+        raise BadKernelBinary("its initializer array is not whole 8-byte entries")
+    _check_target(segments, start, size)
+    return init, (start, size)
 
 
 def _round_up(value: int) -> int:

@@ -5,13 +5,14 @@ loader] in ``ge.device.elf``), never from a path on disk."""
 from __future__ import annotations
 
 import ctypes
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 from ge.device.kernels import load_binary
-from ge.device.toolchain import build_shared
+from ge.device.toolchain import BuildError, build_shared, cache_lookup, cache_store
 
 KERNEL_FN = ctypes.CFUNCTYPE(None, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_void_p)
 
@@ -46,10 +47,31 @@ class Launcher:
     ge_replay: Callable[..., None]
 
 
+def _launcher_binary(source: str) -> bytes:
+    """native.c built by the C compiler; on a machine without one (where
+    only model files run), the last build of this very source that the
+    kernel cache holds, under a key of the source alone."""
+    key = "ge-native-" + hashlib.sha256(source.encode("utf-8")).hexdigest()
+    try:
+        data = build_shared(source, name="ge_native")
+    except BuildError as exc:
+        cached = cache_lookup(key)
+        if cached is None:
+            raise BuildError(
+                f"{exc}; the native launcher is not in the kernel cache either: run "
+                "any graph or model once on this machine with a C compiler, or set "
+                "GE_CPU_CACHE_DIR to a cache that holds it"
+            ) from None
+        return cached
+    if cache_lookup(key) != data:
+        cache_store(key, data)
+    return data
+
+
 @lru_cache(maxsize=1)
 def library() -> Launcher:
     source = (Path(__file__).resolve().parent / "native.c").read_text(encoding="utf-8")
-    binary = load_binary(build_shared(source, name="ge_native"))
+    binary = load_binary(_launcher_binary(source))
     functions = {}
     for name, prototype in _SIGNATURES.items():
         address = binary.symbol(name)

@@ -33,7 +33,7 @@ from ge.device.memory import DeviceBuffer
 from ge.device.native import Task, library
 from ge.engine.errors import ExecuteError
 from ge.engine.layout import ARENA, BufferKind, BufferLayout
-from ge.engine.tasks import Binding, TaskSpec, TaskTable
+from ge.engine.tasks import Binding, ForeignCall, TaskSpec, TaskTable
 from ge.graph.attrs import AttrType
 from ge.graph.graph import InputKind, Node, TensorMeta
 from ge.graph.tensor import Tensor as GraphTensor
@@ -196,6 +196,7 @@ class CompiledGraph:
         self.task_specs: list[TaskSpec] = tasks.specs
         self.table = np.array(tasks.slots, dtype=np.uint64)  # the template
         self.bindings: list[Binding] = tasks.bindings
+        self.foreign_calls: list[ForeignCall] = tasks.foreign
         self.ntasks = len(self.task_specs)
         self._slots = np.array([b.slot for b in self.bindings], dtype=np.uint32)
         self._sources = np.array([b.buffer for b in self.bindings], dtype=np.uint32)

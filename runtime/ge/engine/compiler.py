@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from ge.custom_op.contexts import ArgSlot, IrSlot, LaunchSlotKind
+from ge.custom_op.portable import ForeignLaunchInfo
 from ge.custom_op.registry import Capability, OpImplDescriptor, get_registered_op_impl
 from ge.device.kernels import BadKernelBinary, load_binary
 from ge.device.memory import DeviceBuffer
@@ -34,6 +35,7 @@ from ge.engine.compiled import (
     TensorInfo,
 )
 from ge.engine.errors import CompileError
+from ge.engine.foreign_launch import bind_foreign
 from ge.engine.graph_order import topological_order
 from ge.engine.launches import Place, bind_launch
 from ge.engine.layout import ARENA, BufferKind, BufferLayout
@@ -442,6 +444,17 @@ class _Compiler:
             return Place(info.buffer, info.offset, info.nbytes)
 
         for launch in ctx.launches:
+            if isinstance(launch.info, ForeignLaunchInfo):
+                bind_foreign(
+                    label,
+                    call.node.type,
+                    call.instance,
+                    launch.info,
+                    launch.slots,
+                    place,
+                    tasks,
+                )
+                continue
             try:
                 kernel = load_binary(launch.info.kernel_bin).get_function(
                     launch.info.kernel_name

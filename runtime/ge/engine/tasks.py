@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ge.device.foreign import ForeignLibrary
 from ge.device.kernels import Kernel
 from ge.device.memory import DeviceBuffer
 from ge.engine.layout import BufferKind, BufferLayout
@@ -26,6 +27,19 @@ class TaskSpec:
     first: int  # its first slot in the table
     nslots: int
     block_dim: int
+
+
+@dataclass(frozen=True)
+class ForeignCall:
+    """A launch of a foreign library's function (Note [Foreign libraries] in
+    ``ge.device.foreign``): slot ``slot`` (the adapter's first) holds the
+    function's address, which is this process's and never stored."""
+
+    slot: int
+    library: ForeignLibrary
+    function: str
+    op_type: str
+    owner: object  # the implementation instance (its serialize makes the payload)
 
 
 @dataclass(frozen=True)
@@ -50,6 +64,15 @@ class TaskTable:
         self._specs: list[TaskSpec] = []
         self._bindings: list[Binding] = []
         self._workspaces: list[DeviceBuffer] = []
+        self._foreign: list[ForeignCall] = []
+
+    @property
+    def foreign(self) -> list[ForeignCall]:
+        """The launches of foreign functions, by their address slot."""
+        return list(self._foreign)
+
+    def note_foreign(self, call: ForeignCall) -> None:
+        self._foreign.append(call)
 
     @property
     def layout(self) -> BufferLayout:
@@ -93,6 +116,10 @@ class TaskTable:
             self._layout.index(BufferKind.WORKSPACE, first + i)
             for i in range(len(buffers))
         ]
+
+    def set_slot(self, slot: int, value: int) -> None:
+        """Write a constant slot (a foreign function's address, at load)."""
+        self._slots[slot] = value
 
     def bind(self, slot: int, buffer: int, offset: int) -> None:
         """Each run writes buffer ``buffer``'s address plus ``offset`` into

@@ -20,6 +20,7 @@ from ge.graph.graph import Graph
 from ge.graph.paths import check_path
 from ge.offline import model_file
 from ge.offline.model_file import ModelData, TensorDescription
+from ge.offline.portable_model import portable_parts
 
 # The most dims a model file's PLAN describes per input or output (checked
 # by model_file.decode; here to name the tensor).
@@ -75,6 +76,7 @@ def model_data(compiled: CompiledGraph) -> ModelData:
         )
 
     consts = compiled.consts
+    portable_ops, payloads, foreign = portable_parts(compiled.foreign_calls)
     return ModelData(
         name=compiled.name,
         arena_size=compiled.arena.size,
@@ -98,10 +100,22 @@ def model_data(compiled: CompiledGraph) -> ModelData:
         kernel_names=tuple(kernel_names),
         binaries=tuple(binaries),
         tasks=tuple(tasks),
-        slots=tuple(int(v) for v in np.asarray(compiled.table, dtype=np.uint64)),
+        slots=_slots(compiled),
         bindings=tuple((b.slot, b.buffer, b.offset) for b in compiled.bindings),
         consts=b"".join(bytes(b.array) for b in consts),
+        portable_ops=portable_ops,
+        payloads=payloads,
+        foreign=foreign,
     )
+
+
+def _slots(compiled: CompiledGraph) -> tuple[int, ...]:
+    """The slot table as a file stores it: a foreign function's address is
+    this process's, so its slot holds 0 (loading writes it again)."""
+    slots = [int(v) for v in np.asarray(compiled.table, dtype=np.uint64)]
+    for call in compiled.foreign_calls:
+        slots[call.slot] = 0
+    return tuple(slots)
 
 
 def _check_describable(data: ModelData) -> None:

@@ -25,6 +25,7 @@ from ge.graph.tensor import Tensor, wrap_buffer
 from ge.graph.types import DataType, Format, Placement
 from ge.offline import model_file
 from ge.offline.model_file import ModelData, TensorDescription
+from ge.offline.portable_model import restore_addresses
 
 _BUFFER_WORDS = {
     BufferKind.ARENA: "an arena",
@@ -84,6 +85,12 @@ class Model:
             kernel = kernels[(binary, name)]
             self._check_task(i, kernel, block_dim, first, count, bound)
             table.add_launch(kernel, first, count, block_dim)
+        slots = list(data.slots)
+        self._restored = restore_addresses(
+            data.payloads, data.foreign, slots, model_file.WHAT
+        )
+        for slot, *_ in data.foreign:
+            table.set_slot(slot, slots[slot])
         n_in, n_out = len(data.inputs), len(data.outputs)
         self._graph = CompiledGraph(
             name=data.name,
@@ -170,6 +177,12 @@ class Model:
                 )
 
     # -- descriptions (ACL's acl.mdl.get_*) --------------------------------------------
+
+    @property
+    def restored_libraries(self) -> int:
+        """How many foreign libraries loading restored from the model's
+        portable payloads (GE's Deserialize)."""
+        return self._restored
 
     @property
     def name(self) -> str:

@@ -10,6 +10,9 @@
               an address goes)
     BINDINGS  per address slot: slot u32 | buffer u32 | offset u64
     CONSTS    the constants' bytes, concatenated
+    PORTABLE  (version 2, models with foreign libraries) each portable op's
+              payload once: u64 length | bytes (Note [Portable payload] in
+              ``ge.device.portable``)
 
 Buffers are numbered as at run time (Note [Buffer layout] in
 ``ge.engine.layout``). Nothing in the file is an absolute address, so
@@ -28,13 +31,15 @@ from typing import Any
 
 from ge._container import FileFormatError, Section, read, write
 from ge.device.args import MAX_BLOCK_DIM
+from ge.device.foreign import ADAPTER_PREFIX
 from ge.engine.layout import BufferKind, BufferLayout
 
 MAGIC = b"GECPUOM\0"
-VERSION = 1
+VERSION = 2  # the newest this reader reads; a model without foreign calls is 1
+PLAIN_VERSION = 1
 WHAT = "model file"
 
-PLAN, KERNELS, TASKS, SLOTS, BINDINGS, CONSTS = 1, 2, 3, 4, 5, 6
+PLAN, KERNELS, TASKS, SLOTS, BINDINGS, CONSTS, PORTABLE = 1, 2, 3, 4, 5, 6, 7
 _TASK = struct.Struct("<IIIII")
 _BINDING = struct.Struct("<IIQ")
 _LENGTH = struct.Struct("<Q")
@@ -75,6 +80,11 @@ class ModelData:
     slots: tuple[int, ...]
     bindings: tuple[tuple[int, int, int], ...]
     consts: bytes
+    # Foreign libraries (version 2): each portable op's payload, and each
+    # foreign call: (its address slot, payload index, key, function).
+    portable_ops: tuple[str, ...] = ()
+    payloads: tuple[bytes, ...] = ()
+    foreign: tuple[tuple[int, int, str, str], ...] = ()
 
     @cached_property
     def layout(self) -> BufferLayout:
@@ -133,6 +143,19 @@ def encode(model: ModelData) -> bytes:
         Section(BINDINGS, b"".join(_BINDING.pack(*b) for b in model.bindings)),
         Section(CONSTS, model.consts),
     ]
+    if not model.payloads:
+        return write(MAGIC, PLAIN_VERSION, sections)
+    plan.update(
+        portable_ops=list(model.portable_ops),
+        portable_sha256=[hashlib.sha256(b).hexdigest() for b in model.payloads],
+        foreign=[list(f) for f in model.foreign],
+    )
+    sections[0] = Section(
+        PLAN, json.dumps(plan, sort_keys=True, separators=(",", ":")).encode()
+    )
+    sections.append(
+        Section(PORTABLE, b"".join(_LENGTH.pack(len(b)) + b for b in model.payloads))
+    )
     return write(MAGIC, VERSION, sections)
 
 
@@ -201,7 +224,7 @@ def decode(data: bytes) -> ModelData:
         raise _fail(
             f"{len(data)} bytes is more than a model file may hold ({MAX_FILE_BYTES})"
         )
-    _, sections = read(data, MAGIC, VERSION, WHAT)
+    version, sections = read(data, MAGIC, VERSION, WHAT)
     for kind in (PLAN, KERNELS, TASKS, SLOTS, BINDINGS, CONSTS):
         if kind not in sections:
             raise _fail(f"section {kind} is missing")
@@ -260,30 +283,83 @@ def decode(data: bytes) -> ModelData:
         slots=slots,
         bindings=bindings,  # type: ignore[arg-type]
         consts=sections[CONSTS],
+        **_portable(plan, sections, version),
     )
     _check_references(model)
+    _check_foreign(model)
     return model
 
 
-def _binaries(section: bytes, digests: list[str]) -> tuple[bytes, ...]:
+def _portable(plan: dict[str, Any], sections: dict[int, bytes], version: int) -> Any:
+    """The version-2 fields: portable payloads and foreign calls."""
+    if version < 2 or PORTABLE not in sections:
+        return {}  # a foreign call's task without its library is refused later
+    ops = tuple(
+        _str(n, "portable_ops") for n in _list(plan.get("portable_ops"), "portable_ops")
+    )
+    digests = [
+        _str(d, "portable_sha256")
+        for d in _list(plan.get("portable_sha256"), "portable_sha256")
+    ]
+    if len(ops) != len(digests) or not ops:
+        raise _fail("portable_ops and portable_sha256 differ in length, or are empty")
+    payloads = _binaries(sections[PORTABLE], digests, "portable payload")
+    foreign = []
+    for i, item in enumerate(_list(plan.get("foreign"), "foreign")):
+        if not isinstance(item, list) or len(item) != 4:
+            raise _fail(f"foreign[{i}] must be [slot, payload, key, function]")
+        slot = _int(item[0], f"foreign[{i}] slot")
+        payload = _int(item[1], f"foreign[{i}] payload")
+        key, function = _str(item[2], f"foreign[{i}] key"), _str(
+            item[3], f"foreign[{i}] function"
+        )
+        if not function.isidentifier():
+            raise _fail(f"foreign[{i}] function {function!r} is not a C identifier")
+        foreign.append((slot, payload, key, function))
+    return {"portable_ops": ops, "payloads": payloads, "foreign": tuple(foreign)}
+
+
+def _check_foreign(model: ModelData) -> None:
+    """Every adapter task's first slot receives a foreign function's address
+    from exactly one foreign record, and every record names such a slot."""
+    adapter_slots = {
+        first
+        for _, name, _, first, _ in model.tasks
+        if model.kernel_names[name].startswith(ADAPTER_PREFIX)
+    }
+    bound = {slot for slot, _, _ in model.bindings}
+    seen: set[int] = set()
+    for i, (slot, payload, _, _) in enumerate(model.foreign):
+        if slot not in adapter_slots or slot in seen or slot in bound:
+            raise _fail(f"foreign call {i} names slot {slot}, no foreign call's own")
+        if payload >= len(model.payloads):
+            raise _fail(
+                f"foreign call {i} names payload {payload}, which is not in the file"
+            )
+        seen.add(slot)
+    if seen != adapter_slots:
+        raise _fail("a foreign call's task has no library to call")
+
+
+def _binaries(
+    section: bytes, digests: list[str], what: str = "kernel binary"
+) -> tuple[bytes, ...]:
     out = []
     at = 0
     for index, digest in enumerate(digests):
         if at + 8 > len(section):
-            raise _fail(f"kernel binary {index} is truncated")
+            raise _fail(f"{what} {index} is truncated")
         (length,) = _LENGTH.unpack_from(section, at)
         at += 8
         if length > len(section) - at:
-            raise _fail(
-                f"kernel binary {index} claims {length} bytes; the section has fewer"
-            )
+            raise _fail(f"{what} {index} claims {length} bytes; the section has fewer")
         binary = section[at : at + length]
         at += length
         if hashlib.sha256(binary).hexdigest() != digest:
-            raise _fail(f"kernel binary {index} does not match its recorded digest")
+            raise _fail(f"{what} {index} does not match its recorded digest")
         out.append(binary)
     if at != len(section):
-        raise _fail("stray bytes after the kernel binaries")
+        raise _fail(f"stray bytes after the last {what}")
     return tuple(out)
 
 
