@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from gen_ops.model import OpSpec
 
 EXIT_OK, EXIT_DRIFT, EXIT_INVALID, EXIT_IO, EXIT_INTERNAL = 0, 1, 2, 3, 4
-COMMANDS = ("render", "validate", "new", "schema", "import", "roundtrip")
+COMMANDS = ("render", "validate", "new", "schema", "import", "roundtrip", "package")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -396,6 +396,14 @@ def cmd_roundtrip(argv: Sequence[str]) -> int:
     return roundtrip_main(list(argv))
 
 
+def cmd_package(argv: Sequence[str]) -> int:
+    """``gen-ops package``: one module as an op library wheel
+    (docs/packaging.md)."""
+    from gen_ops.package_cli import main as package_main
+
+    return package_main(list(argv))
+
+
 def cmd_schema(argv: Sequence[str]) -> int:
     _schema_parser().parse_args(argv)
     from gen_ops.schema_check import schema_text
@@ -440,6 +448,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "schema": cmd_schema,
         "import": cmd_import,
         "roundtrip": cmd_roundtrip,
+        "package": cmd_package,
     }[command]
     try:
         with interrupts.as_exceptions():

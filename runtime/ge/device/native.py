@@ -1,16 +1,25 @@
-"""The native launcher (native.c): built once per machine, cached, and
-loaded by the device's own loader like any kernel binary (Note [Our own
-loader] in ``ge.device.elf``), never from a path on disk."""
+"""The native launcher (native.c), loaded by the device's own loader like any
+kernel binary (Note [Our own loader] in ``ge.device.elf``).
+
+Note [Prebuilt launcher]: the build backend compiles native.c into
+``_native.so`` beside this file (hatch_build.py), so loading and running a
+model needs neither a compiler nor a writable home directory. That binary is
+used only when the source hash it records (``ge_native_source()``) is the
+SHA-256 of native.c here; otherwise (a checkout whose native.c changed
+since the install, a source tree without the build step) native.c is built
+with the system compiler and cached as before. The file is read into memory
+and loaded from there, never by the system's dynamic loader."""
 
 from __future__ import annotations
 
 import ctypes
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from ge.device.kernels import load_binary
+from ge.device.kernels import Binary, load_binary
 from ge.device.toolchain import build_shared
 
 KERNEL_FN = ctypes.CFUNCTYPE(None, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_void_p)
@@ -46,10 +55,43 @@ class Launcher:
     ge_replay: Callable[..., None]
 
 
+HERE = Path(__file__).resolve().parent
+PREBUILT = HERE / "_native.so"
+_SOURCE_FN = ctypes.CFUNCTYPE(ctypes.c_char_p)
+
+
+def _built_from(binary: Binary) -> str | None:
+    address = binary.symbol("ge_native_source")
+    if address is None:
+        return None
+    value = _SOURCE_FN(address)()
+    return value.decode("ascii", "replace") if value else None
+
+
+def prebuilt(digest: str) -> Binary | None:
+    """The launcher the build backend compiled, if it was built from the
+    source whose SHA-256 is ``digest`` (Note [Prebuilt launcher])."""
+    try:
+        data = PREBUILT.read_bytes()
+    except OSError:
+        return None
+    binary = load_binary(data)
+    return binary if _built_from(binary) == digest else None
+
+
 @lru_cache(maxsize=1)
 def library() -> Launcher:
-    source = (Path(__file__).resolve().parent / "native.c").read_text(encoding="utf-8")
-    binary = load_binary(build_shared(source, name="ge_native"))
+    source = (HERE / "native.c").read_bytes()
+    digest = hashlib.sha256(source).hexdigest()
+    binary = prebuilt(digest)
+    if binary is None:
+        binary = load_binary(
+            build_shared(
+                source.decode("utf-8"),
+                name="ge_native",
+                defines={"GE_NATIVE_SOURCE": f'"{digest}"'},
+            )
+        )
     functions = {}
     for name, prototype in _SIGNATURES.items():
         address = binary.symbol(name)

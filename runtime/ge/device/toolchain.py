@@ -274,6 +274,16 @@ def _source_text(source: str | os.PathLike[str]) -> tuple[str, list[str]]:
     return f'#line 1 "{quoted}"\n{text}', ["-iquote", str(path.parent)]
 
 
+def compile_uncached(
+    text: str, *, defines: Mapping[str, str], name: str, cc: str | None = None
+) -> bytes:
+    """Compile C ``text`` with the device's flags and no cache (the build
+    backend compiles the native launcher with it; hatch_build.py)."""
+    define_flags = [f"-D{key}={value}" for key, value in sorted(defines.items())]
+    flags = list(BASE_FLAGS) + [f"-I{INCLUDE_DIR}"] + define_flags
+    return _compile(cc or compiler(), text, flags, (), name)
+
+
 def _compile(
     cc: str, text: str, flags: list[str], libs: Sequence[str], name: str
 ) -> bytes:
