@@ -30,7 +30,7 @@ test: $(STAMP)
 	$(BIN)/ruff check $(LINTED)
 	$(BIN)/black --check --quiet $(LINTED)
 	$(BIN)/gen-ops --check --quiet
-	$(BIN)/python -m pytest -q -n $(PYTEST_WORKERS)
+	$(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadgroup
 
 bench: $(STAMP)
 	$(BIN)/python bench/gen_scaling.py
