@@ -27,7 +27,28 @@ if TYPE_CHECKING:
     from gen_ops.model import OpSpec
 
 EXIT_OK, EXIT_DRIFT, EXIT_INVALID, EXIT_IO, EXIT_INTERNAL = 0, 1, 2, 3, 4
-COMMANDS = ("render", "validate", "new", "schema", "import", "roundtrip", "package")
+COMMANDS = (
+    "render",
+    "validate",
+    "new",
+    "schema",
+    "import",
+    "roundtrip",
+    "package",
+    "completion",
+)
+# One line per command, for --help and shell completion.
+SUMMARIES = {
+    "render": "(the default) validate specs/ and render every output into --out",
+    "validate": "check specs and report every problem; write nothing",
+    "new": "write a starter spec for a new op",
+    "schema": "print the JSON Schema of op specs",
+    "import": "turn REG_OP headers into specs",
+    "roundtrip": "check that headers mean the same after gen-ops renders them",
+    "package": "build an es_<module> wheel and sdist of one module",
+    "completion": "print a bash or zsh completion script",
+}
+DEFAULT_MAX_ERRORS = 50
 
 
 class _Parser(argparse.ArgumentParser):
@@ -64,6 +85,35 @@ def _spec_options(parser: argparse.ArgumentParser) -> None:
         default="",
         help="comma-separated op types to leave out",
     )
+    _diagnostic_options(parser)
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a count (0 or more)")
+    return value
+
+
+def _diagnostic_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help="diagnostics as text lines, or as one JSON document (for editors "
+        "and CI); both on standard error",
+    )
+    parser.add_argument(
+        "--max-errors",
+        metavar="N",
+        type=_count,
+        default=DEFAULT_MAX_ERRORS,
+        help=f"show at most N diagnostics as text, then how many more there are "
+        f"(default {DEFAULT_MAX_ERRORS}; 0: all)",
+    )
 
 
 def _targets(text: str) -> frozenset[Target]:
@@ -79,15 +129,18 @@ def _targets(text: str) -> frozenset[Target]:
 
 
 def _render_parser() -> argparse.ArgumentParser:
+    commands = "\n".join(f"  {name:<11} {text}" for name, text in SUMMARIES.items())
     parser = _Parser(
         prog="gen-ops",
-        description="Validate op specs and render the ge.es Python builders, REG_OP "
-        "headers, implementation skeletons and reference docs.",
-        epilog="other commands: gen-ops validate | new <Op> | schema | import HEADER... "
-        "| roundtrip HEADER... (each has --help). Exit status: 0 ok, 1 drift "
-        "(--check), 2 invalid "
-        "specs or usage, 3 cannot write, 4 internal error, 129/130/143 stopped "
-        "by SIGHUP/SIGINT/SIGTERM, 141 standard output closed.",
+        usage="gen-ops [COMMAND] [options]",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Validate op specs and render the ge.es Python builders, REG_OP\n"
+        "headers, implementation skeletons and reference docs.\n\n"
+        f"commands (gen-ops COMMAND --help for each):\n{commands}\n\n"
+        "The options below are render's.",
+        epilog="Exit status: 0 ok, 1 drift (--check), 2 invalid specs or usage, 3\n"
+        "cannot write, 4 internal error, 129/130/143 stopped by SIGHUP/SIGINT/\n"
+        "SIGTERM, 141 standard output closed. docs/cli.md has the details.",
     )
     _spec_options(parser)
     parser.add_argument(
@@ -166,11 +219,29 @@ def _schema_parser() -> argparse.ArgumentParser:
     )
 
 
-def _report(sink: Sink, quiet: bool, count: int) -> None:
-    for diagnostic in sink.sorted():
-        print(diagnostic.format(), file=sys.stderr)
+def _report(
+    sink: Sink,
+    quiet: bool,
+    count: int,
+    fmt: str = "text",
+    max_errors: int = DEFAULT_MAX_ERRORS,
+) -> None:
     errors = sum(1 for d in sink.items if d.severity is Severity.ERROR)
     warnings = len(sink.items) - errors
+    if fmt == "json":
+        from gen_ops.diagnostics_json import document
+
+        print(document(sink.sorted(), errors, warnings, count), file=sys.stderr)
+        return
+    shown = sink.sorted()
+    rest = len(shown) - max_errors if max_errors else 0
+    for diagnostic in shown[: max_errors or None]:
+        print(diagnostic.format(), file=sys.stderr)
+    if rest > 0:
+        print(
+            f"gen-ops: {rest} more diagnostic(s) not shown (--max-errors 0 shows all)",
+            file=sys.stderr,
+        )
     if errors or (warnings and not quiet):
         print(
             f"gen-ops: {errors} error(s), {warnings} warning(s) in {count} spec file(s)",
@@ -206,7 +277,7 @@ def cmd_validate(argv: Sequence[str]) -> int:
     args = _validate_parser().parse_args(argv)
     sink = Sink()
     files, ops = _load(args, sink)
-    _report(sink, args.quiet, len(files))
+    _report(sink, args.quiet, len(files), args.format, args.max_errors)
     if sink.has_errors:
         return EXIT_INVALID
     _say(args, f"gen-ops: {len(ops)} op(s) in {len(files)} spec file(s) are valid")
@@ -241,7 +312,7 @@ def cmd_render(argv: Sequence[str]) -> int:
 
     sink = Sink()
     files, ops = _load(args, sink)
-    _report(sink, args.quiet, len(files))
+    _report(sink, args.quiet, len(files), args.format, args.max_errors)
     if sink.has_errors:
         print("gen-ops: nothing was generated", file=sys.stderr)
         return EXIT_INVALID
@@ -404,6 +475,13 @@ def cmd_package(argv: Sequence[str]) -> int:
     return package_main(list(argv))
 
 
+def cmd_completion(argv: Sequence[str]) -> int:
+    """``gen-ops completion bash|zsh``: a completion script (docs/cli.md)."""
+    from gen_ops.completion import main as completion_main
+
+    return completion_main(list(argv))
+
+
 def cmd_schema(argv: Sequence[str]) -> int:
     _schema_parser().parse_args(argv)
     from gen_ops.schema_check import schema_text
@@ -449,6 +527,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "import": cmd_import,
         "roundtrip": cmd_roundtrip,
         "package": cmd_package,
+        "completion": cmd_completion,
     }[command]
     try:
         with interrupts.as_exceptions():

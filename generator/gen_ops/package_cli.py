@@ -86,7 +86,7 @@ def _authors(
 
 
 def _parser() -> argparse.ArgumentParser:
-    from gen_ops.cli import _Parser, _path, _path_text
+    from gen_ops.cli import _diagnostic_options, _Parser, _path, _path_text
 
     parser = _Parser(
         prog="gen-ops package",
@@ -118,6 +118,7 @@ def _parser() -> argparse.ArgumentParser:
         help="where the author modules are, as for gen-ops (default: ops)",
     )
     parser.add_argument("--summary", help="the library's one-line description")
+    _diagnostic_options(parser)
     parser.add_argument(
         "-q", "--quiet", action="store_true", help="print only problems"
     )
@@ -159,7 +160,7 @@ def main(argv: Sequence[str]) -> int:
         sink = Sink()
         files = discovery.discover(args.specs or [Path("specs")], sink)
         ops = pipeline.load_and_check(files, sink)
-        _report(sink, args.quiet, len(files))
+        _report(sink, args.quiet, len(files), args.format, args.max_errors)
         if sink.has_errors:
             print("gen-ops package: nothing was built", file=sys.stderr)
             return EXIT_INVALID

@@ -116,7 +116,7 @@ def _toml(value: str) -> str:
     return json.dumps(value)  # a JSON string is a TOML basic string
 
 
-def pyproject(library: Library) -> str:
+def pyproject(library: Library, roots: list[str]) -> str:
     """The op library's pyproject.toml (hatchling builds it, so the sdist
     rebuilds with any PEP 517 frontend)."""
     name = distribution(library.module)
@@ -147,10 +147,10 @@ def pyproject(library: Library) -> str:
     lines += [
         "",
         "[tool.hatch.build.targets.wheel]",
-        f'only-include = [{_toml(name)}, "ge_impl"]',
+        f"only-include = [{', '.join(_toml(r) for r in roots)}]",
         "",
         "[tool.hatch.build.targets.sdist]",
-        f'only-include = [{_toml(name)}, "ge_impl", "README.md"]',
+        f"only-include = [{', '.join(_toml(r) for r in [*roots, 'README.md'])}]",
         "",
     ]
     return "\n".join(lines)
@@ -174,9 +174,11 @@ def stage(library: Library, rendered: list[OutputFile], root: Path) -> None:
     package = root / name
     _copy_rendered(rendered, BUILDERS.format(module=library.module), package)
     (package / "py.typed").write_text("", encoding="utf-8")
+    roots = [name]
     prototypes = root / "ge_impl" / library.module
-    _copy_rendered(rendered, PROTOTYPES.format(module=library.module), prototypes)
-    (prototypes / "py.typed").write_text("", encoding="utf-8")
+    if _copy_rendered(rendered, PROTOTYPES.format(module=library.module), prototypes):
+        (prototypes / "py.typed").write_text("", encoding="utf-8")
+        roots.append("ge_impl")
     for _, dotted, directory, modules in library.ops_packages():
         ops = root.joinpath(*dotted.split("."))
         _copy_ops(directory, modules, ops)
@@ -185,5 +187,5 @@ def stage(library: Library, rendered: list[OutputFile], root: Path) -> None:
             f'runtime loads (entry point group {OPS_GROUP})."""\n',
             encoding="utf-8",
         )
-    (root / "pyproject.toml").write_text(pyproject(library), encoding="utf-8")
+    (root / "pyproject.toml").write_text(pyproject(library, roots), encoding="utf-8")
     (root / "README.md").write_text(readme(library), encoding="utf-8")
