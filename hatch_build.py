@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import sys
 import sysconfig
 import tempfile
 from pathlib import Path
@@ -33,7 +34,11 @@ def _toolchain(root: Path) -> ModuleType:
     spec = importlib.util.spec_from_file_location("_ge_ops_build_toolchain", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        del sys.modules[spec.name]
     return module
 
 

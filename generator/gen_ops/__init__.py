@@ -11,6 +11,6 @@ The data path, one module (or package) per step::
 docs/design.md says which module decides which rule.
 """
 
-from ge_ir._version import __version__
+from ge_ir.version import __version__
 
 __all__ = ["__version__"]

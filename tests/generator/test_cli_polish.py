@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from ge_ir._version import __version__
+from ge_ir.version import __version__
 from gen_ops.cli import COMMANDS, main
 
 BAD = """op: BadOne

@@ -11,7 +11,7 @@ import json
 import sys
 from collections.abc import Sequence
 
-from ge_ir._version import __version__
+from ge_ir.version import __version__
 
 
 def _size(n: int) -> str:

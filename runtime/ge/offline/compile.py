@@ -20,7 +20,7 @@ from ge.graph.graph import Graph
 from ge.graph.paths import check_path
 from ge.offline import model_file
 from ge.offline.model_file import ModelData, TensorDescription
-from ge_ir._version import __version__
+from ge_ir.version import __version__
 
 # The most dims a model file's PLAN describes per input or output (checked
 # by model_file.decode; here to name the tensor).
