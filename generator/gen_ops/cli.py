@@ -443,11 +443,14 @@ def cmd_new(argv: Sequence[str]) -> int:
     try:
         args.specs.mkdir(parents=True, exist_ok=True)
         transaction.write_atomic(path, text)
+        schema = scaffold.schema_copy(args.specs)
     except OSError as exc:
         print(
             f"gen-ops new: cannot write {path}: {exc.strerror or exc}", file=sys.stderr
         )
         return EXIT_IO
+    if schema is not None:
+        print(f"gen-ops: wrote {schema} (the JSON Schema its first line names)")
     print(f"gen-ops: wrote {path}; edit it, then run gen-ops validate")
     return EXIT_OK
 
