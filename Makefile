@@ -24,7 +24,7 @@ check: $(STAMP)
 demo: generate
 	$(BIN)/python examples/run_all.py
 
-LINTED := generator runtime tests bench examples ops
+LINTED := generator runtime tests bench examples ops hatch_build.py
 
 test: $(STAMP)
 	$(BIN)/ruff check $(LINTED)
