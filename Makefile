@@ -24,13 +24,13 @@ check: $(STAMP)
 demo: generate
 	$(BIN)/python examples/run_all.py
 
-LINTED := generator runtime tests bench examples ops
+LINTED := generator runtime tests bench examples ops hatch_build.py
 
 test: $(STAMP)
 	$(BIN)/ruff check $(LINTED)
 	$(BIN)/black --check --quiet $(LINTED)
 	$(BIN)/gen-ops --check --quiet
-	$(BIN)/python -m pytest -q -n $(PYTEST_WORKERS)
+	$(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadgroup
 
 bench: $(STAMP)
 	$(BIN)/python bench/gen_scaling.py

@@ -11,4 +11,6 @@ The data path, one module (or package) per step::
 docs/design.md says which module decides which rule.
 """
 
-__version__ = "0.1.0"
+from ge_ir.version import __version__
+
+__all__ = ["__version__"]

@@ -37,7 +37,24 @@ COMMANDS = (
     "release",
     "compat",
     "changelog",
+    "package",
+    "completion",
 )
+# One line per command, for --help and shell completion.
+SUMMARIES = {
+    "render": "(the default) validate specs/ and render every output into --out",
+    "validate": "check specs and report every problem; write nothing",
+    "new": "write a starter spec for a new op",
+    "schema": "print the JSON Schema of op specs",
+    "import": "turn REG_OP headers into specs",
+    "roundtrip": "check that headers mean the same after gen-ops renders them",
+    "package": "build an es_<module> wheel and sdist of one module",
+    "release": "record the current specs as a release in a history registry",
+    "compat": "check the specs against the registry's releases for breaking changes",
+    "changelog": "print what each release changed, in Markdown",
+    "completion": "print a bash or zsh completion script",
+}
+DEFAULT_MAX_ERRORS = 50
 
 
 class _Parser(argparse.ArgumentParser):
@@ -74,6 +91,35 @@ def _spec_options(parser: argparse.ArgumentParser) -> None:
         default="",
         help="comma-separated op types to leave out",
     )
+    _diagnostic_options(parser)
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a count (0 or more)")
+    return value
+
+
+def _diagnostic_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help="diagnostics as text lines, or as one JSON document (for editors "
+        "and CI); both on standard error",
+    )
+    parser.add_argument(
+        "--max-errors",
+        metavar="N",
+        type=_count,
+        default=DEFAULT_MAX_ERRORS,
+        help=f"show at most N diagnostics as text, then how many more there are "
+        f"(default {DEFAULT_MAX_ERRORS}; 0: all)",
+    )
 
 
 def _targets(text: str) -> frozenset[Target]:
@@ -89,15 +135,18 @@ def _targets(text: str) -> frozenset[Target]:
 
 
 def _render_parser() -> argparse.ArgumentParser:
+    commands = "\n".join(f"  {name:<11} {text}" for name, text in SUMMARIES.items())
     parser = _Parser(
         prog="gen-ops",
-        description="Validate op specs and render the ge.es Python builders, REG_OP "
-        "headers, implementation skeletons and reference docs.",
-        epilog="other commands: gen-ops validate | new <Op> | schema | import HEADER... "
-        "| roundtrip HEADER... | release VERSION | compat | changelog (each has "
-        "--help). Exit status: 0 ok, 1 drift (--check), 2 invalid specs or usage, "
-        "3 cannot write, 4 internal error, 129/130/143 stopped by "
-        "SIGHUP/SIGINT/SIGTERM, 141 standard output closed.",
+        usage="gen-ops [COMMAND] [options]",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Validate op specs and render the ge.es Python builders, REG_OP\n"
+        "headers, implementation skeletons and reference docs.\n\n"
+        f"commands (gen-ops COMMAND --help for each):\n{commands}\n\n"
+        "The options below are render's.",
+        epilog="Exit status: 0 ok, 1 drift (--check), 2 invalid specs or usage, 3\n"
+        "cannot write, 4 internal error, 129/130/143 stopped by SIGHUP/SIGINT/\n"
+        "SIGTERM, 141 standard output closed. docs/cli.md has the details.",
     )
     _spec_options(parser)
     parser.add_argument(
@@ -176,11 +225,29 @@ def _schema_parser() -> argparse.ArgumentParser:
     )
 
 
-def _report(sink: Sink, quiet: bool, count: int) -> None:
-    for diagnostic in sink.sorted():
-        print(diagnostic.format(), file=sys.stderr)
+def _report(
+    sink: Sink,
+    quiet: bool,
+    count: int,
+    fmt: str = "text",
+    max_errors: int = DEFAULT_MAX_ERRORS,
+) -> None:
     errors = sum(1 for d in sink.items if d.severity is Severity.ERROR)
     warnings = len(sink.items) - errors
+    if fmt == "json":
+        from gen_ops.diagnostics_json import document
+
+        print(document(sink.sorted(), errors, warnings, count), file=sys.stderr)
+        return
+    shown = sink.sorted()
+    rest = len(shown) - max_errors if max_errors else 0
+    for diagnostic in shown[: max_errors or None]:
+        print(diagnostic.format(), file=sys.stderr)
+    if rest > 0:
+        print(
+            f"gen-ops: {rest} more diagnostic(s) not shown (--max-errors 0 shows all)",
+            file=sys.stderr,
+        )
     if errors or (warnings and not quiet):
         print(
             f"gen-ops: {errors} error(s), {warnings} warning(s) in {count} spec file(s)",
@@ -216,7 +283,7 @@ def cmd_validate(argv: Sequence[str]) -> int:
     args = _validate_parser().parse_args(argv)
     sink = Sink()
     files, ops = _load(args, sink)
-    _report(sink, args.quiet, len(files))
+    _report(sink, args.quiet, len(files), args.format, args.max_errors)
     if sink.has_errors:
         return EXIT_INVALID
     _say(args, f"gen-ops: {len(ops)} op(s) in {len(files)} spec file(s) are valid")
@@ -251,7 +318,7 @@ def cmd_render(argv: Sequence[str]) -> int:
 
     sink = Sink()
     files, ops = _load(args, sink)
-    _report(sink, args.quiet, len(files))
+    _report(sink, args.quiet, len(files), args.format, args.max_errors)
     if sink.has_errors:
         print("gen-ops: nothing was generated", file=sys.stderr)
         return EXIT_INVALID
@@ -382,11 +449,14 @@ def cmd_new(argv: Sequence[str]) -> int:
     try:
         args.specs.mkdir(parents=True, exist_ok=True)
         transaction.write_atomic(path, text)
+        schema = scaffold.schema_copy(args.specs)
     except OSError as exc:
         print(
             f"gen-ops new: cannot write {path}: {exc.strerror or exc}", file=sys.stderr
         )
         return EXIT_IO
+    if schema is not None:
+        print(f"gen-ops: wrote {schema} (the JSON Schema its first line names)")
     print(f"gen-ops: wrote {path}; edit it, then run gen-ops validate")
     return EXIT_OK
 
@@ -417,6 +487,21 @@ def cmd_history(command: str, argv: Sequence[str]) -> int:
         "changelog": commands.cmd_changelog,
     }[command]
     return handler(argv)
+
+
+def cmd_package(argv: Sequence[str]) -> int:
+    """``gen-ops package``: one module as an op library wheel
+    (docs/packaging.md)."""
+    from gen_ops.package_cli import main as package_main
+
+    return package_main(list(argv))
+
+
+def cmd_completion(argv: Sequence[str]) -> int:
+    """``gen-ops completion bash|zsh``: a completion script (docs/cli.md)."""
+    from gen_ops.completion import main as completion_main
+
+    return completion_main(list(argv))
 
 
 def cmd_schema(argv: Sequence[str]) -> int:
@@ -466,6 +551,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "release": lambda rest: cmd_history("release", rest),
         "compat": lambda rest: cmd_history("compat", rest),
         "changelog": lambda rest: cmd_history("changelog", rest),
+        "package": cmd_package,
+        "completion": cmd_completion,
     }[command]
     try:
         with interrupts.as_exceptions():

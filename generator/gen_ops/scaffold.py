@@ -3,7 +3,6 @@ module of an op, and a starter spec (``gen-ops new``)."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from gen_ops import layout
@@ -74,18 +73,32 @@ def author_paths(ops: list[OpSpec], scaffold_dir: str) -> list[Path]:
     return [author_path(op, scaffold_dir) for op in ops if op.impl is not None]
 
 
+SCHEMA_COPY = "op-spec.schema.json"
+
+
 def starter_spec(op_type: str, module: str, spec_dir: Path) -> tuple[Path, str]:
-    """(path, text) of a starter spec for ``gen-ops new``."""
-    schema = schema_path()
-    try:
-        reference = os.path.relpath(schema, spec_dir.resolve())
-    except ValueError:  # another drive
-        reference = str(schema)
+    """(path, text) of a starter spec for ``gen-ops new``. Its schema line
+    names the copy of the schema beside it (``schema_copy``), so it stays
+    right when ge-ops moves to another environment."""
     text = render(
         "spec/new_op.yaml.j2",
         op_type=op_type,
         module=module,
         stem=file_stem(op_type),
-        schema_path=Path(reference).as_posix(),
+        schema_path=SCHEMA_COPY,
     )
     return starter_spec_path(spec_dir, op_type), text
+
+
+def schema_copy(spec_dir: Path) -> Path | None:
+    """Write the JSON Schema beside the specs, for editors, unless it is
+    there already with the same text; the path written, if any."""
+    path = spec_dir / SCHEMA_COPY
+    text = schema_path().read_text(encoding="utf-8")
+    try:
+        if path.read_text(encoding="utf-8") == text:
+            return None
+    except (OSError, UnicodeDecodeError):
+        pass
+    write_atomic(path, text)
+    return path

@@ -11,4 +11,4 @@ from pkgutil import extend_path
 # package, so ``ge.es.<module>`` resolves wherever gen-ops wrote it.
 __path__ = extend_path(__path__, __name__)
 
-__version__ = "0.1.0"
+from ge_ir.version import __version__ as __version__

@@ -37,7 +37,7 @@ def test_ge_ir_imports_nothing_of_ge() -> None:
 
 def test_gen_ops_runs_with_another_ge_first_on_the_path(tmp_path: Path) -> None:
     """A stand-in ``ge`` that fails on import, first on sys.path (as CANN's
-    own would be): validate, render and --check all work."""
+    own would be): validate, render, --check, new and package all work."""
     fake = tmp_path / "fake" / "ge"
     fake.mkdir(parents=True)
     (fake / "__init__.py").write_text(
@@ -50,6 +50,12 @@ def test_gen_ops_runs_with_another_ge_first_on_the_path(tmp_path: Path) -> None:
         ["validate", "--specs", str(specs)],
         ["--specs", str(specs), "--out", str(out), "--no-scaffold", "-q"],
         ["--check", "--specs", str(specs), "--out", str(out), "--no-scaffold", "-q"],
+        ["new", "StandInCustom", "--specs", str(tmp_path / "new")],
+        [
+            "package",
+            *("--module", "control", "--version", "1.0", "-q"),
+            *("--specs", str(specs), "--out", str(tmp_path / "dist")),
+        ],
     ):
         result = subprocess.run(
             [sys.executable, "-m", "gen_ops", *argv],
@@ -60,6 +66,8 @@ def test_gen_ops_runs_with_another_ge_first_on_the_path(tmp_path: Path) -> None:
         )
         assert result.returncode == 0, (argv, result.stderr)
     assert (out / "python" / "ge" / "es" / "custom" / "add_custom.py").exists()
+    assert (tmp_path / "new" / "stand_in_custom.yaml").exists()
+    assert list((tmp_path / "dist").glob("es_control-1.0-py3-none-any.whl"))
 
 
 def test_changing_a_shared_file_renders_again(tmp_path: Path) -> None:

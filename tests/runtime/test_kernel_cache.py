@@ -211,6 +211,16 @@ def test_build_names_cannot_leave_the_build_directory(cache: Path) -> None:
             build_kernel(SOURCE, name=name)
 
 
+# The launcher built with gcc and cached, as when the prebuilt one is missing
+# or stale (Note [Prebuilt launcher] in ge/device/native.py).
+BUILT_LAUNCHER = (
+    "from pathlib import Path\n"
+    "import ge.device.native as native\n"
+    "native.PREBUILT = Path('/nonexistent/_native.so')\n"
+    "from ge.device.native import library\n"
+)
+
+
 def test_a_planted_launcher_runs_no_code(tmp_path: Path) -> None:
     """Someone who could write the cache plants, under the native launcher's
     key, a binary whose constructor would write a marker file. The launcher
@@ -232,7 +242,7 @@ def test_a_planted_launcher_runs_no_code(tmp_path: Path) -> None:
     # The real launcher, built and cached; then its entry replaced (with a
     # correct hash: whoever can write the directory can compute one).
     subprocess.run(
-        [sys.executable, "-c", "from ge.device.native import library; library()"],
+        [sys.executable, "-c", BUILT_LAUNCHER + "library()"],
         env=env,
         check=True,
     )
@@ -247,9 +257,7 @@ def test_a_planted_launcher_runs_no_code(tmp_path: Path) -> None:
     (root / "v2" / "objects" / f"{digest}.so").write_bytes(plant)
     key.write_text(digest)
     run = (
-        "from ge.device.elf import BadKernelBinary\n"
-        "from ge.device.native import library\n"
-        "try:\n"
+        "from ge.device.elf import BadKernelBinary\n" + BUILT_LAUNCHER + "try:\n"
         "    library()\n"
         "except BadKernelBinary as exc:\n"
         "    print('REFUSED', exc)\n"
@@ -300,3 +308,59 @@ def test_threads_building_one_key_compile_it_once(
     assert len(results) == 8 and len(set(results)) == 1
     assert len(compiles) == 1
     assert len(objects(cache)) == 1
+
+
+def test_the_cache_is_capped_and_drops_the_least_recently_used(
+    cache: Path, monkeypatch: pytest.MonkeyPatch, compiles: list[list[str]]
+) -> None:
+    def build(n: int) -> bytes:  # a different binary for every n
+        return build_kernel(SOURCE.replace("= 7", f"= {n}"), name="cache_k")
+
+    first = build(101)
+    size = len(first)
+    # room for two objects (every build of SOURCE is about the same size)
+    monkeypatch.setenv("GE_CPU_CACHE_MAX_MB", str(2.5 * size / (1024 * 1024)))
+    build(102)
+    old = objects(cache)
+    for path in old:  # make cap-1 the recently used one
+        os.utime(path, (1, 1))
+    toolchain.forget_memory()
+    assert build(101) == first  # a hit, which refreshes its time
+    build(103)  # the third object: the least recently used goes
+    remaining = objects(cache)
+    assert len(remaining) == 2
+    assert hashlib.sha256(first).hexdigest() + ".so" in {p.name for p in remaining}
+    assert len(keys(cache)) == 2  # the key of the object that went went too
+    assert toolchain.cache_stats().size <= 2.5 * size
+
+
+def test_ge_cache_shows_and_clears(cache: Path) -> None:
+    import json
+
+    build("ge-cache")
+    env = {**os.environ, "GE_CPU_CACHE_DIR": str(cache)}
+
+    def ge_cache(*argv: str) -> dict[str, object]:
+        out = subprocess.run(
+            [sys.executable, "-m", "ge.device.cache_cli", *argv, "--format", "json"],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return json.loads(out.stdout)
+
+    shown = ge_cache("show")
+    assert shown["directory"] == str(cache) and shown["usable"] is True
+    assert shown["objects"] == 1 and shown["keys"] == 1 and shown["bytes"] > 0
+    cleared = ge_cache("clear")
+    assert cleared["freed_bytes"] == shown["bytes"] and cleared["objects"] == 0
+    assert objects(cache) == [] and keys(cache) == []
+
+
+def test_the_default_cache_is_the_user_cache_directory(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.delenv("GE_CPU_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert toolchain.cache_dir() == tmp_path / "xdg" / "ge-cpu"

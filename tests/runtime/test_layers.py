@@ -10,7 +10,7 @@ from _source_graph import Module, modules, package_of, where
 
 # docs/design.md, Layers: a package imports only packages of lower layers.
 LAYERS: dict[str, int] = {
-    "ge": 0,  # ge/__init__.py: the version and the namespace path
+    "ge": 1,  # ge/__init__.py: the namespace path and ge_ir's version
     "ge_ir": 0,  # the vocabulary shared with gen-ops
     "ge._container": 0,  # the checksummed file container (graph and model files)
     "ge.ge_global": 0,

@@ -31,7 +31,7 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ge.custom_op import _module_rollback, sink
+from ge.custom_op import _entry_points, _module_rollback, sink
 from ge.custom_op import proto as _proto
 from ge.custom_op import registry as _registry
 from ge.custom_op._op_paths import ENV, OpModule, modules_of, resolve, unsafe_paths
@@ -180,8 +180,12 @@ def _explain(exc: Exception, module: OpModule) -> None:
         )
 
 
-def load_custom_op_plugins(value: str | None = None) -> list[str]:
-    """Import the op modules named by ASCEND_CUSTOM_OPP_PATH (or ``value``).
+def load_custom_op_plugins(
+    value: str | None = None, *, installed: bool = True
+) -> list[str]:
+    """Import the op modules of installed op libraries (``installed``; Note
+    [Installed op libraries] in ``_entry_points``) and those named by
+    ASCEND_CUSTOM_OPP_PATH (or ``value``).
 
     Each item is a ``.py`` file or a directory whose ``.py`` files and
     packages (one level, names not starting with ``_``) are imported. A file
@@ -192,9 +196,15 @@ def load_custom_op_plugins(value: str | None = None) -> list[str]:
     with _load_lock:
         if _staging() is not None:
             raise RuntimeError("load_custom_op_plugins is already running")
+        libraries = _entry_points.installed_libraries() if installed else []
         items = {item: resolve(item, _resolved) for item in plugin_paths(value)}
         sources: list[Path] = []  # the items this load imports from
         plan: dict[Path, OpModule] = {}
+        for library in libraries:
+            for module in modules_of(library.label, library.directory):
+                if str(module.file) not in _imported and module.file not in plan:
+                    plan[module.file] = module
+                    sources.append(library.directory)
         for item, path in items.items():
             for module in modules_of(item, path):
                 if str(module.file) not in _imported and module.file not in plan:

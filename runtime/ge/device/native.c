@@ -1,8 +1,10 @@
 /*
  * The CPU device's native side: launching kernels and replaying task tables.
  *
- * Built by ge.device.native with the system C compiler on first use and
- * cached; loaded through ctypes. Everything per launch that must be fast
+ * Compiled when ge-ops is built (hatch_build.py puts it in the wheel as
+ * ge/device/_native.so); built by ge.device.native with the system C compiler
+ * on first use only when that copy is missing or was built from another
+ * source. Loaded by the device's own loader, called through ctypes. Everything per launch that must be fast
  * (looping over blocks, patching refreshed addresses into argument buffers,
  * replaying a compiled graph's launches) happens here, not in Python.
  */
@@ -10,6 +12,14 @@
 #include <stdint.h>
 
 #define GE_EXPORT __attribute__((visibility("default")))
+
+/* The SHA-256 of the source this binary was built from (the builder passes it
+ * as -DGE_NATIVE_SOURCE="..."), so a prebuilt copy older than native.c is
+ * never used. */
+#ifndef GE_NATIVE_SOURCE
+#define GE_NATIVE_SOURCE "unknown"
+#endif
+GE_EXPORT const char *ge_native_source(void) { return GE_NATIVE_SOURCE; }
 
 typedef void (*ge_kernel_fn)(uint32_t block_idx, uint32_t block_dim,
                              const uint64_t *args);

@@ -1,6 +1,14 @@
-"""The native launcher (native.c): built once per machine, cached, and
-loaded by the device's own loader like any kernel binary (Note [Our own
-loader] in ``ge.device.elf``), never from a path on disk."""
+"""The native launcher (native.c), loaded by the device's own loader like any
+kernel binary (Note [Our own loader] in ``ge.device.elf``).
+
+Note [Prebuilt launcher]: the build backend compiles native.c into
+``_native.so`` beside this file (hatch_build.py), so loading and running a
+model needs neither a compiler nor a writable home directory. That binary is
+used only when the source hash it records (``ge_native_source()``) is the
+SHA-256 of native.c here; otherwise (a checkout whose native.c changed
+since the install, a source tree without the build step) native.c is built
+with the system compiler and cached as before. The file is read into memory
+and loaded from there, never by the system's dynamic loader."""
 
 from __future__ import annotations
 
@@ -11,7 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from ge.device.kernels import load_binary
+from ge.device.kernels import Binary, load_binary
 from ge.device.toolchain import BuildError, build_shared, cache_lookup, cache_store
 
 KERNEL_FN = ctypes.CFUNCTYPE(None, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_void_p)
@@ -47,20 +55,48 @@ class Launcher:
     ge_replay: Callable[..., None]
 
 
-def _launcher_binary(source: str) -> bytes:
-    """native.c built by the C compiler; on a machine without one (where
-    only model files run), the last build of this very source that the
-    kernel cache holds, under a key of the source alone."""
-    key = "ge-native-" + hashlib.sha256(source.encode("utf-8")).hexdigest()
+HERE = Path(__file__).resolve().parent
+PREBUILT = HERE / "_native.so"
+_SOURCE_FN = ctypes.CFUNCTYPE(ctypes.c_char_p)
+
+
+def _built_from(binary: Binary) -> str | None:
+    address = binary.symbol("ge_native_source")
+    if address is None:
+        return None
+    value = _SOURCE_FN(address)()
+    return value.decode("ascii", "replace") if value else None
+
+
+def prebuilt(digest: str) -> Binary | None:
+    """The launcher the build backend compiled, if it was built from the
+    source whose SHA-256 is ``digest`` (Note [Prebuilt launcher])."""
     try:
-        data = build_shared(source, name="ge_native")
+        data = PREBUILT.read_bytes()
+    except OSError:
+        return None
+    binary = load_binary(data)
+    return binary if _built_from(binary) == digest else None
+
+
+def _launcher_binary(source: str, digest: str) -> bytes:
+    """native.c built by the C compiler; on a machine without one (where
+    only model files run) and without the prebuilt launcher, the last build
+    of this very source that the kernel cache holds, under a key of the
+    source alone."""
+    key = "ge-native-" + digest
+    try:
+        data = build_shared(
+            source, name="ge_native", defines={"GE_NATIVE_SOURCE": f'"{digest}"'}
+        )
     except BuildError as exc:
         cached = cache_lookup(key)
         if cached is None:
             raise BuildError(
-                f"{exc}; the native launcher is not in the kernel cache either: run "
-                "any graph or model once on this machine with a C compiler, or set "
-                "GE_CPU_CACHE_DIR to a cache that holds it"
+                f"{exc}; the native launcher is neither prebuilt (an installed "
+                "wheel) nor in the kernel cache: run any graph or model once on "
+                "this machine with a C compiler, or set GE_CPU_CACHE_DIR to a "
+                "cache that holds it"
             ) from None
         return cached
     if cache_lookup(key) != data:
@@ -70,8 +106,11 @@ def _launcher_binary(source: str) -> bytes:
 
 @lru_cache(maxsize=1)
 def library() -> Launcher:
-    source = (Path(__file__).resolve().parent / "native.c").read_text(encoding="utf-8")
-    binary = load_binary(_launcher_binary(source))
+    source = (HERE / "native.c").read_bytes()
+    digest = hashlib.sha256(source).hexdigest()
+    binary = prebuilt(digest)
+    if binary is None:
+        binary = load_binary(_launcher_binary(source.decode("utf-8"), digest))
     functions = {}
     for name, prototype in _SIGNATURES.items():
         address = binary.symbol(name)

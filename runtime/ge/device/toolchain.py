@@ -4,8 +4,9 @@
 source by gcc (``$CC`` if set). Results are cached by a key (a hash of the
 source, the flags, the libraries, the compiler's version and ge_kernel.h).
 
-Note [Kernel cache]: the cache lives in ``$GE_CPU_CACHE_DIR`` (default
-``~/.cache/ge-cpu``), under ``v2/``:
+Note [Kernel cache]: the cache lives in ``$GE_CPU_CACHE_DIR`` (default: the
+platform's user cache directory for ``ge-cpu``, ``~/.cache/ge-cpu`` on
+Linux, from platformdirs), under ``v2/``:
 
 - ``objects/<sha256>.so``: a binary, named by the hash of its bytes, and
   checked against that name every time it is read;
@@ -18,6 +19,10 @@ the user's own and not writable by group or others, and so must every
 entry: anyone who can write there could otherwise plant a binary. A
 directory that fails this is not used (a ``KernelCacheWarning`` says why
 and how to fix it); builds are then kept in memory for the process.
+The objects are capped at ``$GE_CPU_CACHE_MAX_MB`` megabytes (default
+512): after each store the least recently used objects go until the rest
+fit (a hit refreshes an object's time); a key whose object went builds
+again. ``ge-cache`` shows and clears the cache (``cache_cli``).
 Binaries are loaded by the device's own loader whatever the cache holds
 (Note [Our own loader] in ``ge.device.elf``), so no entry can run code at
 load time; the hash and the ownership rules keep a planted kernel out.
@@ -25,6 +30,7 @@ load time; the hash and the ownership rules keep a planted kernel out.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
@@ -35,6 +41,7 @@ import tempfile
 import threading
 import warnings
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -61,10 +68,27 @@ class KernelCacheWarning(UserWarning):
     """The kernel cache directory cannot be trusted, so it is not used."""
 
 
+DEFAULT_MAX_MB = 512
+
+
 def cache_dir() -> Path:
     """The configured cache directory (it may not exist yet)."""
     configured = os.environ.get("GE_CPU_CACHE_DIR")
-    return Path(configured) if configured else Path.home() / ".cache" / "ge-cpu"
+    if configured:
+        return Path(configured)
+    from platformdirs import user_cache_path
+
+    return user_cache_path("ge-cpu", appauthor=False)
+
+
+def cache_limit() -> int:
+    """The cap on the objects' total size, in bytes (Note [Kernel cache])."""
+    text = os.environ.get("GE_CPU_CACHE_MAX_MB", "")
+    try:
+        megabytes = float(text) if text.strip() else DEFAULT_MAX_MB
+    except ValueError:
+        megabytes = DEFAULT_MAX_MB
+    return max(0, int(megabytes * 1024 * 1024))
 
 
 def compiler() -> str:
@@ -172,9 +196,14 @@ def cache_lookup(key: str) -> bytes | None:
     if digest is None:
         return None
     name = digest.decode("ascii", "replace").strip()
-    data = _read_private(root / LAYOUT / "objects" / f"{name}.so")
+    path = root / LAYOUT / "objects" / f"{name}.so"
+    data = _read_private(path)
     if data is None or hashlib.sha256(data).hexdigest() != name:
         return None  # missing, damaged or replaced: built again
+    try:
+        os.utime(path)  # recently used: the last to go (Note [Kernel cache])
+    except OSError:
+        pass
     with _lock:
         _memory[key] = data
     return data
@@ -197,8 +226,93 @@ def cache_store(key: str, data: bytes) -> None:
             return
         _write_atomic(objects / f"{digest}.so", data)
         _write_atomic(keys / key, digest.encode("ascii"))
+        trim(root, cache_limit())
     except OSError:
         pass
+
+
+@dataclass(frozen=True)
+class CacheStats:
+    directory: Path
+    usable: bool  # False: it failed the ownership checks (or cannot be made)
+    objects: int
+    keys: int
+    size: int  # bytes of the objects
+    limit: int
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "directory": str(self.directory),
+            "usable": self.usable,
+            "objects": self.objects,
+            "keys": self.keys,
+            "bytes": self.size,
+            "limit_bytes": self.limit,
+        }
+
+
+def _entries(directory: Path) -> list[os.DirEntry[str]]:
+    try:
+        with os.scandir(directory) as scan:
+            return [e for e in scan if e.is_file(follow_symlinks=False)]
+    except OSError:
+        return []
+
+
+def trim(root: Path, limit: int) -> int:
+    """Remove the least recently used objects until the rest fit in
+    ``limit`` bytes, and the keys of removed objects; the bytes freed."""
+    objects = _entries(root / LAYOUT / "objects")
+    sized = sorted(
+        ((e.stat(follow_symlinks=False), e) for e in objects),
+        key=lambda pair: pair[0].st_mtime,
+    )
+    total = sum(info.st_size for info, _ in sized)
+    freed = 0
+    gone: set[str] = set()
+    for info, entry in sized:
+        if total - freed <= limit:
+            break
+        try:
+            os.unlink(entry.path)
+        except OSError:
+            continue
+        freed += info.st_size
+        gone.add(entry.name.removesuffix(".so"))
+    if gone:
+        for key in _entries(root / LAYOUT / "keys"):
+            data = _read_private(Path(key.path))
+            if data is not None and data.decode("ascii", "replace").strip() in gone:
+                with contextlib.suppress(OSError):
+                    os.unlink(key.path)
+    return freed
+
+
+def cache_stats() -> CacheStats:
+    """What the cache directory holds (``ge-cache show``)."""
+    root = cache_dir()
+    usable = not root.exists() or _private_dir(root) is not None
+    objects = _entries(root / LAYOUT / "objects")
+    keys = _entries(root / LAYOUT / "keys")
+    size = sum(e.stat(follow_symlinks=False).st_size for e in objects)
+    return CacheStats(root, usable, len(objects), len(keys), size, cache_limit())
+
+
+def clear_cache() -> int:
+    """Remove every entry of the cache (``ge-cache clear``), the in-process
+    layer too; the bytes freed. Only gen-ops' own layout is touched."""
+    forget_memory()
+    root = cache_dir()
+    freed = 0
+    for part in ("objects", "keys"):
+        for entry in _entries(root / LAYOUT / part):
+            size = entry.stat(follow_symlinks=False).st_size
+            try:
+                os.unlink(entry.path)
+            except OSError:
+                continue
+            freed += size if part == "objects" else 0
+    return freed
 
 
 def forget_memory() -> None:
@@ -272,6 +386,16 @@ def _source_text(source: str | os.PathLike[str]) -> tuple[str, list[str]]:
         raise BuildError(f"cannot read kernel source {path}: {exc}") from None
     quoted = str(path).replace("\\", "\\\\").replace('"', '\\"')
     return f'#line 1 "{quoted}"\n{text}', ["-iquote", str(path.parent)]
+
+
+def compile_uncached(
+    text: str, *, defines: Mapping[str, str], name: str, cc: str | None = None
+) -> bytes:
+    """Compile C ``text`` with the device's flags and no cache (the build
+    backend compiles the native launcher with it; hatch_build.py)."""
+    define_flags = [f"-D{key}={value}" for key, value in sorted(defines.items())]
+    flags = list(BASE_FLAGS) + [f"-I{INCLUDE_DIR}"] + define_flags
+    return _compile(cc or compiler(), text, flags, (), name)
 
 
 def _compile(

@@ -21,6 +21,7 @@ from ge.graph.paths import check_path
 from ge.offline import model_file
 from ge.offline.model_file import ModelData, TensorDescription
 from ge.offline.portable_model import portable_parts
+from ge_ir.version import __version__
 
 # The most dims a model file's PLAN describes per input or output (checked
 # by model_file.decode; here to name the tensor).
@@ -217,6 +218,15 @@ class _OneLineWarnings:
         print(f"ge-atc: warning: {text}", file=sys.stderr)
 
 
+# ATC flags the seeds pass, accepted so their scripts run unchanged.
+_IGNORED = {
+    "framework": "graph files are always AIR (1)",
+    "soc_version": "models compile for and run on the CPU device",
+    "host_env_os": "a model runs on any host this runtime runs on",
+    "host_env_cpu": "a model runs on any host this runtime runs on",
+}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """``ge-atc``: compile a graph file into a model file.
 
@@ -236,22 +246,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument(
         "--framework",
-        default="1",
         choices=["1"],
-        help="the graph file's framework: 1 (AIR), as in ATC",
+        help="the graph file's framework: 1 (AIR), the only one; accepted for "
+        "ATC compatibility",
     )
     parser.add_argument(
-        "--soc_version", default="CPU", help="accepted for ATC compatibility"
+        "--soc_version", help="accepted for ATC compatibility; the model runs on CPU"
     )
+    for flag in ("--host_env_os", "--host_env_cpu"):
+        parser.add_argument(flag, help="accepted for ATC compatibility; ignored")
+    parser.add_argument("--version", action="version", version=f"ge-atc {__version__}")
     args = parser.parse_args(argv)
+    for name, why in _IGNORED.items():
+        value = getattr(args, name)
+        if value is not None:
+            print(f"ge-atc: note: --{name}={value} is ignored: {why}", file=sys.stderr)
     output = Path(args.output)
     if output.suffix != ".om":
         output = output.with_name(output.name + ".om")
     try:
         with _OneLineWarnings():
-            data = compile_model(
-                args.model, output, {"ge.socVersion": args.soc_version}
-            )
+            data = compile_model(args.model, output, {"ge.socVersion": "CPU"})
     except (OSError, ValueError, TypeError, CompileError) as exc:
         print(f"ge-atc: {describe(exc)}", file=sys.stderr)
         return 1

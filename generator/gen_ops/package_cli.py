@@ -1,0 +1,205 @@
+"""``gen-ops package``: one generated module as an installable op library
+(Note [Op library wheels] in ``package_layout``; docs/packaging.md).
+
+The module's specs are checked and rendered in memory (builders and
+prototypes), staged with the author modules as a hatchling project, and
+built by pypa/build into a wheel and an sdist. Nothing is written outside
+``--out``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from gen_ops import __version__, discovery
+from gen_ops.diagnostics import Sink
+from gen_ops.outputs import Target
+from gen_ops.package_layout import Library, distribution, stage
+
+if TYPE_CHECKING:
+    from gen_ops.model import OpSpec
+
+EXIT_OK, EXIT_INVALID, EXIT_IO = 0, 2, 3
+
+
+class PackageError(Exception):
+    """A problem the user fixes; the message says what and how."""
+
+
+def compatible_requirement(version: str) -> str:
+    """ge-ops versions whose generated-code API matches this one: the same
+    minor release while the major is 0, else the same major."""
+    from packaging.version import Version
+
+    current = Version(version)
+    major, minor = current.major, current.minor
+    upper = f"{major}.{minor + 1}" if major == 0 else f"{major + 1}"
+    return f"ge-ops>={current.base_version},<{upper}"
+
+
+def _version(text: str) -> str:
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        return str(Version(text))
+    except InvalidVersion:
+        raise PackageError(
+            f"--version {text!r} is not a version (PEP 440); write e.g. 1.0.0"
+        ) from None
+
+
+def _module(text: str) -> str:
+    from ge_ir.names import RESERVED_MODULE_NAMES, is_identifier
+
+    if not is_identifier(text) or text in RESERVED_MODULE_NAMES:
+        raise PackageError(
+            f"--module {text!r} cannot be a ge.es module name: a letter, then "
+            "letters, digits and _, and not a name of ge.es itself"
+        )
+    return text
+
+
+def _authors(
+    ops: list[OpSpec], scaffold_dir: str
+) -> tuple[tuple[Path, tuple[Path, ...]], ...]:
+    """(directory, author modules) pairs, in directory order."""
+    from gen_ops.scaffold import author_paths
+
+    paths = author_paths(ops, scaffold_dir)
+    missing = [p for p in paths if not p.is_file()]
+    if missing:
+        raise PackageError(
+            f"the author module {discovery.display(missing[0])} is missing "
+            f"({len(missing)} in all); run gen-ops (it scaffolds them) and "
+            "implement them first"
+        )
+    by_dir: dict[Path, set[Path]] = {}
+    for path in paths:
+        resolved = path.resolve()
+        by_dir.setdefault(resolved.parent, set()).add(resolved)
+    return tuple((d, tuple(sorted(m))) for d, m in sorted(by_dir.items()))
+
+
+def _parser() -> argparse.ArgumentParser:
+    from gen_ops.cli import _diagnostic_options, _Parser, _path, _path_text
+
+    parser = _Parser(
+        prog="gen-ops package",
+        description="Build an installable op library (wheel and sdist, named "
+        "es_<module> as GE names them) from one module's specs, its author "
+        "modules and kernels. See docs/packaging.md.",
+    )
+    parser.add_argument("--module", required=True, help="the ge.es module to package")
+    parser.add_argument("--version", required=True, help="the library's version")
+    parser.add_argument(
+        "--out",
+        metavar="DIR",
+        type=_path,
+        default=Path("dist"),
+        help="where the wheel and sdist go (default: dist)",
+    )
+    parser.add_argument(
+        "--specs",
+        metavar="PATH",
+        action="append",
+        type=_path,
+        help="a spec file or directory (repeatable; default: specs)",
+    )
+    parser.add_argument(
+        "--scaffold-dir",
+        metavar="DIR",
+        type=_path_text,
+        default="ops",
+        help="where the author modules are, as for gen-ops (default: ops)",
+    )
+    parser.add_argument("--summary", help="the library's one-line description")
+    _diagnostic_options(parser)
+    parser.add_argument(
+        "-q", "--quiet", action="store_true", help="print only problems"
+    )
+    return parser
+
+
+def _build(root: Path, out: Path) -> list[Path]:
+    try:
+        from build import BuildBackendException, ProjectBuilder
+        from pyproject_hooks import quiet_subprocess_runner
+    except ImportError as exc:  # pragma: no cover - a dependency of ge-ops
+        raise PackageError(
+            f"gen-ops package needs pypa/build ({exc}); pip install build hatchling"
+        ) from None
+    builder = ProjectBuilder(
+        root, python_executable=sys.executable, runner=quiet_subprocess_runner
+    )
+    out.mkdir(parents=True, exist_ok=True)
+    built = []
+    try:
+        for kind in ("sdist", "wheel"):
+            built.append(Path(builder.build(kind, out)))
+    except BuildBackendException as exc:
+        raise PackageError(
+            f"the build backend (hatchling) failed: {exc.exception}; is hatchling "
+            "installed next to ge-ops (pip install 'hatchling>=1.27')?"
+        ) from None
+    return built
+
+
+def main(argv: Sequence[str]) -> int:
+    from gen_ops import pipeline
+    from gen_ops.cli import _report
+
+    args = _parser().parse_args(argv)
+    try:
+        module = _module(args.module)
+        version = _version(args.version)
+        sink = Sink()
+        files = discovery.discover(args.specs or [Path("specs")], sink)
+        ops = pipeline.load_and_check(files, sink)
+        _report(sink, args.quiet, len(files), args.format, args.max_errors)
+        if sink.has_errors:
+            print("gen-ops package: nothing was built", file=sys.stderr)
+            return EXIT_INVALID
+        mine = [op for op in ops if op.module == module]
+        if not mine:
+            found = sorted({op.module for op in ops})
+            raise PackageError(
+                f"no spec declares module {module!r} (modules found: "
+                f"{', '.join(found) or 'none'}); pass --specs or --module"
+            )
+        rendered = pipeline.render(mine, frozenset({Target.PYTHON, Target.IMPL}))
+        library = Library(
+            module=module,
+            version=version,
+            requires=compatible_requirement(__version__),
+            summary=args.summary
+            or f"GE op library {module}: {len(mine)} op(s) for ge.es.{module}",
+            authors=_authors(mine, args.scaffold_dir),
+        )
+        with tempfile.TemporaryDirectory(prefix="gen-ops-package-") as tmp:
+            root = Path(tmp) / distribution(module)
+            root.mkdir()
+            stage(library, rendered, root)
+            built = _build(root, args.out)
+    except PackageError as exc:
+        print(f"gen-ops package: {exc}", file=sys.stderr)
+        return EXIT_INVALID
+    except OSError as exc:
+        print(
+            f"gen-ops package: cannot write {exc.filename or args.out}: "
+            f"{exc.strerror or exc}",
+            file=sys.stderr,
+        )
+        return EXIT_IO
+    if not args.quiet:
+        for path in built:
+            print(f"gen-ops package: wrote {discovery.display(path)}")
+        print(
+            f"gen-ops package: {len(mine)} op(s) of module {module}; install with "
+            f"pip install {discovery.display(built[-1])}"
+        )
+    return EXIT_OK

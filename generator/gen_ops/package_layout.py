@@ -1,0 +1,191 @@
+"""What an op library wheel holds, and where (``gen-ops package``).
+
+Note [Op library wheels]: GE's ``add_es_library_and_whl`` names the wheel of
+module ``m`` ``es_m`` and registers it under ``ge.es.plugins`` as
+``m = es_m...``; ``ge.es`` then serves it as ``ge.es.m``. A wheel made here
+follows that and adds the implementations:
+
+- ``es_<m>/``: the module's builders (gen-ops' ``python/ge/es/<m>/``; its
+  imports are relative, so it works under either name) and ``py.typed``;
+- ``es_<m>/ops/``: the author modules with what they use beside them: helper
+  modules whose names start with ``_``, and every file and directory that
+  is not Python (kernels, data). Other ``.py`` files are left out (the
+  runtime would import them as op modules: a ``run.py`` beside the op would
+  run). Registered under ``ge.custom_op.plugins`` as ``m = es_<m>.ops``,
+  which the runtime loads as it loads an ASCEND_CUSTOM_OPP_PATH directory.
+  Author modules in several directories make ``ops``, ``ops_2``, ... and
+  entry points ``m``, ``m.2``, ...;
+- ``ge_impl/<m>/``: the generated prototypes and bases, which the author
+  modules import as ``ge_impl.<m>.<stem>``. ``ge_impl`` itself gets no
+  ``__init__.py`` (a namespace package), so several op library wheels
+  share it and none owns a file another needs.
+
+Nothing lands in ``ge/``: installing or removing an op library never
+touches a file of ge-ops.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from gen_ops.outputs import OutputFile
+
+BUILDERS = "python/ge/es/{module}/"
+PROTOTYPES = "python/ge_impl/{module}/"
+ES_GROUP = "ge.es.plugins"
+OPS_GROUP = "ge.custom_op.plugins"
+_SKIPPED = ("__pycache__", ".pytest_cache", ".mypy_cache")
+
+
+def distribution(module: str) -> str:
+    return f"es_{module}"
+
+
+@dataclass(frozen=True)
+class Library:
+    """One op library to package."""
+
+    module: str
+    version: str  # normalised
+    requires: str  # the ge-ops requirement, e.g. "ge-ops>=0.1.0,<0.2"
+    summary: str
+    authors: tuple[tuple[Path, tuple[Path, ...]], ...]  # (directory, modules)
+
+    def ops_packages(self) -> list[tuple[str, str, Path, tuple[Path, ...]]]:
+        """(entry point name, package, directory, author modules) per
+        author directory."""
+        name = distribution(self.module)
+        return [
+            (
+                self.module if i == 1 else f"{self.module}.{i}",
+                f"{name}.ops" if i == 1 else f"{name}.ops_{i}",
+                directory,
+                modules,
+            )
+            for i, (directory, modules) in enumerate(self.authors, start=1)
+        ]
+
+
+def _copy_rendered(files: Iterable[OutputFile], prefix: str, target: Path) -> int:
+    count = 0
+    for file in files:
+        if file.path.startswith(prefix):
+            destination = target / file.path[len(prefix) :]
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            destination.write_text(file.content, encoding="utf-8")
+            count += 1
+    return count
+
+
+def _skipped(path: Path) -> bool:
+    return (
+        path.name in _SKIPPED
+        or path.name.startswith(".")
+        or path.suffix
+        in (
+            ".pyc",
+            ".pyo",
+        )
+    )
+
+
+def _copy_ops(directory: Path, modules: tuple[Path, ...], target: Path) -> None:
+    """The author modules and what they use (see the module's note)."""
+    target.mkdir(parents=True)
+    chosen = {m.name for m in modules}
+    for child in sorted(directory.iterdir()):
+        if _skipped(child):
+            continue
+        if child.is_dir():
+            private = child.name.startswith("_")
+            if private or not (child / "__init__.py").exists():
+                shutil.copytree(
+                    child,
+                    target / child.name,
+                    ignore=lambda d, names: [n for n in names if _skipped(Path(d) / n)],
+                )
+        elif child.suffix != ".py" or child.name in chosen or child.name[0] == "_":
+            shutil.copy2(child, target / child.name)
+
+
+def _toml(value: str) -> str:
+    return json.dumps(value)  # a JSON string is a TOML basic string
+
+
+def pyproject(library: Library, roots: list[str]) -> str:
+    """The op library's pyproject.toml (hatchling builds it, so the sdist
+    rebuilds with any PEP 517 frontend)."""
+    name = distribution(library.module)
+    lines = [
+        "# Written by gen-ops package. Rebuild with: python -m build",
+        "[build-system]",
+        'requires = ["hatchling>=1.27"]',
+        'build-backend = "hatchling.build"',
+        "",
+        "[project]",
+        f"name = {_toml(name)}",
+        f"version = {_toml(library.version)}",
+        f"description = {_toml(library.summary)}",
+        'readme = "README.md"',
+        'requires-python = ">=3.11"',
+        f"dependencies = [{_toml(library.requires)}]",
+        'classifiers = ["Programming Language :: Python :: 3", "Typing :: Typed"]',
+        "",
+        f'[project.entry-points."{ES_GROUP}"]',
+        f"{library.module} = {_toml(name)}",
+    ]
+    if library.authors:
+        lines += ["", f'[project.entry-points."{OPS_GROUP}"]']
+        lines += [
+            f"{_toml(entry)} = {_toml(package)}"
+            for entry, package, _, _ in library.ops_packages()
+        ]
+    lines += [
+        "",
+        "[tool.hatch.build.targets.wheel]",
+        f"only-include = [{', '.join(_toml(r) for r in roots)}]",
+        "",
+        "[tool.hatch.build.targets.sdist]",
+        f"only-include = [{', '.join(_toml(r) for r in [*roots, 'README.md'])}]",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def readme(library: Library) -> str:
+    name = distribution(library.module)
+    return (
+        f"# {name}\n\n{library.summary}\n\n"
+        f"Made by `gen-ops package` from op specs. After `pip install`, "
+        f"`from ge.es.{library.module} import ...` builds graphs of its ops "
+        f"(`from {name} import ...` is the same module, and what type checkers "
+        "see), and compiling a graph loads their implementations; no "
+        "environment variable is needed.\n"
+    )
+
+
+def stage(library: Library, rendered: list[OutputFile], root: Path) -> None:
+    """Write the op library's project into the empty directory ``root``."""
+    name = distribution(library.module)
+    package = root / name
+    _copy_rendered(rendered, BUILDERS.format(module=library.module), package)
+    (package / "py.typed").write_text("", encoding="utf-8")
+    roots = [name]
+    prototypes = root / "ge_impl" / library.module
+    if _copy_rendered(rendered, PROTOTYPES.format(module=library.module), prototypes):
+        (prototypes / "py.typed").write_text("", encoding="utf-8")
+        roots.append("ge_impl")
+    for _, dotted, directory, modules in library.ops_packages():
+        ops = root.joinpath(*dotted.split("."))
+        _copy_ops(directory, modules, ops)
+        (ops / "__init__.py").write_text(
+            f'"""The implementations of module {library.module}: op modules the ge '
+            f'runtime loads (entry point group {OPS_GROUP})."""\n',
+            encoding="utf-8",
+        )
+    (root / "pyproject.toml").write_text(pyproject(library, roots), encoding="utf-8")
+    (root / "README.md").write_text(readme(library), encoding="utf-8")

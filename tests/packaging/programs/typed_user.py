@@ -1,0 +1,13 @@
+"""A user program mypy checks against the installed wheels (tests/packaging)."""
+
+from es_custom import ShipAddCustom
+
+from ge.es import GraphBuilder, TensorHolder
+from ge.graph import Graph
+
+
+def build() -> Graph:
+    builder = GraphBuilder("typed")
+    x = builder.create_input(0, shape=[64])
+    z: TensorHolder = ShipAddCustom(x, x, name="sum")
+    return builder.build_and_reset([z])

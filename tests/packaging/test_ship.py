@@ -1,0 +1,205 @@
+"""Ship your ops (issue 12's acceptance): the ge-ops wheel in a fresh
+environment, a module named ``custom`` generated from specs outside the
+checkout, packaged with ``gen-ops package``, installed, run with no
+environment variable, taken offline to a process with no compiler and a
+read-only home, type-checked, and uninstalled without touching ge-ops.
+
+Slow (a wheel build and a few installs, about a minute); one worker runs the
+whole group (``--dist loadgroup``), sharing one environment.
+"""
+
+from __future__ import annotations
+
+import base64
+import csv
+import hashlib
+import shutil
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from shipping import HERE, Env, make_env, run
+
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("ship")]
+
+LIBRARY = HERE / "library"
+PROGRAMS = HERE / "programs"
+
+
+@dataclass
+class Shipped:
+    env: Env
+    work: Path  # the user's project, outside the checkout
+    library: Path  # the es_custom wheel
+    model: Path  # the offline model of a graph of its ops
+    online: str  # what the graph's run printed
+
+
+def _project(root: Path) -> Path:
+    """A user's project: one spec, its author module and kernel."""
+    (root / "specs").mkdir(parents=True)
+    shutil.copy(LIBRARY / "ship_add_custom.yaml", root / "specs")
+    shutil.copytree(LIBRARY / "ops", root / "ops")
+    return root
+
+
+@pytest.fixture(scope="module")
+def shipped(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Shipped]:
+    tmp = tmp_path_factory.mktemp("ship")
+    env, _ = make_env(tmp)
+    work = _project(tmp / "project")
+    environ = env.environ()
+    gen_ops = str(env.bin / "gen-ops")
+    run([gen_ops, "--out", "generated"], env=environ, cwd=work)
+    assert (work / "generated/python/ge/es/custom/ship_add_custom.py").is_file()
+    run(
+        [
+            gen_ops,
+            "package",
+            "--module",
+            "custom",
+            "--version",
+            "1.0.0",
+            "--out",
+            "dist",
+        ],
+        env=environ,
+        cwd=work,
+    )
+    (library,) = (work / "dist").glob("es_custom-1.0.0-*.whl")
+    assert (work / "dist/es_custom-1.0.0.tar.gz").is_file()
+    env.install(library, cwd=work)
+    elsewhere = tmp / "elsewhere"  # not the project: nothing of it on the path
+    elsewhere.mkdir()
+    air = elsewhere / "ship.air"
+    online = run(
+        [env.python, str(PROGRAMS / "run_online.py"), str(air)],
+        env=environ,
+        cwd=elsewhere,
+    )
+    run(
+        [str(env.bin / "ge-atc"), "--model", str(air), "--output", "ship"],
+        env=environ,
+        cwd=elsewhere,
+    )
+    yield Shipped(env, work, library, elsewhere / "ship.om", online.stdout)
+
+
+def test_the_ge_ops_wheel_holds_no_sample_op(shipped: Shipped) -> None:
+    site = shipped.env.site_packages()
+    record = _record(site)
+    assert not [p for p in record if "custom/" in p and "custom_op/" not in p]
+    assert not [p for p in record if p.startswith(("ge_impl/", "es_"))]
+    for package in ("ge", "ge_ir", "gen_ops"):
+        assert f"{package}/py.typed" in record
+    assert "ge/device/_native.so" in record
+
+
+def test_a_graph_of_the_installed_library_runs_with_no_env_var(
+    shipped: Shipped,
+) -> None:
+    assert "online ok" in shipped.online
+    # and the module is served as GE serves a gen_esb wheel
+    out = run(
+        [
+            shipped.env.python,
+            "-c",
+            "import ge.es, es_custom; print(ge.es.list_plugins(), "
+            "ge.es.get_plugin('custom') is es_custom)",
+        ],
+        env=shipped.env.environ(),
+        cwd=shipped.work.parent,
+    )
+    assert out.stdout.split() == ["['custom']", "True"], out.stdout
+
+
+def test_an_offline_model_runs_with_no_compiler_and_a_read_only_home(
+    shipped: Shipped, tmp_path: Path
+) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    home.chmod(stat.S_IRUSR | stat.S_IXUSR)
+    path = str(shipped.env.bin)  # the environment's scripts: no gcc, cc or ld
+    try:
+        out = run(
+            [shipped.env.python, str(PROGRAMS / "run_offline.py"), str(shipped.model)],
+            env=shipped.env.environ(PATH=path, HOME=str(home)),
+            cwd=tmp_path,
+        )
+    finally:
+        home.chmod(stat.S_IRWXU)
+    assert "offline ok" in out.stdout
+    assert not any(home.iterdir())  # nothing was written to the home
+
+
+def test_mypy_checks_user_code_against_the_installed_wheels(
+    shipped: Shipped, tmp_path: Path
+) -> None:
+    def mypy(program: str) -> tuple[int, str]:
+        result = run(
+            [
+                shipped.env.python,
+                "-m",
+                "mypy",
+                "--no-incremental",
+                "--cache-dir",
+                str(tmp_path / "cache"),
+                "--strict",
+                str(PROGRAMS / program),
+            ],
+            env=shipped.env.environ(),
+            cwd=tmp_path,
+            check=False,
+        )
+        return result.returncode, result.stdout + result.stderr
+
+    status, output = mypy("typed_user.py")
+    assert status == 0, output
+    status, output = mypy("typed_error.py")
+    assert status == 1, output
+    assert 'typed_error.py:11: error: Argument "name" to "ShipAddCustom"' in output
+
+
+def test_uninstalling_the_library_leaves_ge_ops_whole(shipped: Shipped) -> None:
+    env, site = shipped.env, shipped.env.site_packages()
+    before = _hashes(site, _record(site))
+    env.pip("uninstall", "--yes", "es_custom", cwd=shipped.work)
+    try:
+        assert _hashes(site, _record(site)) == before
+        assert not (site / "es_custom").exists()
+        # pip may leave the empty namespace directory behind, never a file
+        assert not [p for p in (site / "ge_impl").rglob("*") if p.is_file()]
+        out = run(
+            [
+                env.python,
+                "-c",
+                "import ge.es; print(ge.es.list_plugins());"
+                "from ge.custom_op import bootstrap;"
+                "print(bootstrap.load_custom_op_plugins())",
+            ],
+            env=env.environ(),
+            cwd=shipped.work.parent,
+        )
+        assert out.stdout.split() == ["[]", "[]"], out.stdout
+        run([str(env.bin / "gen-ops"), "validate"], env=env.environ(), cwd=shipped.work)
+        run([str(env.bin / "ge-atc"), "--version"], env=env.environ(), cwd=shipped.work)
+    finally:
+        env.install(shipped.library, cwd=shipped.work)
+
+
+def _record(site: Path) -> list[str]:
+    (dist_info,) = site.glob("ge_ops-*.dist-info")
+    with open(dist_info / "RECORD", newline="") as handle:
+        return [row[0] for row in csv.reader(handle)]
+
+
+def _hashes(site: Path, paths: list[str]) -> dict[str, str]:
+    out = {}
+    for path in paths:
+        file = site / path
+        if file.is_file() and not path.endswith(".pyc"):
+            digest = hashlib.sha256(file.read_bytes()).digest()
+            out[path] = base64.urlsafe_b64encode(digest).decode()
+    return out
