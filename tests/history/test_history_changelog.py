@@ -93,7 +93,7 @@ def test_a_release_without_changes(project: Project) -> None:
     project.spec("keep.yaml", "op: Keep\n")
     project.release("1.0.0", "2026-01-01")
     project.release("1.0.1", "2026-01-02")
-    run = project.gen("changelog", "--registry", "reg", "--format", "md")
+    run = project.gen("changelog", "--registry", "reg")
     assert run.out.split("## ")[1:3] == [
         "Unreleased\n\nNo changes.\n\n",
         "1.0.1 (2026-01-02)\n\nNo changes.\n\n",
@@ -104,6 +104,6 @@ def test_changelog_exit_statuses(project: Project) -> None:
     project.spec("keep.yaml", "op: Keep\n")
     assert project.gen("changelog", "--registry", "reg").status == 2  # H101
     project.release("1.0.0", "2026-01-01")
-    assert project.gen("changelog", "--registry", "reg", "--format", "html").status == 2
+    assert project.gen("changelog", "--registry", "reg", "--format", "md").status == 2
     project.spec("keep.yaml", "op: keep\n")
     assert project.gen("changelog", "--registry", "reg").status == 2  # E204

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from history_helpers import Project, project  # noqa: F401
 
@@ -16,8 +18,14 @@ def test_help(command: str, project: Project) -> None:
 
 
 def test_the_render_help_names_them(project: Project) -> None:
-    text = " ".join(project.gen("--help").out.split())
-    assert "| release VERSION | compat | changelog" in text
+    text = project.gen("--help").out
+    for line in (
+        "  release     record the current specs as a release in a history registry",
+        "  compat      check the specs against the registry's releases for breaking "
+        "changes",
+        "  changelog   print what each release changed, in Markdown",
+    ):
+        assert line in text.splitlines()
 
 
 def test_odd_registries_are_one_line_each(project: Project) -> None:
@@ -49,3 +57,24 @@ def test_an_empty_registry_argument_is_a_usage_error(project: Project) -> None:
     project.spec("a.yaml", "op: A\n")
     run = project.gen("compat", "--registry", "")
     assert run.status == 2 and "an empty path" in run.err
+
+
+def test_compat_diagnostics_as_json_and_capped(project: Project) -> None:
+    project.spec("a.yaml", "op: A\ninputs:\n  - {name: x, dtype: [float32]}\n")
+    project.spec("b.yaml", "op: B\ninputs:\n  - {name: x, dtype: [float32]}\n")
+    project.release("1.0.0", "2026-01-01")
+    project.spec("a.yaml", "op: A\n")
+    project.spec("b.yaml", "op: B\n")
+    run = project.gen("compat", "--registry", "reg", "--format", "json")
+    assert run.status == 1
+    document = json.loads(run.err.splitlines()[0])
+    assert [(d["file"], d["code"]) for d in document["diagnostics"]] == [
+        ("specs/a.yaml", "H301"),
+        ("specs/b.yaml", "H301"),
+    ]
+    assert (document["errors"], document["warnings"]) == (2, 0)
+    capped = project.gen("compat", "--registry", "reg", "--max-errors", "1")
+    assert capped.status == 1
+    lines = capped.err.splitlines()
+    assert lines[0].startswith("specs/a.yaml:") and "error[H301]" in lines[0]
+    assert "gen-ops: 1 more diagnostic(s) not shown (--max-errors 0 shows all)" in lines

@@ -151,17 +151,31 @@ def _changelog_parser() -> argparse.ArgumentParser:
         "in Markdown.",
         "0 printed, 2 invalid specs, usage or an unreadable index (H101)",
     )
-    parser.add_argument(
-        "--format", choices=["md"], default="md", help="the output format: md"
-    )
     return parser
 
 
-def _print(sink: Sink, quiet: bool) -> None:
-    for diagnostic in sink.sorted():
-        if quiet and diagnostic.severity is Severity.NOTE:
-            continue
+def _print(sink: Sink, args: argparse.Namespace) -> None:
+    """The diagnostics as ``--format`` and ``--max-errors`` say (notes left
+    out under ``-q``)."""
+    shown = [
+        d for d in sink.sorted() if not (args.quiet and d.severity is Severity.NOTE)
+    ]
+    if args.format == "json":
+        from gen_ops.diagnostics_json import document
+
+        errors = sum(1 for d in shown if d.severity is Severity.ERROR)
+        warnings = sum(1 for d in shown if d.severity is Severity.WARNING)
+        print(document(shown, errors, warnings, 0), file=sys.stderr)
+        return
+    limit = args.max_errors or None
+    for diagnostic in shown[:limit]:
         print(diagnostic.format(), file=sys.stderr)
+    if limit is not None and len(shown) > limit:
+        print(
+            f"gen-ops: {len(shown) - limit} more diagnostic(s) not shown "
+            "(--max-errors 0 shows all)",
+            file=sys.stderr,
+        )
 
 
 def _specs(args: argparse.Namespace, sink: Sink, command: str) -> list[OpSpec] | None:
@@ -169,7 +183,7 @@ def _specs(args: argparse.Namespace, sink: Sink, command: str) -> list[OpSpec] |
     used (the diagnostics are printed)."""
     files, ops = cli._load(args, sink)
     if sink.has_errors:
-        cli._report(sink, args.quiet, len(files))
+        cli._report(sink, args.quiet, len(files), args.format, args.max_errors)
         print(f"gen-ops {command}: nothing was done", file=sys.stderr)
         return None
     if args.module is not None:
@@ -195,14 +209,14 @@ def cmd_release(argv: Sequence[str]) -> int:
     try:
         done = recording.record(root, args.version, date, args.branch, ops, sink)
     except transaction.WriteError as exc:
-        _print(sink, args.quiet)
+        _print(sink, args)
         print(
             f"gen-ops release: {exc}"
             + ("" if exc.changed else f"; {display(root)} was not changed"),
             file=sys.stderr,
         )
         return cli.EXIT_IO
-    _print(sink, args.quiet)
+    _print(sink, args)
     if done is None:
         print(f"gen-ops release: {args.version} was not recorded", file=sys.stderr)
         return cli.EXIT_INVALID
@@ -248,13 +262,13 @@ def cmd_compat(argv: Sequence[str]) -> int:
             )
             releases = None if chosen is None else chosen.releases
     if index is None or releases is None:
-        _print(sink, args.quiet)
+        _print(sink, args)
         print("gen-ops compat: nothing was compared", file=sys.stderr)
         return cli.EXIT_INVALID
     allowed = frozenset(n.strip() for n in args.allow_removed.split(",") if n.strip())
     report = compat.check(index, releases, ops, sink, allowed)
     compat.emit(report, sink)
-    _print(sink, args.quiet)
+    _print(sink, args)
     return _compat_summary(args, report, len(ops), time.perf_counter() - started)
 
 
@@ -286,9 +300,9 @@ def cmd_changelog(argv: Sequence[str]) -> int:
         return cli.EXIT_INVALID
     index = registry.read(args.registry, sink)
     if index is None:
-        _print(sink, args.quiet)
+        _print(sink, args)
         return cli.EXIT_INVALID
     log = changelog.build(index, ops, sink, display(args.registry))
-    _print(sink, args.quiet)
+    _print(sink, args)
     sys.stdout.write(changelog.markdown(log))
     return cli.EXIT_OK
