@@ -17,8 +17,13 @@ It measures, with every header's ops in the module named by its stem
 - round trip: of the valid ones, how many `gen-ops roundtrip` gives back the
   same in meaning (and each one that differs or cannot be rendered);
 - invalid dtype names: every DT_/DI_ name in a declaration that is not one of
-  GE's DataType enumerators (found by a regular expression, independently of
-  the importer), and whether the importer reported each at its line;
+  GE's DataType enumerators, and every other identifier in a type argument
+  (INPUT, OUTPUT, DATATYPE, ...) that is neither an enumerator nor a named
+  set nor a type variable of the declaration (``float16``,
+  ``REALNUMBERTYPE``), found by regular expressions independently of the
+  importer, and whether the importer reported each at its line;
+- round trip excluding the op types the runtime reserves (Const, Data, ...:
+  R101 for E308), which gen-ops never generates;
 - packages: the specs of every valid declaration (with --fix-dtypes) rendered
   by gen-ops, and every generated ge.es and ge_impl module imported in a
   fresh interpreter.
@@ -41,15 +46,26 @@ from typing import Any
 
 import _report  # bench/ is the script's directory
 
-from ge_ir.types import DataType
+from ge_ir.types import NAMED_TENSOR_TYPES, DataType
 from gen_ops.diagnostics import Diagnostic
 from gen_ops.importer import driver, roundtrip
 
 ENUMERATORS = frozenset(member.name for member in DataType)
+NAMED_SETS = frozenset(NAMED_TENSOR_TYPES)
 COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 DECLARATION = re.compile(r"\bREG_OP\s*\(\s*(\w+)\s*\)(.*?)OP_END_FACTORY_REG", re.S)
 DT_NAME = re.compile(r"\bD[A-Z]_[A-Za-z0-9_]+\b")
-DTYPE_CODES = ("I202", "I203", "I302")
+# A type argument: the second argument of these elements, up to the ')'
+# that closes the element (balanced by hand below).
+TYPED = re.compile(
+    r"\.(?:INPUT|OUTPUT|OPTIONAL_INPUT|DYNAMIC_INPUT|DYNAMIC_OUTPUT|DATATYPE)"
+    r"\s*\(\s*\w+\s*,"
+)
+IDENTIFIER = re.compile(r"\b[A-Za-z_]\w*\b")
+STRING = re.compile(r'"[^"\n]*"')
+TYPE_WORDS = frozenset({"ge", "TensorType", "ListTensorType", "Promote"})
+DATATYPE_NAME = re.compile(r"\.DATATYPE\s*\(\s*(\w+)")
+DTYPE_CODES = ("I202", "I203", "I204", "I302")
 SUFFIXES = (".h", ".hh", ".hpp", ".hxx")  # the ones gen-ops import searches
 
 IMPORT_ALL = """
@@ -69,19 +85,47 @@ def blank_comments(text: str) -> str:
     return COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), text)
 
 
+def type_arguments(body: str) -> list[tuple[int, str]]:
+    """(offset in body, text) of each element's type argument."""
+    found = []
+    for match in TYPED.finditer(body):
+        depth, end = 1, match.end()
+        while end < len(body) and depth:
+            depth += {"(": 1, ")": -1}.get(body[end], 0)
+            end += 1
+        found.append((match.end(), body[match.end() : end - 1]))
+    return found
+
+
 def grep(headers: list[Path]) -> tuple[int, list[tuple[str, int, str]]]:
-    """Declarations, and (header, line, name) of every DT_/DI_ name in a
-    declaration that is not a DataType enumerator, by regular expression."""
+    """Declarations, and (header, line, name) of every name in a declaration
+    that is no dtype: a DT_/DI_ name that is not a DataType enumerator
+    anywhere, and an identifier in a type argument that is neither an
+    enumerator, a named set, nor a type variable DATATYPE declares; by
+    regular expression."""
     declarations = 0
     invalid = []
     for header in headers:
         text = blank_comments(header.read_text(encoding="utf-8", errors="replace"))
         for match in DECLARATION.finditer(text):
             declarations += 1
-            for name in DT_NAME.finditer(match.group(2)):
+            body, start = match.group(2), match.start(2)
+            seen = set()
+            for name in DT_NAME.finditer(body):
                 if name.group() not in ENUMERATORS:
-                    line = text.count("\n", 0, match.start(2) + name.start()) + 1
-                    invalid.append((str(header), line, name.group()))
+                    seen.add(start + name.start())
+            variables = set(DATATYPE_NAME.findall(body))
+            known = ENUMERATORS | NAMED_SETS | TYPE_WORDS | variables
+            for offset, argument in type_arguments(body):
+                argument = STRING.sub(lambda m: " " * len(m.group()), argument)
+                for name in IDENTIFIER.finditer(argument):
+                    if name.group() not in known:
+                        seen.add(start + offset + name.start())
+            for at in sorted(seen):
+                name = IDENTIFIER.match(text, at)
+                assert name is not None
+                line = text.count("\n", 0, at) + 1
+                invalid.append((str(header), line, name.group()))
     return declarations, invalid
 
 
@@ -148,8 +192,11 @@ def packages(corpus: Path) -> dict[str, Any]:
         failures = [line for line in run.stdout.splitlines() if line]
         if run.returncode != 0:
             failures.append(run.stderr.strip().splitlines()[-1])
+        refused = [d for d in result.diagnostics if d.code == "I208"]
         return {
             "specs": len(result.files),
+            "refused_by_import": len(refused),
+            "refused_op_types": sorted(d.message.split(":")[0] for d in refused),
             "gen_ops_status": gen.returncode,
             "gen_ops_errors": [
                 line for line in gen.stderr.splitlines() if "error[" in line
@@ -178,6 +225,10 @@ def measure(corpus: Path) -> dict[str, Any]:
 
     def summary(report: roundtrip.Report) -> dict[str, Any]:
         valid = report.same + report.differ + report.unrendered
+        reserved = sum(
+            1 for d in report.diagnostics if d.code == "R101" and "E308" in d.message
+        )
+        unreserved = valid - reserved
         return {
             "declarations_read": valid + report.not_imported,
             "valid": valid,
@@ -188,6 +239,10 @@ def measure(corpus: Path) -> dict[str, Any]:
             "cannot_render": report.unrendered,
             "round_trip_percent": (
                 round(100 * report.same / valid, 2) if valid else None
+            ),
+            "reserved_op_types": reserved,
+            "round_trip_percent_without_reserved": (
+                round(100 * report.same / unreserved, 2) if unreserved else None
             ),
         }
 
@@ -200,6 +255,12 @@ def measure(corpus: Path) -> dict[str, Any]:
         "as_written": summary(plain),
         "with_fix_dtypes": summary(fixed),
         "diagnostic_codes": dict(sorted(codes.items())),
+        "diagnostic_codes_fix_dtypes": dict(
+            sorted(Counter(d.code for d in fixed.diagnostics).items())
+        ),
+        "headers_sharing_a_module": sum(
+            1 for d in plain.diagnostics if d.code == "I312"
+        ),
         "invalid_dtype_names": dict(sorted(Counter(n[2] for n in invalid).items())),
         "invalid_dtype_uses": len(invalid),
         "invalid_dtype_uses_unreported": [
@@ -235,9 +296,22 @@ def print_table(result: dict[str, Any]) -> None:
             plain["round_trip_percent"],
             fixed["round_trip_percent"],
         ),
+        (
+            "  op types the runtime reserves (R101)",
+            plain["reserved_op_types"],
+            fixed["reserved_op_types"],
+        ),
+        (
+            "round trip, % of valid, without them",
+            plain["round_trip_percent_without_reserved"],
+            fixed["round_trip_percent_without_reserved"],
+        ),
         ("invalid dtype uses (regex)", result["invalid_dtype_uses"], ""),
         ("  of them not reported", len(result["invalid_dtype_uses_unreported"]), ""),
+        ("headers sharing a module (I312)", result["headers_sharing_a_module"], ""),
         ("specs written (--fix-dtypes)", gen["specs"], ""),
+        ("  refused by gen-ops import (I208)", gen["refused_by_import"], ""),
+        ("gen-ops on the specs: exit status", gen["gen_ops_status"], ""),
         ("generated modules", gen["modules"], ""),
         ("  of them failing to import", len(gen["modules_failed"]), ""),
     ]
@@ -256,6 +330,15 @@ def print_table(result: dict[str, Any]) -> None:
         "diagnostics (as written):",
         ", ".join(f"{k} x{v}" for k, v in result["diagnostic_codes"].items()),
     )
+    print(
+        "diagnostics (--fix-dtypes):",
+        ", ".join(
+            f"{k} x{v}" for k, v in result["diagnostic_codes_fix_dtypes"].items()
+        ),
+    )
+    print("refused by gen-ops import:", ", ".join(gen["refused_op_types"]) or "none")
+    for line in gen["gen_ops_errors"]:
+        print("  " + line)
     for line in result["round_trip_differences"]:
         print("  " + line)
     for line in result["invalid_dtype_uses_unreported"] + gen["modules_failed"]:

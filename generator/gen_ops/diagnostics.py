@@ -115,6 +115,7 @@ CODES: dict[str, CodeInfo] = {
     "I205": CodeInfo(Severity.ERROR, "unknown attr type"),
     "I206": CodeInfo(Severity.ERROR, "op declared differently in several places"),
     "I207": CodeInfo(Severity.ERROR, "spec file cannot be written"),
+    "I208": CodeInfo(Severity.ERROR, "imported spec fails gen-ops' checks"),
     "I301": CodeInfo(Severity.WARNING, "type expression normalised"),
     "I302": CodeInfo(Severity.WARNING, "dtype name read through GE's string table"),
     "I303": CodeInfo(Severity.WARNING, "attr type alias normalised"),
@@ -123,6 +124,10 @@ CODES: dict[str, CodeInfo] = {
     "I306": CodeInfo(Severity.WARNING, "differing declaration chosen by --prefer"),
     "I307": CodeInfo(Severity.WARNING, "doc names no parameter"),
     "I308": CodeInfo(Severity.WARNING, "full-width comma read as a comma"),
+    "I309": CodeInfo(Severity.WARNING, "Bool default written as an integer"),
+    "I310": CodeInfo(Severity.WARNING, "Float default evaluated"),
+    "I311": CodeInfo(Severity.WARNING, "default names a GE constant"),
+    "I312": CodeInfo(Severity.WARNING, "headers share a module name"),
     # gen-ops roundtrip: a declaration that gen-ops cannot render (R1xx) or
     # renders with another meaning (R2xx).
     "R101": CodeInfo(Severity.ERROR, "declaration gen-ops cannot render"),

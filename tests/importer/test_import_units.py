@@ -139,9 +139,20 @@ def test_what_a_wrong_name_means(name: str, meant: str | None) -> None:
 
 
 def test_only_ge_string_table_aliases_are_fixable() -> None:
-    fixable = {n for n in ("DT_FLOAT32", "DT_BFLOAT16", "DT_FLOAT64", "DT_B16")
-               if dtype_names.read(n).alias is not None}  # fmt: skip
-    assert fixable == {"DT_FLOAT32", "DT_BFLOAT16"}
+    """One rule: a name of GE's string table, bare or as DT_ and upper case."""
+    names = ("DT_FLOAT32", "DT_BFLOAT16", "DT_FLOAT64", "DT_B16", "DT_FP16",
+             "DT_COMPLEXT64", "float16", "float32", "float", "Float16",
+             "DT_Float64", "REALNUMBERTYPE")  # fmt: skip
+    fixable = {n: dtype_names.read(n).alias for n in names}
+    assert {n: a.name for n, a in fixable.items() if a is not None} == {
+        "DT_FLOAT32": "DT_FLOAT",
+        "DT_BFLOAT16": "DT_BF16",
+        "DT_FLOAT64": "DT_DOUBLE",
+        "float16": "DT_FLOAT16",
+        "float32": "DT_FLOAT",
+    }
+    assert dtype_names.read("DT_COMPLEXT64").suggestion == "DT_COMPLEX64"
+    assert dtype_names.named_set_suggestion("REALNUMBERTYPE") == "RealNumberType"
 
 
 # -- doc blocks --------------------------------------------------------------------
@@ -277,3 +288,35 @@ def test_reg_op_inside_a_linkage_block(tmp_path: Path) -> None:
     result = driver.plan(driver.Options(paths=(header,), out=tmp_path / "out"))
     assert not result.diagnostics
     assert [f.op.op_type for f in result.files] == ["A"]
+
+
+# -- constant expressions of Float defaults (I310) -----------------------------
+
+
+def evaluate(text: str) -> int | float:
+    return c_literals.FloatExpression(lex(text)[1]).value()
+
+
+@pytest.mark.parametrize(
+    "text, value",
+    [
+        ("1.f / 4", 0.25),
+        ("1.f / 3", 0.3333333432674408),  # float's quotient, exactly
+        ("1.0 / 3", 1.0 / 3),  # double's
+        ("1 / 3", 0),  # int / int truncates
+        ("-7 / 2", -3),  # toward zero, as C++
+        ("7 / 2 * 1.0", 3.0),
+        ("-(2 - 3.5) * 2", 3.0),
+        ("(1 + 2) / 2 * 0.5f", 0.5),
+        ("0.1f + 0.2f", 0.30000001192092896),
+    ],
+)
+def test_float_expression_as_cpp(text: str, value: float) -> None:
+    result = evaluate(text)
+    assert result == value and type(result) is type(value)
+
+
+@pytest.mark.parametrize("text", ["1.f / 0", "sqrt(2.f)", "1 << 3", "1e38f * 10", "(1"])
+def test_float_expression_refused(text: str) -> None:
+    with pytest.raises(c_literals.NotALiteral):
+        evaluate(text)

@@ -251,7 +251,8 @@ def test_r101_names_gen_ops_checks(workdir: Path) -> None:
     (diagnostic,) = check(case)
     assert diagnostic.message == (
         "Const: gen-ops cannot render this declaration; its spec fails gen-ops' "
-        "checks: E308 Const: op type 'Const' is a node type the runtime itself "
+        "checks (gen-ops import refuses it, I208): E308 Const: op type 'Const' is a "
+        "node type the runtime itself "
         "creates or treats specially (AippData, AnnData, AnyData, Const, Constant, "
         "Data, NetOutput, RefData, Variable)"
     )

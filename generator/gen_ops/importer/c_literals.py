@@ -5,12 +5,16 @@ octal, binary, digit separators, ``u``/``l`` suffixes), floating literals
 (the ``f``/``l`` suffix dropped, the rest of the spelling kept), adjacent
 string literals with every C escape, and integer expressions of ``+``,
 ``-``, ``*`` and parentheses (gen-ops writes int64's minimum as
-``(-9223372036854775807 - 1)``). Anything else raises ``NotALiteral``.
+``(-9223372036854775807 - 1)``), and constant expressions of numeric
+literals with ``/`` too, evaluated as C++ does (``FloatExpression``: Float
+defaults such as ``1.f / 4``). Anything else raises ``NotALiteral``.
 """
 
 from __future__ import annotations
 
+import math
 import re
+import struct
 from collections.abc import Callable, Sequence
 
 from gen_ops.importer.syntax import ID, NUM, PUNCT, STR, Token
@@ -198,3 +202,122 @@ class IntExpression:
         if token.kind == PUNCT:
             raise NotALiteral(f"unexpected '{token.text}'")
         raise NotALiteral(f"{token.text} is not an integer")
+
+
+# The C++ type of a value of a constant expression: int, float (an ``f``
+# suffix), double (no suffix; ``l``, long double, is read as double).
+_INT_T, _FLOAT_T, _DOUBLE_T = "int", "float", "double"
+_INT64 = range(-(2**63), 2**63)
+
+
+def _to_float32(value: float) -> float:
+    """``value`` rounded to the nearest float32, as C++ stores a float."""
+    try:
+        rounded = float(struct.unpack("<f", struct.pack("<f", value))[0])
+    except OverflowError:
+        rounded = math.inf
+    if math.isinf(rounded):
+        raise NotALiteral(f"{value!r} is out of float's range")
+    return rounded
+
+
+class FloatExpression:
+    """A constant expression of numeric literals, ``+ - * /``, unary ``-``
+    and ``+`` and parentheses, evaluated as C++ evaluates it: each operation
+    in the type the usual arithmetic conversions give (int with int is int,
+    and ``/`` truncates toward zero; with a float, float; with a double,
+    double). A float operation is computed in double and rounded to float,
+    which gives the float result exactly (double holds more than twice
+    float's digits, so the one rounding is the correctly rounded one).
+    ``value()`` is the result as a Python int or float, exactly."""
+
+    def __init__(self, tokens: Sequence[Token]) -> None:
+        self.tokens = list(tokens)
+        self.pos = 0
+
+    def value(self) -> int | float:
+        if not self.tokens:
+            raise NotALiteral("no value")
+        _, result = self._sum()
+        if self.pos != len(self.tokens):
+            raise NotALiteral(f"unexpected '{self.tokens[self.pos].text}'")
+        return result
+
+    def _peek(self, text: str) -> bool:
+        return self.pos < len(self.tokens) and self.tokens[self.pos].is_punct(text)
+
+    def _sum(self) -> tuple[str, int | float]:
+        left = self._product()
+        while self._peek("+") or self._peek("-"):
+            sign = self.tokens[self.pos].text
+            self.pos += 1
+            left = _apply(sign, left, self._product())
+        return left
+
+    def _product(self) -> tuple[str, int | float]:
+        left = self._unary()
+        while self._peek("*") or self._peek("/"):
+            sign = self.tokens[self.pos].text
+            self.pos += 1
+            left = _apply(sign, left, self._unary())
+        return left
+
+    def _unary(self) -> tuple[str, int | float]:
+        if self._peek("-"):
+            self.pos += 1
+            kind, inner = self._unary()
+            return kind, -inner
+        if self._peek("+"):
+            self.pos += 1
+            return self._unary()
+        if self._peek("("):
+            self.pos += 1
+            grouped = self._sum()
+            if not self._peek(")"):
+                raise NotALiteral("a '(' is not closed")
+            self.pos += 1
+            return grouped
+        if self.pos >= len(self.tokens):
+            raise NotALiteral("the expression ends early")
+        token = self.tokens[self.pos]
+        self.pos += 1
+        if token.kind != NUM:
+            raise NotALiteral(f"{token.text} is not a number")
+        match = _FLOAT.fullmatch(token.text)
+        if match:
+            number = float(match.group("body"))
+            if match.group("suffix") in ("f", "F"):
+                return _FLOAT_T, _to_float32(number)
+            return _DOUBLE_T, number
+        return _INT_T, int_literal(token.text)
+
+
+def _apply(
+    sign: str, left: tuple[str, int | float], right: tuple[str, int | float]
+) -> tuple[str, int | float]:
+    kinds = {left[0], right[0]}
+    kind = (
+        _DOUBLE_T if _DOUBLE_T in kinds else _FLOAT_T if _FLOAT_T in kinds else _INT_T
+    )
+    a, b = left[1], right[1]
+    if sign == "/" and b == 0:
+        raise NotALiteral("it divides by zero")
+    if kind == _INT_T:
+        assert isinstance(a, int) and isinstance(b, int)
+        if sign == "/":
+            quotient = abs(a) // abs(b)
+            result: int | float = quotient if (a < 0) == (b < 0) else -quotient
+        else:
+            result = a + b if sign == "+" else a - b if sign == "-" else a * b
+        if result not in _INT64:
+            raise NotALiteral("an integer overflows int64")
+        return kind, result
+    x, y = float(a), float(b)
+    exact = x + y if sign == "+" else x - y if sign == "-" else x * y
+    if sign == "/":
+        exact = x / y
+    if kind == _FLOAT_T:
+        return kind, _to_float32(exact)
+    if math.isinf(exact):
+        raise NotALiteral("a value overflows double")
+    return kind, exact

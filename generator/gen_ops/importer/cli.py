@@ -107,8 +107,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--fix-dtypes",
         action="store_true",
-        help="read DT_FLOAT32 and DT_BFLOAT16 as GE's string table does "
-        "(float32, bfloat16); other unknown dtype names stay errors",
+        help="read the names of GE's DataType string table that are not "
+        "enumerators (DT_FLOAT32, DT_FLOAT64, DT_BFLOAT16, float16, ...) as GE's "
+        "table does; other unknown dtype names stay errors",
     )
     p.add_argument(
         "--prefer",

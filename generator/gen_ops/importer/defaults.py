@@ -14,6 +14,18 @@ What each spelling becomes (docs/importing.md has the table):
   (null); their list types and every other list take ``{...}``.
 - Bytes: ``{0x00, 0x01}``.
 
+Forms C++ evaluates, imported as the value C++ gives them, each with a
+warning that says what was normalised:
+
+- a Bool written as an integer (``0``, ``1``): C++ converts 0 to false and
+  any other integer to true (I309);
+- a Float (or a ListFloat item) written as a constant expression of
+  numeric literals (``1.f / 4``): its value as C++ computes it, written in
+  full (I310; ``c_literals.FloatExpression``);
+- one of GE's named constants of ``graph/types.h`` (``ge::UNKNOWN_RANK``,
+  ``UNKNOWN_DIM``, ...; ``GE_CONSTANTS``): its value, and the YAML names it
+  in a comment (I311).
+
 A default that does not read (``ge::DataType(-1)``, a macro, a value that
 does not fit the type) is dropped with a warning (I305): the attr is
 imported without a default and the YAML says what was dropped. A name that
@@ -22,12 +34,14 @@ is not a DataType enumerator is I202, as in a type expression.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 
 from ge_ir.attrs import AttrType, check_attr_value
 from ge_ir.types import UNDEFINED_DTYPE_NAME
 from gen_ops.importer import dtype_names
 from gen_ops.importer.c_literals import (
+    FloatExpression,
     IntExpression,
     NotALiteral,
     float_spelling,
@@ -39,6 +53,16 @@ from gen_ops.importer.syntax import ID, NUM, PUNCT, Token, spell
 
 # The spec's default of a Type attr set to DT_UNDEFINED (ge_ir's word).
 UNDEFINED = UNDEFINED_DTYPE_NAME
+
+# GE's named constants of graph/types.h an attr default may name (with or
+# without ge::), by the attr type they fit: the Int ones, and the ListInt
+# ones (docs/ge-compat.md, "Named constants").
+GE_INT_CONSTANTS: Mapping[str, int] = MappingProxyType(
+    {"UNKNOWN_DIM": -1, "UNKNOWN_DIM_NUM": -2}
+)
+GE_LIST_INT_CONSTANTS: Mapping[str, tuple[int, ...]] = MappingProxyType(
+    {"UNKNOWN_SHAPE": (-1,), "UNKNOWN_RANK": (-2,), "DUMMY_SHAPE": (-3,)}
+)
 
 
 class _Invalid(Exception):
@@ -54,6 +78,9 @@ class _Reader:
         self.report = report
         self.tokens = tokens
         self.names: list[str] = []
+        # What C++ evaluated and the importer normalised, for the warnings:
+        # (the code, where, the C++ text, what it became).
+        self.normalised: list[tuple[str, int, str, str]] = []
 
     # -- names ---------------------------------------------------------------
 
@@ -63,9 +90,9 @@ class _Reader:
         reading = dtype_names.read(token.text)
         if reading.dtype is not None:
             return int(reading.dtype)
-        if reading.alias is not None or (
-            reading.suggestion is not None and token.text.upper().startswith("DT")
-        ):
+        if (
+            reading.alias is not None or reading.suggestion is not None
+        ) and token.text.upper().startswith("DT"):
             self.unknown(token, reading)
             return int(reading.alias) if reading.alias is not None else None
         return None
@@ -109,7 +136,38 @@ class _Reader:
 
     def resolve(self, name: str) -> int | None:
         token = next(t for t in self.tokens if t.text == name)
+        if name in GE_INT_CONSTANTS:
+            value = GE_INT_CONSTANTS[name]
+            self.normalised.append(("I311", token.offset, name, str(value)))
+            return value
         return self.enumerator(token)
+
+    def bool_value(self, tokens: Sequence[Token]) -> bool:
+        text = spell(tokens)
+        if text in ("true", "false"):
+            return text == "true"
+        try:
+            number = IntExpression(tokens, lambda name: None).value()
+        except NotALiteral:
+            raise NotALiteral(f"{text} is not true or false") from None
+        value = number != 0  # C++'s conversion of an integer to bool
+        became = "true" if value else "false"
+        self.normalised.append(("I309", tokens[0].offset, text, became))
+        return value
+
+    def list_constant(self, kind: AttrType, tokens: Sequence[Token]) -> Value:
+        """A list default that is one of GE's named list constants, or
+        NotALiteral."""
+        rest = list(tokens)
+        if len(rest) == 3 and rest[0].text == "ge" and rest[1].is_punct("::"):
+            rest = rest[2:]
+        name = rest[0].text if len(rest) == 1 and rest[0].kind == ID else ""
+        if kind is not AttrType.LIST_INT or name not in GE_LIST_INT_CONSTANTS:
+            raise NotALiteral(f"{spell(tokens)} is not a brace list")
+        value = GE_LIST_INT_CONSTANTS[name]
+        became = "[" + ", ".join(map(str, value)) + "]"
+        self.normalised.append(("I311", tokens[0].offset, name, became))
+        return value
 
     def float_value(self, tokens: Sequence[Token]) -> Number:
         sign = ""
@@ -133,9 +191,18 @@ class _Reader:
         if text in special:
             spelled = special[text]
             return Number(sign + spelled if spelled == ".inf" else spelled)
-        if len(rest) != 1 or rest[0].kind != NUM:
-            raise NotALiteral(f"{spell(tokens)} is not a float literal")
-        return Number(sign + float_spelling(rest[0].text))
+        if len(rest) == 1 and rest[0].kind == NUM:
+            return Number(sign + float_spelling(rest[0].text))
+        try:
+            number = FloatExpression(tokens).value()
+        except NotALiteral as exc:
+            raise NotALiteral(
+                f"{spell(tokens)} is not a float literal nor a constant "
+                f"expression of numbers ({exc})"
+            ) from None
+        written = repr(number)
+        self.normalised.append(("I310", tokens[0].offset, spell(tokens), written))
+        return Number(written)
 
     def scalar(self, kind: AttrType, tokens: Sequence[Token]) -> Value:
         if kind is AttrType.INT:
@@ -143,10 +210,7 @@ class _Reader:
         if kind is AttrType.FLOAT:
             return self.float_value(tokens)
         if kind is AttrType.BOOL:
-            text = spell(tokens)
-            if text not in ("true", "false"):
-                raise NotALiteral(f"{text} is not true or false")
-            return text == "true"
+            return self.bool_value(tokens)
         if kind is AttrType.STR:
             return string_literal(tokens)
         if kind is AttrType.DTYPE:
@@ -215,6 +279,8 @@ class _Reader:
         element = kind.element
         if element is None:
             return self.scalar(kind, tokens)
+        if tokens and not _strip_vector(list(tokens))[0].is_punct("{"):
+            return self.list_constant(kind, tokens)
         return tuple(self.value(element, item) for item in self.brace_items(tokens))
 
 
@@ -279,7 +345,9 @@ def read_default(
             "give the attr a default in the spec, or write one GE can print",
         )
         return None, text
-    if reader.names:
+    for code, offset, spelled, became in reader.normalised:
+        report(code, offset, *_normalised(code, attr, kind, spelled, became))
+    if _known(reader.names):
         report(
             "I304",
             tokens[0].offset,
@@ -292,7 +360,44 @@ def read_default(
             + "), named in a YAML comment",
             "make the attr a Type attr if it holds a dtype",
         )
-    return Default(value, tuple(_known(reader.names))), None
+    constants = tuple(
+        dict.fromkeys(s for code, _, s, _ in reader.normalised if code == "I311")
+    )
+    evaluated = text if any(n[0] == "I310" for n in reader.normalised) else None
+    return (
+        Default(value, tuple(_known(reader.names)) + constants, evaluated),
+        None,
+    )
+
+
+def _normalised(
+    code: str, attr: str, kind: AttrType, spelled: str, became: str
+) -> tuple[str, str]:
+    """The message and hint of a warning for a default C++ evaluates."""
+    where = f"attr '{attr}'"
+    if code == "I309":
+        rule = (
+            ""
+            if spelled in ("0", "1")
+            else " (C++ converts any nonzero integer to true)"
+        )
+        return (
+            f"{where}: the Bool default {spelled} is imported as {became}{rule}",
+            f"write {became} in the header",
+        )
+    if code == "I310":
+        return (
+            f"{where}: the {kind.ir_name} default {spelled} is a constant "
+            f"expression, imported as its value {became}, as C++ computes it",
+            f"write {became} in the header, or keep the expression: the spec "
+            "keeps the value",
+        )
+    return (
+        f"{where}: the {kind.ir_name} default names GE's constant {spelled} "
+        f"(graph/types.h), imported as its value {became} and named in a YAML "
+        "comment",
+        f"nothing to do; write {became} in the header to silence this",
+    )
 
 
 def _known(names: list[str]) -> list[str]:

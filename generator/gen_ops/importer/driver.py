@@ -18,6 +18,7 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ge_ir.names import is_identifier
 from gen_ops.diagnostics import Diagnostic, Severity, Sink, Span
@@ -30,6 +31,9 @@ from gen_ops.importer.parser import parse
 from gen_ops.importer.preprocess import active_tokens
 from gen_ops.importer.syntax import Broken
 from gen_ops.importer.yaml_writer import spec_text
+
+if TYPE_CHECKING:
+    from gen_ops.model import OpSpec
 
 # Fewer headers than this are read in this process: starting workers costs
 # more than they save.
@@ -137,6 +141,47 @@ def import_header(
     )
 
 
+def report_shared_modules(found: Sequence[headers.HeaderFile], sink: Sink) -> None:
+    """With --module-per-header, a header whose stem is the stem of an
+    earlier one (in another directory) gives the same module: say so (I312)
+    at the later header, since its ops join the other header's module."""
+    first: dict[str, headers.HeaderFile] = {}
+    for header in found:
+        earlier = first.setdefault(header.path.stem, header)
+        if earlier is not header:
+            sink.emit(
+                "I312",
+                Span(header.display, 1, 1),
+                f"module '{header.path.stem}' is also the module of "
+                f"{earlier.display} (--module-per-header names a module by the "
+                "header's stem): the ops of both headers go into one module",
+                "rename one of the headers, or import each directory in a run "
+                "of its own with --module NAME",
+            )
+
+
+def check_spec(op: ImportedOp, text: str) -> tuple[OpSpec | None, list[Diagnostic]]:
+    """The imported spec ``text`` of ``op`` through gen-ops' own checks, as
+    ``gen-ops validate`` runs them: (the checked spec, None if any check
+    failed; the errors). The one place ``gen-ops import`` (I208) and
+    ``gen-ops roundtrip`` (R101) decide whether gen-ops would take a spec."""
+    from gen_ops import pipeline
+    from gen_ops.layout import file_stem
+
+    checks = Sink()
+    spec = pipeline.check_text(
+        text, f"{op.module}/{file_stem(op.op_type)}.yaml", checks
+    )
+    errors = [d for d in checks.items if d.severity is Severity.ERROR]
+    return (None if errors else spec), errors
+
+
+def failed_checks(errors: Sequence[Diagnostic]) -> str:
+    """``E308 Const: op type 'Const' is ...; ...``: the errors of
+    ``check_spec``, for a message."""
+    return "; ".join(f"{d.code} {d.message}" for d in errors)
+
+
 def _one(task: tuple[headers.HeaderFile, str, bool, Path]) -> HeaderResult:
     return import_header(*task)
 
@@ -190,6 +235,8 @@ def plan(options: Options) -> Result:
 
     sink = Sink()
     found_headers = headers.find(list(options.paths), sink)
+    if options.module_per_header:
+        report_shared_modules(found_headers, sink)
     found: list[Found] = []
     failed = 0
     not_imported = 0
@@ -220,6 +267,19 @@ def plan(options: Options) -> Result:
             not_imported += 1
             continue
         taken[relative] = op
+        checked, errors = check_spec(op, item.text)
+        if checked is None:
+            sink.emit(
+                "I208",
+                op.span,
+                f"{op.op_type}: gen-ops would refuse its spec ({failed_checks(errors)}); "
+                "the op is not imported, so that the rest of the module generates",
+                "rename the op in REG_OP (and where it is used), or leave it in its "
+                "header and import the others; docs/diagnostics.md explains each "
+                "E-code",
+            )
+            not_imported += 1
+            continue
         spec = SpecFile(relative, item.text, op)
         on_disk = _read(options.out / relative)
         if on_disk == spec.text:

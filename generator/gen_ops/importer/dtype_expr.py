@@ -64,12 +64,13 @@ class _Reader:
         self.report(code, offset, f"{self.what}: {message}", hint)
         self.ok = False
 
-    def unreadable(self, why: str) -> None:
+    def unreadable(self, why: str, hint: str | None = None) -> None:
         self.fail(
             "I203",
             self.offset,
             f"cannot read the type expression {spell(self.tokens)}: {why}",
-            'write a quoted type variable ("T"), TensorType({DT_A, DT_B}) or '
+            hint
+            or 'write a quoted type variable ("T"), TensorType({DT_A, DT_B}) or '
             "TensorType::NumberType()",
         )
 
@@ -160,7 +161,16 @@ class _Reader:
                 )
             return name
         if called or qualified:
-            self.unreadable(f"'{spell(item)}' is not a named set")
+            meant = dtype_names.named_set_suggestion(name)
+            self.unreadable(
+                f"'{spell(item)}' is not a named set",
+                (
+                    f"did you mean TensorType::{meant}()? (named sets are "
+                    "case-sensitive)"
+                    if meant
+                    else None
+                ),
+            )
             return None
         if reading.dtype is not None:
             if reading.dtype in dtype_names.MARKERS:

@@ -8,9 +8,13 @@ that says what a name means:
 - a ``DataType`` enumerator (``ge_ir.types``, GE's numbering), with its spec
   name (``DT_FLOAT`` is ``float32``);
 - one of GE's named ``TensorType`` sets (``NumberType``);
-- an alias GE's own string table accepts when it reads dtype names from
-  JSON: ``DT_FLOAT32`` is DT_FLOAT and ``DT_BFLOAT16`` is DT_BF16. Only these
-  are imported, and only with ``--fix-dtypes`` (I302);
+- a name GE's DataType string table holds (the lower-case names GE reads
+  and prints, which are the spec names: ``float16``, ``float32``,
+  ``float64``, ``bfloat16``, ...), written bare (``float16``) or as
+  ``DT_`` and the name in upper case (``DT_FLOAT32``, ``DT_FLOAT64``,
+  ``DT_BFLOAT16``: the names that are not enumerators themselves). One rule,
+  ``string_table``; such a name is imported only with ``--fix-dtypes``
+  (I302);
 - anything else is unknown (I202), with the name it most likely meant.
 """
 
@@ -22,18 +26,38 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from ge_ir.types import NAMED_TENSOR_TYPES, DataType
+from ge_ir.types import (
+    NAMED_TENSOR_TYPES,
+    DataType,
+    dtype_from_spec_name,
+    dtype_spec_names,
+)
 
 ENUMERATORS: Mapping[str, DataType] = MappingProxyType({dt.name: dt for dt in DataType})
 # Enumerators that are markers, not types: no spec name, no tensor has them.
 MARKERS = frozenset({DataType.DT_UNDEFINED, DataType.DT_MAX})
 NAMED_SETS: frozenset[str] = frozenset(NAMED_TENSOR_TYPES)
 
-# GE's string table (the names it accepts when it reads a dtype from JSON)
-# knows these two spellings besides the enumerators' own names.
+# GE's DataType string table: the lower-case name of each type (the spec
+# names, ge_ir.types: float32 is DT_FLOAT, float64 DT_DOUBLE, bfloat16
+# DT_BF16, the others the enumerator without DT_).
 STRING_TABLE: Mapping[str, DataType] = MappingProxyType(
-    {"DT_FLOAT32": DataType.DT_FLOAT, "DT_BFLOAT16": DataType.DT_BF16}
+    {name: dtype_from_spec_name(name) for name in dtype_spec_names()}
 )
+
+
+def string_table(name: str) -> DataType | None:
+    """The type GE's string table gives ``name`` (not an enumerator): a
+    lower-case name of the table (``float16``), or ``DT_`` and one in upper
+    case (``DT_FLOAT32`` for ``float32``, ``DT_FLOAT64``, ``DT_BFLOAT16``).
+    The one rule of --fix-dtypes (I302)."""
+    if name in STRING_TABLE:
+        return STRING_TABLE[name]
+    rest = name.removeprefix("DT_")
+    if rest != name and rest == rest.upper() and rest.lower() in STRING_TABLE:
+        return STRING_TABLE[rest.lower()]
+    return None
+
 
 # Spellings seen in real headers whose meaning is evident but that GE reads
 # as nothing: the enumerator each one means.
@@ -82,8 +106,7 @@ def read(name: str) -> Reading:
         return Reading(name, dtype=ENUMERATORS[name])
     if name in NAMED_SETS:
         return Reading(name, named_set=name)
-    alias = STRING_TABLE.get(name)
-    return Reading(name, alias=alias, suggestion=suggest(name))
+    return Reading(name, alias=string_table(name), suggestion=suggest(name))
 
 
 def _squash(name: str) -> str:
@@ -129,6 +152,12 @@ def suggest(name: str) -> str | None:
         return None
     match = close[0]
     return next((s for s in NAMED_SETS if s.upper() == match), match)
+
+
+def named_set_suggestion(name: str) -> str | None:
+    """The named set ``name`` means when only its case is wrong
+    (``REALNUMBERTYPE`` is ``RealNumberType``), or None."""
+    return next((s for s in NAMED_SETS if s.upper() == name.upper()), None)
 
 
 def describe(suggestion: str) -> str:

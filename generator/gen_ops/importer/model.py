@@ -91,9 +91,12 @@ Value: TypeAlias = "None | bool | int | str | bytes | Number | tuple[Value, ...]
 @dataclass(frozen=True)
 class Default:
     value: Value
-    # The DataType enumerators an int default was spelled with (written
-    # into the YAML as a comment).
+    # The DataType enumerators (I304) and GE's named constants (I311) an
+    # int default was spelled with (written into the YAML as a comment).
     names: tuple[str, ...] = ()
+    # The C++ text of a Float default evaluated as a constant expression
+    # (I310), written into the YAML as a comment; the value is the result.
+    evaluated: str | None = None
 
 
 @dataclass(frozen=True)

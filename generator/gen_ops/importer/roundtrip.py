@@ -24,7 +24,12 @@ from gen_ops.diagnostics import Diagnostic, Severity, Sink
 from gen_ops.discovery import display
 from gen_ops.importer import headers
 from gen_ops.importer.compare import differences
-from gen_ops.importer.driver import import_header
+from gen_ops.importer.driver import (
+    check_spec,
+    failed_checks,
+    import_header,
+    report_shared_modules,
+)
 from gen_ops.importer.model import ImportedOp
 from gen_ops.outputs import Target
 
@@ -102,13 +107,12 @@ class RenderedDir:
         return path
 
 
-def _cannot_render(op: ImportedOp, problems: list[Diagnostic], sink: Sink) -> None:
-    errors = [d for d in problems if d.severity is Severity.ERROR]
+def _cannot_render(op: ImportedOp, errors: list[Diagnostic], sink: Sink) -> None:
     sink.emit(
         "R101",
         op.span,
         f"{op.op_type}: gen-ops cannot render this declaration; its spec fails "
-        "gen-ops' checks: " + "; ".join(f"{d.code} {d.message}" for d in errors),
+        "gen-ops' checks (gen-ops import refuses it, I208): " + failed_checks(errors),
         "gen-ops validate on the imported spec shows each problem in place; "
         "docs/diagnostics.md explains each code",
     )
@@ -118,11 +122,9 @@ def check_op(op: ImportedOp, spec_text: str, rendered: RenderedDir, sink: Sink) 
     """Render ``spec_text`` (the spec of ``op``, or a test's variant of it),
     import the rendered header back and report every difference from
     ``op``; whether it rendered."""
-    spec_name = f"{op.module}/{layout.file_stem(op.op_type)}.yaml"
-    checks = Sink()
-    spec = pipeline.check_text(spec_text, spec_name, checks)
-    if spec is None or checks.has_errors:
-        _cannot_render(op, checks.items, sink)
+    spec, errors = check_spec(op, spec_text)
+    if spec is None:
+        _cannot_render(op, errors, sink)
         return False
     relative = layout.include_path(layout.header_include(spec))
     text = next(
@@ -165,6 +167,8 @@ def run(options: Options) -> Report:
     report = Report()
     sink = Sink()
     found = headers.find(list(options.paths), sink)
+    if options.module_per_header:
+        report_shared_modules(found, sink)
     report.headers = len(found)
     rendered = RenderedDir(options.rendered)
     for header in found:

@@ -54,7 +54,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--fix-dtypes",
         action="store_true",
-        help="read DT_FLOAT32 and DT_BFLOAT16 as GE's string table does",
+        help="read the names of GE's DataType string table that are not "
+        "enumerators (DT_FLOAT32, DT_FLOAT64, float16, ...) as GE's table does",
     )
     p.add_argument(
         "--rendered",

@@ -223,8 +223,11 @@ def _attr(attr: Attr, doc: str) -> _Item:
     fields = [("name", scalar(attr.name)), ("type", attr.type.value)]
     if attr.default is not None:
         fields.append(("default", value(attr.default.value)))
-        if attr.default.names:
-            return _Item(tuple(fields), doc, ", ".join(attr.default.names), "default")
+        notes = list(attr.default.names)
+        if attr.default.evaluated is not None:
+            notes.append(f"evaluated from {escape(attr.default.evaluated)}")
+        if notes:
+            return _Item(tuple(fields), doc, ", ".join(notes), "default")
         return _Item(tuple(fields), doc)
     if attr.dropped is not None:
         note = f"default not imported (I305): {escape(attr.dropped)}"
