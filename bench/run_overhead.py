@@ -15,9 +15,13 @@ Session.run_graph_with_stream_async. In the same process it times:
 - ort: ONNX Runtime running the same chain of Add nodes with io_binding, and
 - torch: a torch.library custom op called K times (both when installed);
 - foreign (N = 4096 only): the chain of AddCustomTileLang, whose kernel is a
-  plain gcc library exporting call(x, y, z, stream) (the TileLang eager
-  sample's), launched through the task table, against the annotated chain
-  at the same N (ratio foreign_vs_annotated_K<k>_N4096, target <= 1.2).
+  gcc library exporting call(x, y, z, stream) (the TileLang eager sample's,
+  built by examples/tilelang_kernel: the same C loop as add_kernel.c, with
+  loops on 64-byte lines as ge's toolchain builds add_kernel.c), launched
+  through the task table, against the annotated chain at the same N, on
+  the same input and output buffers, the two timed in alternating turns
+  (ratio foreign_vs_annotated_K<k>_N4096, target <= 1.2).
+  bench/foreign_placement.py shows what a plain -O2 build's loop costs.
 
 Prints median and p95 per graph run and the per-node overhead (median minus
 the replay floor, over K) and writes JSON (bench/results/run_overhead.json).
@@ -75,6 +79,39 @@ def timed(
         run(i)
         times.append(time.perf_counter() - t0)
         i += 1
+    return times
+
+
+def timed_interleaved(
+    runs: dict[str, Callable[[int], object]],
+    budget_s: float,
+    min_runs: int,
+    max_runs: int,
+    chunk: int = 8,
+) -> dict[str, list[float]]:
+    """Per-run seconds of several paths timed in turns of ``chunk`` runs
+    each (the order rotating every round) until each has ``min_runs`` and
+    the budget (for them all) is spent: on a shared machine a disturbance
+    then falls on every path alike, not on whichever was being timed."""
+    for run in runs.values():
+        for i in range(3):
+            run(i)
+    times: dict[str, list[float]] = {label: [] for label in runs}
+    order = list(runs)
+    start = time.perf_counter()
+    i = 0
+    while min(map(len, times.values())) < max_runs and (
+        min(map(len, times.values())) < min_runs
+        or time.perf_counter() - start < budget_s
+    ):
+        for label in order:
+            run, out = runs[label], times[label]
+            for j in range(chunk):
+                t0 = time.perf_counter()
+                run(i + j)
+                out.append(time.perf_counter() - t0)
+        i += chunk
+        order = order[1:] + order[:1]
     return times
 
 
@@ -302,7 +339,8 @@ def foreign_rows(
     session: Session, ks: list[int], budget: float, first_id: int
 ) -> tuple[list[dict[str, float]], dict[str, float]]:
     """Median per run of the foreign-library chain and the annotated chain of
-    the same K at N = 4096, alternating, and their ratios."""
+    the same K at N = 4096 (same inputs and output buffers), timed in
+    alternating turns, and their ratios."""
     import subprocess
     import sys
     import tempfile
@@ -324,10 +362,15 @@ def foreign_rows(
                 first_id + 2, chain_graph(AddCustomTileLang, k, FOREIGN_N, f"ffi_{k}")
             )
             medians = {}
-            for label, graph_id in (("annotated", first_id), ("foreign", first_id + 2)):
-                runner = case.graph_runner(graph_id)
+            runners = {
+                "annotated": case.graph_runner(first_id),
+                "foreign": case.graph_runner(first_id + 2),
+            }
+            for label, runner in runners.items():
                 case.check(label, runner, lambda case=case: case.out.numpy())
-                stats = summary(timed(runner, budget, 30, 20000))
+            times = timed_interleaved(runners, 2 * budget, 30, 20000)
+            for label in runners:
+                stats = summary(times[label])
                 medians[label] = stats["median_us"]
                 rows.append({"K": k, "N": FOREIGN_N, "path": label, **stats})
                 print(

@@ -6,7 +6,10 @@ elements into a shared library exporting GE's TileLang calling convention,
 It writes the C a kernel compiler would emit (``main_kernel`` over blocks of
 BLOCK_SIZE elements, wrapped by ``call``) and builds it with the system C
 compiler (``$CC``, default gcc) as any team would: ``-shared -fPIC -O2``,
-no ge headers, initializers and all.
+no ge headers, initializers and all. Like ge's own kernel toolchain it
+places loops on 64-byte lines (``-falign-loops=64``): left to ``-O2``, the
+add loop straddles two fetch lines and runs at half speed on some machines
+(docs/performance.md, "Foreign kernel libraries against annotated ops").
 
     python add_custom_kernel.py N OUTPUT.so
 
@@ -22,6 +25,9 @@ import tempfile
 from pathlib import Path
 
 BLOCK_SIZE = 1024
+# Hot loops on a 64-byte line, as ge's toolchain builds its kernels
+# (Note [Loop alignment] in ge/device/toolchain.py).
+ALIGN_LOOPS = ["-falign-loops=64"]
 
 SOURCE = """#include <stdint.h>
 
@@ -60,7 +66,8 @@ def main(argv: list[str]) -> int:
         source = Path(tmp) / "add_custom_kernel.c"
         source.write_text(SOURCE.format(n=n, block=BLOCK_SIZE), encoding="utf-8")
         compiler = os.environ.get("CC", "gcc")
-        command = [compiler, "-shared", "-fPIC", "-O2", str(source), "-o", str(output)]
+        command = [compiler, "-shared", "-fPIC", "-O2", *ALIGN_LOOPS]
+        command += [str(source), "-o", str(output)]
         result = subprocess.run(command, check=False)
         if result.returncode != 0:
             return result.returncode

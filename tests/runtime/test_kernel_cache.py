@@ -205,6 +205,41 @@ def test_compiler_messages_name_the_users_file(cache: Path, tmp_path: Path) -> N
     assert build_kernel(source, name="my_kernel").startswith(b"\x7fELF")
 
 
+def test_kernels_are_built_with_loops_on_64_byte_lines(
+    compiles: list[list[str]],
+) -> None:
+    """Note [Loop alignment]: a kernel's hot loop does not straddle two
+    fetch lines by chance."""
+    assert build("aligned-loops").startswith(b"\x7fELF")
+    [argv] = compiles
+    assert "-falign-loops=64" in argv
+
+
+def test_a_compiler_without_loop_alignment_builds_without_it(
+    compiles: list[list[str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A compiler that rejects -falign-loops (an older clang, say) still
+    builds kernels: the flag is dropped, nothing else changes."""
+    gcc = toolchain.compiler()
+    fake = tmp_path / "old-cc"
+    fake.write_text(
+        "#!/bin/sh\n"
+        'for a in "$@"; do case "$a" in -falign-loops*) '
+        'echo "unknown argument: $a" >&2; exit 1;; esac; done\n'
+        f'exec "{gcc}" "$@"\n'
+    )
+    fake.chmod(0o755)
+    monkeypatch.setenv("CC", str(fake))
+    toolchain._accepts.cache_clear()
+    try:
+        assert build("old-compiler").startswith(b"\x7fELF")
+    finally:
+        toolchain._accepts.cache_clear()
+    [argv] = compiles
+    assert argv[0] == str(fake)
+    assert not [a for a in argv if a.startswith("-falign-loops")]
+
+
 def test_build_names_cannot_leave_the_build_directory(cache: Path) -> None:
     for name in ("../escape", "a/b", "", ".hidden"):
         with pytest.raises(ValueError, match="a build name is"):
