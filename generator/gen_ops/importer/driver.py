@@ -63,6 +63,9 @@ class HeaderResult:
     diagnostics: tuple[Diagnostic, ...]
     failed: bool
     not_imported: int
+    # each op's errors under gen-ops' own checks (``check_spec``; empty: the
+    # spec is taken), computed here so that --jobs spreads them too
+    refusals: tuple[tuple[Diagnostic, ...], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -136,8 +139,9 @@ def import_header(
             ops.append(op)
     schema = schema_reference(out / module)
     texts = tuple(spec_text(op, schema, f"{op.span.path}:{op.span.line}") for op in ops)
+    refusals = tuple(tuple(check_spec(op, text)[1]) for op, text in zip(ops, texts))
     return HeaderResult(
-        header, tuple(ops), texts, tuple(sink.items), False, not_imported
+        header, tuple(ops), texts, tuple(sink.items), False, not_imported, refusals
     )
 
 
@@ -246,7 +250,8 @@ def plan(options: Options) -> Result:
         not_imported += result.not_imported
         resolved = result.header.path.resolve()
         found.extend(
-            Found(op, resolved, text) for op, text in zip(result.ops, result.texts)
+            Found(op, resolved, text, refusal)
+            for op, text, refusal in zip(result.ops, result.texts, result.refusals)
         )
     outcome = merge(found, options.prefer, sink)
     not_imported += len(outcome.rejected)
@@ -267,12 +272,12 @@ def plan(options: Options) -> Result:
             not_imported += 1
             continue
         taken[relative] = op
-        checked, errors = check_spec(op, item.text)
-        if checked is None:
+        if item.refusal:
             sink.emit(
                 "I208",
                 op.span,
-                f"{op.op_type}: gen-ops would refuse its spec ({failed_checks(errors)}); "
+                f"{op.op_type}: gen-ops would refuse its spec "
+                f"({failed_checks(item.refusal)}); "
                 "the op is not imported, so that the rest of the module generates",
                 "rename the op in REG_OP (and where it is used), or leave it in its "
                 "header and import the others; docs/diagnostics.md explains each "

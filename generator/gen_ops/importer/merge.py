@@ -23,9 +23,10 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from pathlib import Path
 
-from gen_ops.diagnostics import Sink
+from gen_ops.diagnostics import Diagnostic, Sink
 from gen_ops.importer.dtype_expr import describe
 from gen_ops.importer.model import Attr, Default, ImportedOp, OpShape
 from gen_ops.importer.yaml_writer import value
@@ -41,6 +42,8 @@ class Found:
     op: ImportedOp
     header: Path
     text: str = ""
+    # gen-ops' own errors on the spec (driver.check_spec; I208)
+    refusal: tuple[Diagnostic, ...] = dataclass_field(default=(), compare=False)
 
 
 @dataclass(frozen=True)
