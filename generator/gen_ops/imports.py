@@ -38,6 +38,7 @@ OP_TYPE_SHAPED = frozenset(
         "Any",
         "DataType",
         "Graph",
+        "GraphTensor",
         "GraphBuilder",
         "LaunchConfig",
         "NamedAttrs",
