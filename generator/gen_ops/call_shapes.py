@@ -2,12 +2,10 @@
 "Builders that keep old calls"): the one place these rules live; the
 Python and docs lowerings read the ``CallShape`` and templates only print it.
 
-Note [Calls of earlier releases]
-~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-A call written against a release binds its positional arguments to the
-release's positional parameters (inputs in IR order, then GE's builder
-parameter, count parameters and subgraphs) and its keywords by name. So that
-a compatible change never changes that binding:
+Note [Calls of earlier releases]: A call written against a release binds its
+positional arguments to the release's positional parameters (inputs in IR
+order, then GE's builder parameter, count parameters and subgraphs) and its
+keywords by name. So that a compatible change never changes that binding:
 
 - an input that the op's first recorded release lacked stays positional only
   when no positional parameter follows the inputs; otherwise it becomes

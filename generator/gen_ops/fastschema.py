@@ -1,18 +1,15 @@
 """A fast yes for specs the JSON Schema accepts (Note [Fast schema path]).
 
-Note [Fast schema path]
-~~~~~~~~~~~~~~~~~~~~~~~
-jsonschema walks the schema anew for every value and builds a validator
-object per nesting level; for thousands of specs that is most of the time
-spent loading them. Almost every spec is valid, so ``schema_check`` first
-asks a checker compiled once from the same (inlined) schema into plain
-closures. It answers only "surely valid": a keyword it does not know, an
-``enum`` or ``uniqueItems`` over values other than strings, any doubt, and
-it says no, and jsonschema then runs as before and reports every problem.
-So the fast path can skip work but never accept a spec jsonschema refuses;
-tests/generator/test_fastschema.py checks both agree on every golden and
-negative spec.
-"""
+Note [Fast schema path]: jsonschema walks the schema anew for every value
+and builds a validator object per nesting level; for thousands of specs that
+is most of the time spent loading them. Almost every spec is valid, so
+``schema_check`` first asks a checker compiled once from the same (inlined)
+schema into plain closures. It answers only "surely valid": a keyword it
+does not know, an ``enum`` or ``uniqueItems`` over values other than
+strings, any doubt, and it says no, and jsonschema then runs as before and
+reports every problem. So the fast path can skip work but never accept a
+spec jsonschema refuses; tests/generator/test_fastschema.py checks both
+agree on every golden and negative spec."""
 
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ge.es import GraphBuilder, TensorHolder
-from ge.graph.graph import IrInput, Node
+from ge.graph.graph import Graph, IrInput, Node
 
 
 @dataclass(frozen=True)
@@ -22,6 +22,7 @@ class Call:
     op_type: str
     inputs: dict[str, Any]
     attrs: dict[str, Any]
+    subgraphs: dict[str, tuple[str, ...]]  # graph parameter -> graph names
 
 
 class RecordingBuilder(GraphBuilder):
@@ -37,13 +38,23 @@ class RecordingBuilder(GraphBuilder):
         ir_inputs: tuple[IrInput, ...] = (),
         inputs: Sequence[TensorHolder | None] = (),
         attrs: Mapping[str, tuple[Any, Any]] | None = None,
+        subgraphs: Mapping[str, tuple[Graph, ...]] | None = None,
         **rest: Any,
     ) -> Node:
         node = super()._add_node(
-            op_type, name, ir_inputs=ir_inputs, inputs=inputs, attrs=attrs, **rest
+            op_type,
+            name,
+            ir_inputs=ir_inputs,
+            inputs=inputs,
+            attrs=attrs,
+            subgraphs=subgraphs,
+            **rest,
         )
         if op_type not in ("Const", "Data"):
-            self.calls.append(Call(op_type, _by_name(ir_inputs, inputs), _attrs(attrs)))
+            graphs = {k: tuple(g.name for g in v) for k, v in (subgraphs or {}).items()}
+            self.calls.append(
+                Call(op_type, _by_name(ir_inputs, inputs), _attrs(attrs), graphs)
+            )
         return node
 
 

@@ -2,6 +2,7 @@
 """ge.es.golden: graph builder functions for the ops of module golden."""
 
 from ge.es.golden.all_optional_op import AllOptionalOp
+from ge.es.golden.history_blend import HistoryBlend
 from ge.es.golden.hostile_text_op import HostileTextOp
 from ge.es.golden.identity_n_op import IdentityNOp
 from ge.es.golden.mul_promote_op import MulPromoteOp
@@ -18,6 +19,7 @@ from ge.es.golden._ge_names_op import _GeNamesOp
 
 __all__ = [
     "AllOptionalOp",
+    "HistoryBlend",
     "HostileTextOp",
     "IdentityNOp",
     "MulPromoteOp",
