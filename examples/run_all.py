@@ -16,6 +16,7 @@ EXAMPLES = [
     ("add_custom", "examples/add_custom/run.py"),
     ("annotated_args_refresh", "examples/annotated_args_refresh/run.py"),
     ("offline_two_round", "examples/offline_two_round/run.py"),
+    ("release_history", "examples/release_history/run.py"),
 ]
 
 
