@@ -11,6 +11,7 @@ from types import ModuleType
 
 import pytest
 from helpers import ROOT, import_file
+from history_helpers import Project, project  # noqa: F401
 from recording import RecordingBuilder
 
 from ge.es import GraphBuilder
@@ -124,3 +125,63 @@ def _line() -> int:
     import sys
 
     return sys._getframe(1).f_lineno
+
+
+# --- gen-ops --registry on the command line ----------------------------------
+
+V1 = """\
+op: Pick
+inputs:
+  - {name: x, dtype: float32}
+outputs:
+  - {name: y, dtype: float32, dynamic: true}
+"""
+V2 = V1.replace(
+    "  - {name: x, dtype: float32}\n",
+    "  - {name: x, dtype: float32}\n  - {name: w, dtype: float32, optional: true}\n",
+)
+
+
+def _builder_text(project: Project) -> str:
+    return (project.root / "out/python/ge/es/custom/pick.py").read_text()
+
+
+def test_render_with_a_registry_keeps_the_release_shape(project: Project) -> None:
+    project.spec("pick.yaml", V1)
+    project.release("1.0.0", "2026-01-10")
+    project.spec("pick.yaml", V2)
+    plain = project.gen("--out", "out", "--no-scaffold", "--only", "python", "-q")
+    assert plain.status == 0, plain.err
+    assert "    w: TensorHolder | TensorLike | None,\n    y_num: int,\n" in (
+        _builder_text(project)
+    )
+    kept = project.gen(
+        "--out", "out", "--no-scaffold", "--only", "python", "--registry", "reg"
+    )
+    assert kept.status == 0, kept.err
+    assert (
+        "    y_num: int,\n    *,\n    w: TensorHolder | TensorLike | None = None,\n"
+        in (_builder_text(project))
+    )
+
+
+def test_the_fast_path_sees_a_new_release(project: Project) -> None:
+    project.spec("pick.yaml", V2)
+    args = ("--out", "out", "--no-scaffold", "--only", "python", "--registry", "reg")
+    project.json("reg/index.json", {"version": "1.0.0", "releases": []})
+    assert project.gen(*args).status == 0
+    assert "up to date" in project.gen(*args).out
+    project.spec("pick.yaml", V1)
+    project.release("1.0.0", "2026-01-10")
+    project.spec("pick.yaml", V2)
+    again = project.gen(*args)
+    assert "up to date" not in again.out and again.status == 0
+    assert "    *,\n    w: " in _builder_text(project)
+
+
+def test_an_unreadable_registry_writes_nothing(project: Project) -> None:
+    project.spec("pick.yaml", V1)
+    run = project.gen("--out", "out", "--no-scaffold", "--registry", "missing")
+    assert run.status == 2
+    assert run.lines[0].startswith("missing/index.json:1:1: error[H101]: ")
+    assert not (project.root / "out").exists()
