@@ -14,8 +14,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from gen_ops.charset import escape
+from gen_ops.collector import collector_paused
 from gen_ops.diagnostics import Sink
-from gen_ops.history import operators, records, registry
+from gen_ops.history import operators, records
 from gen_ops.history.compat import covering_mark
 from gen_ops.history.diff import compare
 from gen_ops.history.records import OpRecord
@@ -108,7 +109,7 @@ def section(
 def build(index: Index, specs: Sequence[OpSpec], sink: Sink, source: str) -> Changelog:
     """The changelog of every release ``index`` keeps (a release whose
     operators cannot be read is left out, H107) and of the current specs."""
-    with registry.collector_paused():
+    with collector_paused():
         return _build(index, specs, sink, source)
 
 

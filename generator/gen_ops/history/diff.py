@@ -249,6 +249,8 @@ def _same_kept(old: Sequence[Param], new: Sequence[Param]) -> list[tuple[Param, 
     """The elements kept under their names (or an earlier name the new one
     keeps as an alias), as (old, new)."""
     old_by_name = {p.name: p for p in old}
+    if not any(p.former for p in new):  # the common case: no earlier names
+        return [(old_by_name[p.name], p) for p in new if p.name in old_by_name]
     kept = []
     for p in new:
         name = next((n for n in (p.name, *p.former) if n in old_by_name), None)
@@ -261,6 +263,8 @@ def _deprecations(
     word: str, old: Sequence[Param], new: Sequence[Param]
 ) -> list[Change]:
     """Parameters whose deprecated: is new."""
+    if not any(p.deprecated for p in new):
+        return []
     return [
         Change(
             Rule.PARAM_DEPRECATED,

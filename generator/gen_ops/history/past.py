@@ -11,6 +11,7 @@ import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 
+from gen_ops.collector import collector_paused
 from gen_ops.diagnostics import Sink
 from gen_ops.history import operators, registry
 from gen_ops.history.records import OpRecord
@@ -32,7 +33,7 @@ def attach(root: Path, ops: Sequence[OpSpec], sink: Sink) -> list[OpSpec] | None
     if index is None:
         return None
     found: dict[str, list[PastOp]] = {op.op_type: [] for op in ops}
-    with registry.collector_paused():
+    with collector_paused():
         for release in index.releases:
             listed = operators.read(root, release, sink)
             if listed is None:

@@ -114,6 +114,8 @@ def _evolution(raw: dict[str, Any]) -> tuple[tuple[str, ...], str | None]:
     """Added fields of a parameter (ours; GE's reader passes over them): its
     earlier names and the release that deprecated it. Anything malformed
     is ignored, as GE ignores fields it does not know."""
+    if "renamed_from" not in raw and "deprecated" not in raw:
+        return (), None  # the common case
     former = raw.get("renamed_from")
     names: tuple[str, ...] = ()
     if type(former) is list:
