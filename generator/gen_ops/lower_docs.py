@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gen_ops import layout
-from gen_ops.call_shapes import CallShape, shape
+from gen_ops.call_shapes import CallShape, ParamHistory, shape
 from gen_ops.literals import json_default, json_text, py_default_summary
 from gen_ops.lower_cpp import RegOpView, reg_op_view
 from gen_ops.lower_python import dtype_words, history_words, type_var_words
@@ -74,14 +74,13 @@ class DocPage:
     first_release: str | None = None
 
 
-def _history_cell(calls: CallShape, row: tuple[str, ...], item: object) -> Row:
-    return Row(row + (md_cell(history_words(calls, item, every=True)),))  # type: ignore[arg-type]
+def _history_cell(calls: CallShape, row: tuple[str, ...], item: ParamHistory) -> Row:
+    return Row(row + (md_cell(history_words(calls, item, every=True)),))
 
 
 def _evolved(op: OpSpec) -> bool:
-    return any(p.deprecated or p.renamed_from for p in (*op.inputs, *op.attrs)) or bool(
-        op.past
-    )
+    params: tuple[Input | Attr, ...] = (*op.inputs, *op.attrs)
+    return any(p.deprecated or p.renamed_from for p in params) or bool(op.past)
 
 
 def lower(op: OpSpec) -> DocPage:

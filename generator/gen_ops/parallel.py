@@ -1,6 +1,5 @@
 """Work split over forked worker processes (Note [Loading in parallel] in
-pipeline; compat's comparison, Note [Comparing in parallel] in
-history.compat).
+pipeline).
 
 ``map_chunks`` cuts a sequence into contiguous chunks, runs ``fn`` on each
 in a worker forked from this process (so the workers see everything the

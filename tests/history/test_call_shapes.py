@@ -185,3 +185,27 @@ def test_an_unreadable_registry_writes_nothing(project: Project) -> None:
     assert run.status == 2
     assert run.lines[0].startswith("missing/index.json:1:1: error[H101]: ")
     assert not (project.root / "out").exists()
+
+
+def test_an_op_that_gains_inputs_keeps_owner_graph_builder(project: Project) -> None:
+    v1 = "op: Gen\noutputs:\n  - {name: y, dtype: float32}\n"
+    project.spec("gen.yaml", v1)
+    project.release("1.0.0", "2026-01-10")
+    project.spec(
+        "gen.yaml",
+        v1.replace("outputs:", "inputs:\n  - {name: seed, dtype: float32, "
+                   "optional: true}\noutputs:"),
+    )  # fmt: skip
+    args = ("--out", "out", "--no-scaffold", "--only", "python", "--registry", "reg")
+    assert project.gen(*args).status == 0
+    gen = import_file(project.root / "out/python/ge/es/custom/gen.py").Gen
+    g = RecordingBuilder()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("default")
+        gen(g)  # 1.0.0's positional call
+        gen(owner_graph_builder=g)  # and its keyword call
+    assert [str(w.message) for w in caught] == [
+        "Gen: parameter 'owner_graph_builder' was renamed to 'owner_builder' in the "
+        "release after 1.0.0; pass owner_builder="
+    ]
+    assert [c.inputs for c in g.calls] == [{"seed": None}, {"seed": None}]

@@ -12,6 +12,7 @@ no other parameter of the builder has.
 from __future__ import annotations
 
 import dataclasses
+from typing import TypeVar
 
 from gen_ops.model import Attr, FormerName, Input, InputKind, OpSpec
 from gen_ops.names import PYTHON_KEYWORDS, python_names
@@ -19,6 +20,7 @@ from gen_ops.semantics.context import Checker
 from gen_ops.source import YamlPath
 
 Param = Input | Attr
+P = TypeVar("P", Input, Attr)
 
 
 def apply(ctx: Checker, op: OpSpec) -> OpSpec:
@@ -45,11 +47,11 @@ def apply(ctx: Checker, op: OpSpec) -> OpSpec:
 def _param(
     ctx: Checker,
     where: YamlPath,
-    item: Param,
+    item: P,
     word: str,
     taken: set[str],
     seen: dict[str, str],
-) -> Param:
+) -> P:
     raw = ctx.value(where)
     if "deprecated" not in raw and "renamed_from" not in raw:
         return item

@@ -25,11 +25,20 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 @dataclass(frozen=True)
 class Renamed:
-    """Parameter ``old`` is now ``new``, since ``release``."""
+    """Parameter ``old`` is now ``new``, since ``release`` (a version, or
+    ``after <version>`` for a rename no release has recorded yet)."""
 
     old: str
     new: str
     release: str
+
+    @property
+    def when(self) -> str:
+        return (
+            f"the release {self.release}"
+            if self.release.startswith("after ")
+            else f"release {self.release}"
+        )
 
 
 @dataclass(frozen=True)
@@ -73,12 +82,12 @@ def wrap(
             if alias.new in kwargs or (at is not None and at < len(args)):
                 raise TypeError(
                     f"{op_type}() got parameter '{alias.new}' twice: also as "
-                    f"'{alias.old}', its name until release {alias.release}; pass "
+                    f"'{alias.old}', its name until {alias.when}; pass "
                     f"{alias.new}= only"
                 )
             _warn(
                 f"{op_type}: parameter '{alias.old}' was renamed to '{alias.new}' "
-                f"in release {alias.release}; pass {alias.new}="
+                f"in {alias.when}; pass {alias.new}="
             )
             kwargs[alias.new] = kwargs.pop(alias.old)
         for item, at in deprecations:
