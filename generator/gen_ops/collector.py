@@ -19,10 +19,8 @@ def collector_paused() -> Iterator[None]:
     all; the collector is paused while a registry is read and compared.
     Loading specs is the same (5,000 specs are a million positions, values
     and model objects; PyYAML's loader breaks its own cycles when it is
-    disposed): paused, it takes a seventh less time, and unpickling the
-    models a worker made (Note [Loading in parallel] in pipeline) an eighth
-    of the time. What a paused collector leaves is collected when it runs
-    again."""
+    disposed): paused, it takes a seventh less time. What a paused
+    collector leaves is collected when it runs again."""
     enabled = gc.isenabled()
     gc.disable()
     try:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from gen_ops import parallel, schema_check, semantics
+from gen_ops import schema_check, semantics
 from gen_ops.collector import collector_paused
 from gen_ops.diagnostics import Diagnostic, Severity, Sink, Span
 from gen_ops.discovery import SpecFile, discover
@@ -19,23 +19,15 @@ from gen_ops.source import load_spec, load_spec_text
 __all__ = ["Target", "OutputFile", "SpecFile", "discover", "load_and_check", "render"]
 
 
-# Note [Loading in parallel]: loading and checking a spec needs nothing of
-# any other spec until the rules between specs (E8xx), so from
-# PARALLEL_FROM files on, and with more than one CPU, the files are split
-# into contiguous chunks checked in forked worker processes. Each returns
-# its models, its diagnostics and, per loaded spec, the op type and where
-# it stands (all E801 needs); the parent joins them in file order and runs
-# the checks across specs, so the result is the serial one (a test
-# compares them). Where fork is not available, or for fewer files, one
-# process does it all.
-PARALLEL_FROM = 400
-
 Head = tuple[str, Span]  # a loaded spec's op type and the span of its value
 
 
-def _check_chunk(
+def _check_each(
     files: Sequence[SpecFile],
 ) -> tuple[list[OpSpec], list[Diagnostic], list[Head]]:
+    """Each spec loaded and checked on its own: the models, the
+    diagnostics, and each loaded spec's op type and where it stands (what
+    the checks across specs need of it)."""
     sink = Sink()
     heads: list[Head] = []
     models: list[OpSpec] = []
@@ -54,26 +46,13 @@ def _check_chunk(
     return models, sink.items, heads
 
 
-def _workers(count: int, jobs: int | None) -> int:
-    if jobs is None and count < PARALLEL_FROM:
-        return 1
-    return parallel.workers(count, PARALLEL_FROM // 2, jobs)
-
-
-def load_and_check(
-    files: Sequence[SpecFile], sink: Sink, jobs: int | None = None
-) -> list[OpSpec]:
+def load_and_check(files: Sequence[SpecFile], sink: Sink) -> list[OpSpec]:
     """Load every spec and check all of them; the models of the valid ones.
-    ``jobs`` forces that many worker processes (Note [Loading in
-    parallel]); by default the number of files and CPUs decides."""
+    The cycle collector is paused meanwhile (Note [Registries and the cycle
+    collector] in collector)."""
     with collector_paused():
-        chunks = parallel.map_chunks(_check_chunk, files, _workers(len(files), jobs))
-    models: list[OpSpec] = []
-    heads: list[Head] = []
-    for chunk_models, items, chunk_heads in chunks:
-        models += chunk_models
-        sink.items.extend(items)
-        heads += chunk_heads
+        models, items, heads = _check_each(files)
+    sink.items.extend(items)
     semantics.check_across(heads, models, sink)
     # A spec with any error (in loading, structure, meaning or across specs)
     # yields no model.
