@@ -31,6 +31,7 @@ def test_the_example_runs_and_shows_each_step() -> None:
         "(breaking: release 1.1.0): Callers must choose the rounding mode; no "
         "default suits all of them.",
         "## 2.0.0 (2026-06-01)",
+        "- `Blend`: input `y` deprecated in 1.1.0",
         "- `Clip`: new attr `mode` is required (H316). Reason: Callers must choose "
         "the rounding mode; no default suits all of them.",
         "--- Blend's signature in 2.0.0: Blend(x, y, parts_num, *, w=None, "

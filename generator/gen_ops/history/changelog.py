@@ -45,6 +45,10 @@ class Changelog:
     sections: tuple[Section, ...]  # newest first
 
 
+# What the Deprecated part lists: an op, an input or an attr deprecated.
+_DEPRECATIONS = (Rule.DEPRECATED, Rule.PARAM_DEPRECATED)
+
+
 def _code(text: str) -> str:
     """A name from the registry as inline code, every invisible character
     shown as an escape."""
@@ -74,14 +78,12 @@ def section(
         compatible = [
             c.text(_code)
             for c in found
-            if c.rule.verdict is not Verdict.BREAKING and c.rule is not Rule.DEPRECATED
+            if c.rule.verdict is not Verdict.BREAKING and c.rule not in _DEPRECATIONS
         ]
         if compatible:
             changed.append(f"{_code(name)}: " + "; ".join(compatible))
         deprecated += [
-            f"{_code(name)}: {c.text(_code)}"
-            for c in found
-            if c.rule is Rule.DEPRECATED
+            f"{_code(name)}: {c.text(_code)}" for c in found if c.rule in _DEPRECATIONS
         ]
         spec = specs.get(name)
         mark = (
