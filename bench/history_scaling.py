@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import copy
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -167,7 +168,7 @@ def main() -> int:
     )
     args = parser.parse_args()
     rows: list[dict[str, Any]] = []
-    print(
+    print(  # check: in one process; command: a whole gen-ops compat process
         f"{'ops':>6} {'registry':<20} {'MB':>6} {'rel':>4} {'findings':>8} "
         f"{'index':>7} {'check':>7} {'in-proc':>8} {'cpu':>7} {'specs':>7} "
         f"{'command':>8} {'cpu':>7}"
@@ -185,12 +186,28 @@ def main() -> int:
                     f"{row['command_cpu_s']:>6.2f}s",
                     flush=True,
                 )
+    target: dict[str, Any] = {"ops": 5000, "releases": 10, "limit_s": 5.0}
+    at_target = [
+        r for r in rows if r["ops"] == 5000 and r["releases"] == args.releases == 10
+    ]
+    if at_target:
+        target["check_s"] = max(r["in_process_s"] for r in at_target)
+        target["command_s"] = max(r["command_s"] for r in at_target)
+        target["met"] = target["command_s"] < target["limit_s"]
+        print(
+            f"target: 5,000 ops x 10 releases under 5 s: the check "
+            f"{target['check_s']:.2f} s, the whole gen-ops compat command "
+            f"{target['command_s']:.2f} s (worst registry) -> "
+            + ("met" if target["met"] else "NOT met")
+        )
     result = {
         **_report.header("history_scaling"),
         "repeat": args.repeat,
         "releases": args.releases,
         "rows": rows,
-        "target": {"ops": 5000, "releases": 10, "check_s": 5.0},
+        "target": target,
+        # Other jobs share the machine: the load average when the runs ended.
+        "load_average": [round(x, 2) for x in os.getloadavg()],
     }
     _report.write(args.json, result)
     print(json.dumps({"target": result["target"]}))

@@ -20,6 +20,7 @@ EXAMPLES = [
     ("tilelang_eager", "examples/tilelang_eager/run.py"),
     ("tilelang_online", "examples/tilelang_online/run.py"),
     ("tilelang_offline", "examples/tilelang_offline/run.py"),
+    ("release_history", "examples/release_history/run.py"),
 ]
 
 

@@ -24,10 +24,19 @@ def load_ops(*roots: Path) -> tuple[list[OpSpec], Sink]:
 
 
 def render_tree(
-    *roots: Path, targets: frozenset[Target] = frozenset(Target)
+    *roots: Path,
+    targets: frozenset[Target] = frozenset(Target),
+    registry: Path | None = None,
 ) -> dict[str, str]:
-    """Every output file of the specs under ``roots``, by path, in memory."""
+    """Every output file of the specs under ``roots``, by path, in memory;
+    with ``registry``, as ``gen-ops --registry`` renders them."""
     ops, sink = load_ops(*roots)
+    if registry is not None:
+        from gen_ops.history import past
+
+        attached = past.attach(registry, ops, sink)
+        assert attached is not None
+        ops = attached
     assert not sink.has_errors, "\n".join(d.format() for d in sink.sorted())
     return {f.path: f.content for f in pipeline.render(ops, targets)}
 

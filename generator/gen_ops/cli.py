@@ -181,6 +181,13 @@ def _render_parser() -> argparse.ArgumentParser:
         "--no-scaffold", action="store_true", help="do not scaffold author modules"
     )
     parser.add_argument(
+        "--registry",
+        metavar="DIR",
+        type=_path,
+        help="a history registry (gen-ops release): builders keep the call shapes "
+        "of its releases (docs/releases.md)",
+    )
+    parser.add_argument(
         "-q", "--quiet", action="store_true", help="print only problems"
     )
     parser.add_argument("--version", action="version", version=f"gen-ops {__version__}")
@@ -274,6 +281,14 @@ def _load(
     return files, [op for op in ops if op.op_type not in excluded]
 
 
+def _registry_files(root: Path | None) -> list[Path]:
+    """The files of a registry whose content a render depends on (the
+    fast path hashes them with the specs)."""
+    if root is None or not root.is_dir():
+        return []
+    return sorted(p for p in root.rglob("*.json") if p.is_file())
+
+
 def _say(args: argparse.Namespace, text: str) -> None:
     if not args.quiet:
         print(text)
@@ -300,12 +315,14 @@ def cmd_render(argv: Sequence[str]) -> int:
         args.exclude_ops,
         args.scaffold_dir,
         str(args.no_scaffold),
+        str(args.registry.resolve()) if args.registry else "",
     ]
     spec_paths: list[Path] = []
     if not args.check:
         probe = Sink()
         roots = args.specs or [Path("specs")]
         spec_paths = [f.path for f in discovery.discover(roots, probe)]
+        spec_paths += _registry_files(args.registry)
         fingerprint = None if probe.items else state.fingerprint(spec_paths, options)
         if state.unchanged(out, fingerprint):
             _say(
@@ -318,6 +335,11 @@ def cmd_render(argv: Sequence[str]) -> int:
 
     sink = Sink()
     files, ops = _load(args, sink)
+    if args.registry is not None and not sink.has_errors:
+        from gen_ops.history import past
+
+        with_past = past.attach(args.registry, ops, sink)
+        ops = with_past if with_past is not None else ops
     _report(sink, args.quiet, len(files), args.format, args.max_errors)
     if sink.has_errors:
         print("gen-ops: nothing was generated", file=sys.stderr)

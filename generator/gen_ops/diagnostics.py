@@ -60,6 +60,8 @@ CODES: dict[str, CodeInfo] = {
     "E307": CodeInfo(Severity.ERROR, "REG_OP would declare a system macro"),
     "E308": CodeInfo(Severity.ERROR, "op type is a node type the runtime reserves"),
     "E309": CodeInfo(Severity.ERROR, "ref pair with only one side dynamic"),
+    "E310": CodeInfo(Severity.ERROR, "parameter callers must pass is deprecated"),
+    "E311": CodeInfo(Severity.ERROR, "earlier name cannot be kept as an alias"),
     "E401": CodeInfo(Severity.ERROR, "unknown dtype"),
     "E402": CodeInfo(Severity.ERROR, "unknown type variable"),
     "E403": CodeInfo(Severity.ERROR, "type variable shadows a dtype or named set"),
@@ -168,8 +170,10 @@ CODES: dict[str, CodeInfo] = {
     "H403": CodeInfo(Severity.NOTE, "doc changed"),
     "H404": CodeInfo(Severity.NOTE, "new op"),
     "H405": CodeInfo(Severity.NOTE, "op deprecated"),
+    "H406": CodeInfo(Severity.NOTE, "parameter deprecated"),
     "H411": CodeInfo(Severity.WARNING, "input dtype changed"),
     "H412": CodeInfo(Severity.WARNING, "attr default changed"),
+    "H413": CodeInfo(Severity.WARNING, "parameter renamed, old name kept as alias"),
     "H501": CodeInfo(Severity.WARNING, "breaking mark names no release"),
 }
 

@@ -32,9 +32,10 @@ class SpecFile:
     project: Path  # absolute (Note [Project root])
 
 
-def _project_root(spec_dir: Path, file: Path, known: dict[Path, Path]) -> Path:
-    """Note [Project root]; ``known`` remembers directories already searched."""
-    start = file.resolve().parent
+def _project_root(spec_dir: Path, resolved: Path, known: dict[Path, Path]) -> Path:
+    """Note [Project root] of the spec file ``resolved`` (its resolved path);
+    ``known`` remembers directories already searched."""
+    start = resolved.parent
     if start not in known:
         found = next(
             (d for d in (start, *start.parents) if (d / "pyproject.toml").is_file()),
@@ -52,7 +53,9 @@ def display(path: Path) -> str:
         return str(path)
 
 
-def _add(found: dict[Path, SpecFile], spec: SpecFile, sink: Sink) -> None:
+def _add(
+    found: dict[Path, SpecFile], spec: SpecFile, resolved: Path, sink: Sink
+) -> None:
     """Keep ``spec`` unless its label, which every generated banner and docs
     page quotes, holds a character no output may hold (Note [Invisible
     characters]); such a file is refused (E106), not read."""
@@ -66,7 +69,7 @@ def _add(found: dict[Path, SpecFile], spec: SpecFile, sink: Sink) -> None:
             "rename the file (or its directory) using printable characters",
         )
         return
-    found.setdefault(spec.path.resolve(), spec)
+    found.setdefault(resolved, spec)
 
 
 def discover(roots: Sequence[Path], sink: Sink) -> list[SpecFile]:
@@ -98,14 +101,18 @@ def discover(roots: Sequence[Path], sink: Sink) -> list[SpecFile]:
                     Span(display(root), 1, 1),
                     "no .yaml or .yml spec files in this directory",
                 )
+            base = root.resolve().name
             for file in files:
-                label = f"{root.resolve().name}/{file.relative_to(root).as_posix()}"
-                project = _project_root(root, file, projects)
-                _add(found, SpecFile(file, display(file), label, project), sink)
+                label = f"{base}/{file.relative_to(root).as_posix()}"
+                resolved = file.resolve()
+                project = _project_root(root, resolved, projects)
+                spec = SpecFile(file, display(file), label, project)
+                _add(found, spec, resolved, sink)
         elif kind == "file":
             label = f"{root.resolve().parent.name}/{root.name}"
-            project = _project_root(root.parent, root, projects)
-            _add(found, SpecFile(root, display(root), label, project), sink)
+            resolved = root.resolve()
+            project = _project_root(root.parent, resolved, projects)
+            _add(found, SpecFile(root, display(root), label, project), resolved, sink)
         elif kind == "other":
             _not_regular(root, sink)
         else:

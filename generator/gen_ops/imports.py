@@ -12,6 +12,7 @@ of its own after its plain names.
 
 from __future__ import annotations
 
+import re
 import sys
 from dataclasses import dataclass
 from typing import Protocol
@@ -25,6 +26,44 @@ class ImportLine:
     module: str
     names: tuple[str, ...] = ()
     alias: str | None = None
+
+
+# Note [Names an op type could hide]: the names a generated module's imports
+# bind that have an op type's shape (E304 asks the lowerings only for an op
+# type among these, or one ending in Base, the shape of the implementation
+# base an author module imports, <Op>Base). ``Imports`` refuses to record any
+# other such name, so a new import cannot slip past the check unseen.
+OP_TYPE_SHAPED = frozenset(
+    {
+        "Any",
+        "DataType",
+        "Graph",
+        "GraphTensor",
+        "GraphBuilder",
+        "LaunchConfig",
+        "NamedAttrs",
+        "NamedTuple",
+        "Sequence",
+        "Tensor",
+        "TensorDesc",
+        "TensorHolder",
+        "TensorLike",
+    }
+)
+_OP_TYPE_SHAPE = re.compile(r"_?[A-Z][A-Za-z0-9_]*")
+
+
+def may_be_imported(op_type: str) -> bool:
+    """Whether a generated module could import a name spelled ``op_type``."""
+    return op_type in OP_TYPE_SHAPED or op_type.endswith("Base")
+
+
+def _bindable(bound: str) -> None:
+    if _OP_TYPE_SHAPE.fullmatch(bound) and not may_be_imported(bound):
+        raise AssertionError(
+            f"import binds {bound!r}: add it to imports.OP_TYPE_SHAPED "
+            "(Note [Names an op type could hide])"
+        )
 
 
 class NameRecorder(Protocol):
@@ -42,10 +81,12 @@ class Imports:
 
     def module(self, module: str, alias: str | None = None) -> None:
         """``import module [as alias]``."""
+        _bindable(alias or module.split(".")[0])
         self._modules.add((module, alias))
 
     def name(self, module: str, name: str, alias: str | None = None) -> None:
         """``from module import name [as alias]``."""
+        _bindable(alias or name)
         self._names.add((module, name, alias))
 
     def sections(self) -> tuple[tuple[ImportLine, ...], ...]:

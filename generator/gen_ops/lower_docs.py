@@ -9,16 +9,18 @@ registry.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from gen_ops import layout
+from gen_ops.call_shapes import CallShape, ParamHistory, shape
 from gen_ops.literals import json_default, json_text, py_default_summary
 from gen_ops.lower_cpp import RegOpView, reg_op_view
-from gen_ops.lower_python import dtype_words, type_var_words
+from gen_ops.lower_python import dtype_words, history_words, type_var_words
 from gen_ops.lower_python import lower as lower_python
-from gen_ops.model import Attr, Capability, DtypeRule, OpSpec, ShapeRule
+from gen_ops.model import Attr, Capability, DtypeRule, Input, OpSpec, ShapeRule
 from gen_ops.reg_op import RegOpMacro, dtype_symbol, macro_of
 from gen_ops.render import render
 from gen_ops.signature import Param
@@ -66,9 +68,42 @@ class DocPage:
     impl: tuple[str, ...]
     reg_op: RegOpView
     origin: str  # the spec, as the banner names it
+    # The input and attr tables have a history column (since, deprecated,
+    # earlier names): the op has a recorded past or a parameter evolved.
+    history: bool = False
+    first_release: str | None = None
+
+
+def _history_cell(calls: CallShape, row: tuple[str, ...], item: ParamHistory) -> Row:
+    return Row(row + (md_cell(history_words(calls, item, every=True)),))
+
+
+def _evolved(op: OpSpec) -> bool:
+    params: tuple[Input | Attr, ...] = (*op.inputs, *op.attrs)
+    return any(p.deprecated or p.renamed_from for p in params) or bool(op.past)
 
 
 def lower(op: OpSpec) -> DocPage:
+    page = _lower(op)
+    if not _evolved(op):
+        return page
+    calls = shape(op)
+    return dataclasses.replace(
+        page,
+        history=True,
+        first_release=calls.first,
+        inputs=tuple(
+            _history_cell(calls, row.cells, calls.inputs[i.name])
+            for row, i in zip(page.inputs, op.inputs)
+        ),
+        attrs=tuple(
+            _history_cell(calls, row.cells, calls.attrs[a.name])
+            for row, a in zip(page.attrs, op.attrs)
+        ),
+    )
+
+
+def _lower(op: OpSpec) -> DocPage:
     builder = lower_python(op, code=False)
     impl: list[str] = []
     if op.impl:
@@ -206,6 +241,7 @@ def history_op(op: OpSpec) -> dict[str, Any]:
                     "dtype": dtype_symbol(i.dtype),
                 }
                 | _doc(i.doc)
+                | _evolution(i)
                 for i in op.inputs
             ],
             "outputs": [
@@ -217,7 +253,7 @@ def history_op(op: OpSpec) -> dict[str, Any]:
                 | _doc(o.doc)
                 for o in op.outputs
             ],
-            "attrs": [_history_attr(a) | _doc(a.doc) for a in op.attrs],
+            "attrs": [_history_attr(a) | _doc(a.doc) | _evolution(a) for a in op.attrs],
             "subgraphs": [
                 {"name": g.name, "type": "DYNAMIC" if g.dynamic else "STATIC"}
                 | _doc(g.doc)
@@ -230,6 +266,19 @@ def history_op(op: OpSpec) -> dict[str, Any]:
         | ({"since": op.since} if op.since else {})
         | ({"deprecated": op.deprecated} if op.deprecated else {})
     )
+
+
+def _evolution(item: Input | Attr) -> dict[str, Any]:
+    """Added fields: the release that deprecated the parameter, and its
+    earlier names (so that compat tells a kept alias from a rename)."""
+    entry: dict[str, Any] = {}
+    if item.deprecated:
+        entry["deprecated"] = item.deprecated
+    if item.renamed_from:
+        entry["renamed_from"] = [
+            {"name": f.name, "release": f.release} for f in item.renamed_from
+        ]
+    return entry
 
 
 def _doc(text: str) -> dict[str, str]:

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from gen_ops import layout
+from gen_ops.call_shapes import Alias, CallShape, ParamHistory, shape
 from gen_ops.imports import ImportLine, Imports, bound_names
 from gen_ops.literals import py_default_summary
 from gen_ops.model import (
@@ -22,6 +23,7 @@ from gen_ops.model import (
     DtypeKind,
     DtypeRuleKind,
     DtypeSet,
+    Input,
     InputKind,
     OpSpec,
     Output,
@@ -130,6 +132,13 @@ class PyBuilder:
     table_type_vars: tuple[TableTypeVar, ...]
     imports: tuple[tuple[ImportLine, ...], ...]
     origin: str  # the spec, as the banner names it
+    # Note [Calls of earlier releases] (call_shapes): the op table's
+    # deprecated=, renamed= and deprecated_params=; ``wraps``: the function
+    # is decorated with _OP.function, which applies them.
+    deprecated: str | None = None
+    renamed: tuple[Alias, ...] = ()
+    deprecated_params: tuple[tuple[str, str], ...] = ()
+    wraps: bool = False
 
 
 def dtype_words(dtype: DtypeConstraint) -> str:
@@ -191,6 +200,29 @@ def _dtype_ref(dtype: DtypeConstraint) -> DtypeRef:
     return _set_ref(dtype.written)
 
 
+def history_words(calls: CallShape, item: ParamHistory, every: bool = False) -> str:
+    """What a parameter's history says to a caller: since when it is
+    there (with ``every``, also when it was in the op's first recorded
+    release), deprecated, and the earlier names it still takes."""
+    words = []
+    if calls.recorded and (every or item.since != calls.first):
+        lead = "Since" if item.since is not None else "New in"
+        words.append(f"{lead} {calls.release_words(item.since)}.")
+    if item.deprecated:
+        words.append(f"Deprecated since release {item.deprecated}.")
+    for alias in item.aliases:
+        words.append(
+            f"Renamed from {alias.old} in release {alias.release} (the old "
+            "keyword still works, with a DeprecationWarning)."
+        )
+    return " ".join(words)
+
+
+def _with_history(doc: str, calls: CallShape, item: ParamHistory) -> str:
+    words = history_words(calls, item)
+    return f"{doc} {words}" if words else doc
+
+
 def _with_doc(doc: str, words: str) -> str:
     """An Args entry: the element's own doc, then what gen-ops says of it."""
     return f"{doc} {words}" if doc else words
@@ -209,26 +241,42 @@ def _output_annotation(output: Output) -> str:
     return "list[TensorHolder]" if output.dynamic else "TensorHolder"
 
 
-def _positional(op: OpSpec, names: PythonNames, imports: Imports) -> list[Param]:
+def _input_param(
+    item: Input, names: PythonNames, imports: Imports, calls: CallShape
+) -> tuple[Param, bool]:
+    """An input's parameter, without a default, and whether it may be None."""
+    dtype = dtype_words(item.dtype)
+    if item.kind is InputKind.DYNAMIC:
+        imports.name("collections.abc", "Sequence")
+        annotation = f"Sequence[{_TENSOR_IN}]"
+        doc = _with_doc(item.doc, f"A list of tensors, dtype {dtype}.")
+    elif item.kind is InputKind.OPTIONAL:
+        annotation = f"{_TENSOR_IN} | None"
+        doc = _with_doc(item.doc, f"Dtype {dtype}. Optional.")
+    else:
+        annotation = _TENSOR_IN
+        doc = _with_doc(item.doc, f"Dtype {dtype}.")
+    doc = _with_history(doc, calls, calls.inputs[item.name])
+    name = names.params[("input", item.name)]
+    return Param(name, annotation, None, doc), item.kind is InputKind.OPTIONAL
+
+
+def _positional(
+    op: OpSpec, names: PythonNames, imports: Imports, calls: CallShape
+) -> list[Param]:
     """Inputs, the owner builder, count parameters and graphs, in GE's order;
     optional inputs default to None wherever every later positional
-    parameter can have a default too."""
+    parameter can have a default too. Inputs that calls of earlier releases
+    cannot reach by position are keyword-only (Note [Calls of earlier
+    releases] in call_shapes)."""
     params: list[Param] = []
     takes_none: list[bool] = []
     for item in op.inputs:
-        dtype = dtype_words(item.dtype)
-        if item.kind is InputKind.DYNAMIC:
-            imports.name("collections.abc", "Sequence")
-            annotation = f"Sequence[{_TENSOR_IN}]"
-            doc = _with_doc(item.doc, f"A list of tensors, dtype {dtype}.")
-        elif item.kind is InputKind.OPTIONAL:
-            annotation = f"{_TENSOR_IN} | None"
-            doc = _with_doc(item.doc, f"Dtype {dtype}. Optional.")
-        else:
-            annotation = _TENSOR_IN
-            doc = _with_doc(item.doc, f"Dtype {dtype}.")
-        params.append(Param(names.params[("input", item.name)], annotation, None, doc))
-        takes_none.append(item.kind is InputKind.OPTIONAL)
+        if item.name in calls.keyword_inputs:
+            continue
+        param, optional = _input_param(item, names, imports, calls)
+        params.append(param)
+        takes_none.append(optional)
     if names.owner is not None:
         imports.name("ge.es", "GraphBuilder")
         params.append(
@@ -273,11 +321,17 @@ def _positional(op: OpSpec, names: PythonNames, imports: Imports) -> list[Param]
 
 
 def _keyword(
-    op: OpSpec, names: PythonNames, imports: Imports, code: bool
+    op: OpSpec, names: PythonNames, imports: Imports, code: bool, calls: CallShape
 ) -> list[Param]:
-    """Required attrs, attrs with defaults (derived attrs are no parameters),
-    then the node name."""
+    """Inputs moved past the * (in the order releases added them), required
+    attrs, attrs with defaults (derived attrs are no parameters), then the
+    node name."""
     params = []
+    for input_name in calls.keyword_inputs:
+        param, optional = _input_param(op.input(input_name), names, imports, calls)
+        params.append(
+            Param(param.name, param.annotation, "None" if optional else None, param.doc)
+        )
     given = [a for a in op.attrs if a.derive is None]
     for attr in sorted(given, key=lambda a: not a.required):
         # Defaults are immutable, so list attrs take any Sequence (tuples).
@@ -292,7 +346,8 @@ def _keyword(
                 if code
                 else py_default_summary(attr.type, attr.default)
             )
-        params.append(Param(name, annotation, default, _attr_doc(attr)))
+        doc = _with_history(_attr_doc(attr), calls, calls.attrs[attr.name])
+        params.append(Param(name, annotation, default, doc))
     doc = "Node name; a unique one is made when None."
     params.append(Param(names.node_name, "str | None", "None", doc))
     return params
@@ -302,13 +357,14 @@ def lower(op: OpSpec, code: bool = True) -> PyBuilder:
     """The builder of ``op``. Without ``code`` (the docs only read the
     signature), attr defaults are their summaries, not the laid-out code."""
     names = python_names(op)
+    calls = shape(op, names)
     imports = Imports()
     imports.module("ge.es._op_api", "_api")
     imports.name("ge.es", "TensorHolder")
     if op.inputs:
         imports.name("ge.es.tensor_like", "TensorLike")
-    positional = _positional(op, names, imports)
-    params = positional + _keyword(op, names, imports, code)
+    positional = _positional(op, names, imports, calls)
+    params = positional + _keyword(op, names, imports, code, calls)
     result_class = None
     fields: tuple[Field, ...] = ()
     if not op.outputs:
@@ -383,6 +439,10 @@ def lower(op: OpSpec, code: bool = True) -> PyBuilder:
         table_type_vars=type_var_entries(op),
         imports=imports.sections(),
         origin=op.label,
+        deprecated=op.deprecated,
+        renamed=calls.aliases,
+        deprecated_params=calls.deprecated,
+        wraps=bool(op.deprecated) or calls.wraps,
     )
 
 

@@ -112,12 +112,25 @@ class DtypeConstraint:
 
 
 @dataclass(frozen=True)
+class FormerName:
+    """An earlier name of an input or attr (``renamed_from:``): the builder
+    keeps it as a deprecated keyword alias (docs/releases.md, "Builders that
+    keep old calls")."""
+
+    name: str
+    release: str  # the release that renamed it
+    span: Span  # the old name's value
+
+
+@dataclass(frozen=True)
 class Input:
     name: str
     kind: InputKind
     dtype: DtypeConstraint
     doc: str
     span: Span
+    deprecated: str | None = None  # the release that deprecated it
+    renamed_from: tuple[FormerName, ...] = ()
 
 
 class CountKind(enum.Enum):
@@ -185,6 +198,8 @@ class Attr:
     derive: DeriveRule | None
     doc: str
     span: Span
+    deprecated: str | None = None  # the release that deprecated it
+    renamed_from: tuple[FormerName, ...] = ()
 
     @property
     def required(self) -> bool:
@@ -311,6 +326,17 @@ class BreakingMark:
 
 
 @dataclass(frozen=True)
+class PastOp:
+    """The op as one release of the history registry recorded it, as far as
+    a builder's call shape needs: its inputs (IR order, with GE's element
+    type) and its attrs, by name (gen-ops --registry; gen_ops.call_shapes)."""
+
+    version: str
+    inputs: tuple[tuple[str, str], ...]  # (name, INPUT / OPTIONAL_INPUT / ...)
+    attrs: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class OpSpec:
     op_type: str
     module: str
@@ -332,6 +358,9 @@ class OpSpec:
     project: Path = Path(".")
     # Breaks of earlier releases made on purpose (gen-ops compat, changelog).
     breaking: tuple[BreakingMark, ...] = ()
+    # The op in each release of the registry render was given, oldest first
+    # (empty: no registry, or no release had the op).
+    past: tuple[PastOp, ...] = ()
 
     def input(self, name: str) -> Input:
         return next(i for i in self.inputs if i.name == name)

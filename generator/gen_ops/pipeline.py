@@ -9,31 +9,51 @@ import dataclasses
 from collections.abc import Sequence
 
 from gen_ops import schema_check, semantics
-from gen_ops.diagnostics import Severity, Sink
+from gen_ops.collector import collector_paused
+from gen_ops.diagnostics import Diagnostic, Severity, Sink, Span
 from gen_ops.discovery import SpecFile, discover
 from gen_ops.model import OpSpec
 from gen_ops.outputs import OutputFile, Target
-from gen_ops.source import LoadedSpec, load_spec, load_spec_text
+from gen_ops.source import load_spec, load_spec_text
 
 __all__ = ["Target", "OutputFile", "SpecFile", "discover", "load_and_check", "render"]
 
 
-def load_and_check(files: Sequence[SpecFile], sink: Sink) -> list[OpSpec]:
-    """Load every spec and check all of them; the models of the valid ones."""
-    loaded: list[LoadedSpec] = []
+Head = tuple[str, Span]  # a loaded spec's op type and the span of its value
+
+
+def _check_each(
+    files: Sequence[SpecFile],
+) -> tuple[list[OpSpec], list[Diagnostic], list[Head]]:
+    """Each spec loaded and checked on its own: the models, the
+    diagnostics, and each loaded spec's op type and where it stands (what
+    the checks across specs need of it)."""
+    sink = Sink()
+    heads: list[Head] = []
+    models: list[OpSpec] = []
     for file in files:
         spec = load_spec(file.path, file.display, sink)
-        if spec is not None:
-            loaded.append(
-                dataclasses.replace(spec, label=file.label, project=file.project)
-            )
-    models: list[OpSpec] = []
-    for spec in loaded:
+        if spec is None:
+            continue
+        spec = dataclasses.replace(spec, label=file.label, project=file.project)
+        op = spec.data.get("op") if isinstance(spec.data, dict) else None
+        if isinstance(op, str):
+            heads.append((op, spec.positions.at(("op",))))
         if schema_check.check(spec, sink):
             model = semantics.check_spec(spec, sink)
             if model is not None:
                 models.append(model)
-    semantics.check_across(loaded, models, sink)
+    return models, sink.items, heads
+
+
+def load_and_check(files: Sequence[SpecFile], sink: Sink) -> list[OpSpec]:
+    """Load every spec and check all of them; the models of the valid ones.
+    The cycle collector is paused meanwhile (Note [Registries and the cycle
+    collector] in collector)."""
+    with collector_paused():
+        models, items, heads = _check_each(files)
+    sink.items.extend(items)
+    semantics.check_across(heads, models, sink)
     # A spec with any error (in loading, structure, meaning or across specs)
     # yields no model.
     failed = {d.span.path for d in sink.items if d.severity is Severity.ERROR}

@@ -1176,6 +1176,65 @@ case("E703", "6:11", "library and kernel", """
           - {name: x, dtype: float32}
           - {name: y, dtype: float32}
     """),
+    case("E310", "3:43", "required input deprecated", """
+        op: A
+        inputs:
+          - {name: x, dtype: float32, deprecated: 1.1.0}
+    """),
+    case("E310", "5:18", "dynamic input deprecated", """
+        op: A
+        inputs:
+          - {name: x, dtype: float32}
+          - {name: xs, dtype: float32, dynamic: true,
+             deprecated: 1.1.0}
+    """),
+    case("E310", "3:38", "required attr deprecated", """
+        op: A
+        attrs:
+          - {name: n, type: int, deprecated: 1.1.0}
+    """),
+    case("E310", "5:54", "derived attr deprecated", """
+        op: A
+        inputs:
+          - {name: x, dtype: float32, dynamic: true}
+        attrs:
+          - {name: n, type: int, derive: len(x), deprecated: 1.1.0}
+    """),
+    case("E311", "5:60", "earlier name is another parameter", """
+        op: A
+        inputs:
+          - {name: x, dtype: float32}
+        attrs:
+          - {name: k, type: int, default: 0, renamed_from: [{name: x, release: 1.1.0}]}
+    """),
+    case("E311", "4:28", "earlier name is the current name", """
+        op: A
+        attrs:
+          - {name: k, type: int, default: 0,
+             renamed_from: [{name: k, release: 1.1.0}]}
+    """),
+    case("E311", "4:28", "earlier name is a Python keyword", """
+        op: A
+        attrs:
+          - {name: k, type: int, default: 0,
+             renamed_from: [{name: lambda, release: 1.1.0}]}
+    """),
+    case("E311", "6:28", "earlier name kept twice", """
+        op: A
+        attrs:
+          - {name: k, type: int, default: 0,
+             renamed_from: [{name: old, release: 1.1.0}]}
+          - {name: j, type: int, default: 0,
+             renamed_from: [{name: old, release: 1.2.0}]}
+    """),
+    case("E311", "6:28", "earlier name of a derived attr", """
+        op: A
+        inputs:
+          - {name: x, dtype: float32, dynamic: true}
+        attrs:
+          - {name: n, type: int, derive: len(x),
+             renamed_from: [{name: count, release: 1.1.0}]}
+    """),
     case("W905", "3:21", "named_attrs attr", """
         op: A
         attrs:

@@ -2,9 +2,11 @@
 
 Two spec sets: specs/ (every feature; its output is the committed
 generated/ tree) and tests/golden/specs (hostile text, renamed names, optional
-inputs, partial infer_meta), whose output is tests/golden/expected. After an intended change,
-regenerate with `gen-ops` (generated/) or
-`gen-ops --specs tests/golden/specs --out tests/golden/expected --no-scaffold`.
+inputs, partial infer_meta, a history), rendered with the history registry
+tests/golden/registry, whose output is tests/golden/expected. After an
+intended change, regenerate with `gen-ops` (generated/) or
+`gen-ops --specs tests/golden/specs --registry tests/golden/registry
+--out tests/golden/expected --no-scaffold`.
 """
 
 from __future__ import annotations
@@ -20,8 +22,12 @@ from helpers import ROOT, render_tree
 from gen_ops.writer import MANIFEST, sha256
 
 SETS = {
-    "specs": (ROOT / "specs", ROOT / "generated"),
-    "golden": (ROOT / "tests/golden/specs", ROOT / "tests/golden/expected"),
+    "specs": (ROOT / "specs", ROOT / "generated", None),
+    "golden": (
+        ROOT / "tests/golden/specs",
+        ROOT / "tests/golden/expected",
+        ROOT / "tests/golden/registry",
+    ),
 }
 
 
@@ -35,8 +41,8 @@ def _on_disk(directory: Path) -> dict[str, bytes]:
 
 @pytest.mark.parametrize("name", sorted(SETS))
 def test_every_file_matches_byte_for_byte(name: str) -> None:
-    specs, expected = SETS[name]
-    rendered = render_tree(specs)
+    specs, expected, registry = SETS[name]
+    rendered = render_tree(specs, registry=registry)
     disk = _on_disk(expected)
     assert sorted(disk) == sorted(rendered), "files added or missing"
     for path, content in rendered.items():
@@ -45,8 +51,8 @@ def test_every_file_matches_byte_for_byte(name: str) -> None:
 
 @pytest.mark.parametrize("name", sorted(SETS))
 def test_manifest_lists_exactly_the_generated_files(name: str) -> None:
-    specs, expected = SETS[name]
-    rendered = render_tree(specs)
+    specs, expected, registry = SETS[name]
+    rendered = render_tree(specs, registry=registry)
     manifest = json.loads((expected / MANIFEST).read_text())
     assert manifest["files"] == {
         path: {"target": entry["target"], "sha256": sha256(rendered[path])}

@@ -3,6 +3,8 @@ order, as the template prints it."""
 
 from __future__ import annotations
 
+import pytest
+
 from gen_ops.imports import Both, ImportLine, Imports
 from gen_ops.render import environment
 
@@ -51,3 +53,12 @@ def test_both_records_in_each() -> None:
     assert first.sections() == (
         (ImportLine("ge.custom_op", ("LaunchConfig", "register_op")),),
     )
+
+
+def test_a_new_op_type_shaped_import_is_refused() -> None:
+    # Note [Names an op type could hide]: E304 relies on the list.
+    with pytest.raises(AssertionError, match="OP_TYPE_SHAPED"):
+        Imports().name("ge.graph", "Shape")
+    with pytest.raises(AssertionError, match="OP_TYPE_SHAPED"):
+        Imports().module("ge.graph", "Graphs")
+    Imports().name("ge.graph", "Tensor", "GraphTensor")

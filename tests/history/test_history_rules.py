@@ -151,6 +151,14 @@ RULES = [
     rule("H405", "op deprecated", [("doc:", 'deprecated: "1.1.0"\ndoc:')],
          f"{AT}:1:5: note[H405]: Blend: op deprecated in 1.1.0{C}",
          hint="nothing to do", status=0),
+    rule("H406", "input deprecated", [(Y, Y.replace("}", ", deprecated: 1.1.0}"))],
+         f"{AT}:5:12: note[H406]: Blend: input 'y' deprecated in 1.1.0{C}",
+         hint="nothing to do: callers of the release still work, with a "
+         "DeprecationWarning", status=0),
+    rule("H406", "attr deprecated",
+         [(ALPHA, ALPHA.replace("}", ", deprecated: 1.1.0}"))],
+         f"{AT}:9:12: note[H406]: Blend: attr 'alpha' deprecated in 1.1.0{C}",
+         hint="nothing to do", status=0),
     rule("H411", "input dtype changed", [(X, X.replace("float32", "[float32, float16]"))],
          f"{AT}:4:12: warning[H411]: Blend: input 'x' dtype changed from "
          f"'TensorType({{DT_FLOAT}})' to 'TensorType({{DT_FLOAT, DT_FLOAT16}})'{C}",
@@ -161,6 +169,19 @@ RULES = [
          f"to '0.5'{C}",
          hint="callers that leave attr 'alpha' out now get '0.5'; keep '1.0'",
          status=0),
+    rule("H413", "attr renamed, the old name kept",
+         [(ALPHA, "  - {name: weight, type: float, default: 1.0,\n"
+                  "     renamed_from: [{name: alpha, release: 1.1.0}]}\n")],
+         f"{AT}:9:12: warning[H413]: Blend: attr 'alpha' renamed to 'weight', the "
+         f"old name kept as an alias{C}",
+         hint="Python callers of the release that pass 'alpha' by keyword still work",
+         status=0),
+    rule("H413", "input renamed, the old name kept",
+         [(Y, "  - {name: w, dtype: float32, optional: true,\n"
+              "     renamed_from: [{name: y, release: 1.1.0}]}\n")],
+         f"{AT}:5:12: warning[H413]: Blend: input 'y' renamed to 'w', the old name "
+         f"kept as an alias{C}",
+         hint="Python callers of the release that pass 'y' by keyword", status=0),
 ]
 # fmt: on
 

@@ -14,8 +14,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from gen_ops.charset import escape
+from gen_ops.collector import collector_paused
 from gen_ops.diagnostics import Sink
-from gen_ops.history import operators, records, registry
+from gen_ops.history import operators, records
 from gen_ops.history.compat import covering_mark
 from gen_ops.history.diff import compare
 from gen_ops.history.records import OpRecord
@@ -42,6 +43,10 @@ class Section:
 class Changelog:
     intro: str
     sections: tuple[Section, ...]  # newest first
+
+
+# What the Deprecated part lists: an op, an input or an attr deprecated.
+_DEPRECATIONS = (Rule.DEPRECATED, Rule.PARAM_DEPRECATED)
 
 
 def _code(text: str) -> str:
@@ -73,14 +78,12 @@ def section(
         compatible = [
             c.text(_code)
             for c in found
-            if c.rule.verdict is not Verdict.BREAKING and c.rule is not Rule.DEPRECATED
+            if c.rule.verdict is not Verdict.BREAKING and c.rule not in _DEPRECATIONS
         ]
         if compatible:
             changed.append(f"{_code(name)}: " + "; ".join(compatible))
         deprecated += [
-            f"{_code(name)}: {c.text(_code)}"
-            for c in found
-            if c.rule is Rule.DEPRECATED
+            f"{_code(name)}: {c.text(_code)}" for c in found if c.rule in _DEPRECATIONS
         ]
         spec = specs.get(name)
         mark = (
@@ -108,7 +111,7 @@ def section(
 def build(index: Index, specs: Sequence[OpSpec], sink: Sink, source: str) -> Changelog:
     """The changelog of every release ``index`` keeps (a release whose
     operators cannot be read is left out, H107) and of the current specs."""
-    with registry.collector_paused():
+    with collector_paused():
         return _build(index, specs, sink, source)
 
 

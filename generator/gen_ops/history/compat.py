@@ -14,8 +14,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from gen_ops.collector import collector_paused
 from gen_ops.diagnostics import Sink, Span
-from gen_ops.history import operators, records, registry
+from gen_ops.history import operators, records
 from gen_ops.history.diff import Change, compare
 from gen_ops.history.operators import Operators
 from gen_ops.history.records import OpRecord
@@ -94,7 +95,7 @@ def check(
     """Compare ``specs`` with each of ``releases`` (of ``index``); a release
     whose operators cannot be read is left out (H107), and so is an op whose
     entry is invalid, for that release (H108)."""
-    with registry.collector_paused():
+    with collector_paused():
         return _check(index, releases, specs, sink, allow_removed)
 
 

@@ -139,8 +139,23 @@ def _params(
     added: list[Param] = []
     changes: list[Change] = []
     for i, param in enumerate(new):
+        kept_as = next(
+            (n for n in param.former if n in old_at and n not in new_at), None
+        )
         if param.name in old_at:
             pairs.append((old[old_at[param.name]], param))
+        elif kept_as is not None and family.optional is not None:
+            # renamed_from: the builder keeps the old name as an alias
+            was = gone.pop(old_at[kept_as])
+            pairs.append((was, param))
+            changes.append(
+                Change(
+                    Rule.RENAMED_WITH_ALIAS,
+                    f"{word} {{0}} renamed to {{1}}, the old name kept as an alias",
+                    (was.name, param.name),
+                    (word, param.name),
+                )
+            )
         elif i in gone:  # another name at the same index
             was = gone.pop(i)
             pairs.append((was, param))
@@ -231,9 +246,35 @@ def _added(
 
 
 def _same_kept(old: Sequence[Param], new: Sequence[Param]) -> list[tuple[Param, Param]]:
-    """The elements kept under their names, as (old, new)."""
+    """The elements kept under their names (or an earlier name the new one
+    keeps as an alias), as (old, new)."""
     old_by_name = {p.name: p for p in old}
-    return [(old_by_name[p.name], p) for p in new if p.name in old_by_name]
+    if not any(p.former for p in new):  # the common case: no earlier names
+        return [(old_by_name[p.name], p) for p in new if p.name in old_by_name]
+    kept = []
+    for p in new:
+        name = next((n for n in (p.name, *p.former) if n in old_by_name), None)
+        if name is not None:
+            kept.append((old_by_name[name], p))
+    return kept
+
+
+def _deprecations(
+    word: str, old: Sequence[Param], new: Sequence[Param]
+) -> list[Change]:
+    """Parameters whose deprecated: is new."""
+    if not any(p.deprecated for p in new):
+        return []
+    return [
+        Change(
+            Rule.PARAM_DEPRECATED,
+            f"{word} {{0}} deprecated in {_lit(now.deprecated)}",
+            (now.name,),
+            (word, now.name),
+        )
+        for was, now in _same_kept(old, new)
+        if now.deprecated and not was.deprecated
+    ]
 
 
 def _dtypes(
@@ -261,11 +302,13 @@ def _dtypes(
 
 def _inputs(old: OpRecord, new: OpRecord) -> list[Change]:
     changes = _params(_INPUTS, old.inputs, new.inputs)
+    changes += _deprecations("input", old.inputs, new.inputs)
     return changes + _dtypes("input", Rule.INPUT_DTYPE, old.inputs, new.inputs)
 
 
 def _attrs(old: OpRecord, new: OpRecord) -> list[Change]:
     changes = _params(_ATTRS, old.attrs, new.attrs)
+    changes += _deprecations("attr", old.attrs, new.attrs)
     if [(a.required, a.default) for a in old.attrs] == [
         (a.required, a.default) for a in new.attrs
     ]:

@@ -35,6 +35,8 @@ class Element:
     type: str
     dtype: str | None  # the dtype symbol (inputs and outputs), when recorded
     doc: str
+    former: tuple[str, ...] = ()  # earlier names kept as aliases (ours)
+    deprecated: str | None = None  # the release that deprecated it (ours)
 
     @property
     def optional(self) -> bool:
@@ -52,6 +54,8 @@ class AttrRecord:
     required: bool
     default: str | None  # default_value: a JSON literal stored in a string
     doc: str
+    former: tuple[str, ...] = ()  # earlier names kept as aliases (ours)
+    deprecated: str | None = None  # the release that deprecated it (ours)
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +110,22 @@ def _extra(entry: dict[str, Any], key: str) -> str:
     return value if isinstance(value, str) else ""
 
 
+def _evolution(raw: dict[str, Any]) -> tuple[tuple[str, ...], str | None]:
+    """Added fields of a parameter (ours; GE's reader passes over them): its
+    earlier names and the release that deprecated it. Anything malformed
+    is ignored, as GE ignores fields it does not know."""
+    if "renamed_from" not in raw and "deprecated" not in raw:
+        return (), None  # the common case
+    former = raw.get("renamed_from")
+    names: tuple[str, ...] = ()
+    if type(former) is list:
+        names = tuple(
+            f["name"] for f in former if type(f) is dict and type(f.get("name")) is str
+        )
+    deprecated = raw.get("deprecated")
+    return names, deprecated if type(deprecated) is str and deprecated else None
+
+
 def _object(value: Any, path: JsonPath) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise _Refused(path, f"must be an object, not {_kind(value)}")
@@ -144,7 +164,10 @@ def _element(
             and (dtype is None or type(dtype) is str)
         ):
             doc = raw.get("doc", "")
-            return Element(name, kind, dtype, doc if type(doc) is str else "")
+            former, deprecated = _evolution(raw)
+            return Element(
+                name, kind, dtype, doc if type(doc) is str else "", former, deprecated
+            )
     where = path + (key, i)
     item = _object(raw, where)
     _string(_field(item, "name", where), where + ("name",), "name")
@@ -181,12 +204,15 @@ def _attr(raw: Any, path: JsonPath, i: int) -> AttrRecord:
             and (default is None or type(default) is str)
         ):
             doc = raw.get("doc", "")
+            former, deprecated = _evolution(raw)
             return AttrRecord(
                 name,
                 kind,
                 required,
                 None if required else default,
                 doc if type(doc) is str else "",
+                former,
+                deprecated,
             )
     where = path + ("attrs", i)
     item = _object(raw, where)

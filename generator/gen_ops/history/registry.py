@@ -14,9 +14,6 @@ names another release (H106). A release's ops are read by ``operators``
 
 from __future__ import annotations
 
-import contextlib
-import gc
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -272,21 +269,3 @@ def _metadata(root: Path, release: Release, sink: Sink) -> tuple[bool, str | Non
         return False, None
     branch = data.get("branch_name")
     return True, branch if isinstance(branch, str) else None
-
-
-@contextlib.contextmanager
-def collector_paused() -> Iterator[None]:
-    """Note [Registries and the cycle collector]: a registry of 5,000 ops in
-    10 releases is millions of JSON containers and records, made in one go.
-    Python's cycle collector runs every few hundred allocations and, once
-    they outlive its young generations, walks all of them again and again:
-    with it, comparing such a registry took three times as long. Nothing
-    the history code makes holds a cycle, so reference counting frees it
-    all; the collector is paused while a registry is read and compared."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()

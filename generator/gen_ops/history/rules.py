@@ -98,6 +98,19 @@ class Rule(enum.Enum):
     DOC = ("H403", _C, "nothing to do: docs do not change a call")
     NEW_OP = ("H404", _C, "nothing to do: no release had it")
     DEPRECATED = ("H405", _C, "nothing to do: callers of the release still work")
+    PARAM_DEPRECATED = (
+        "H406",
+        _C,
+        "nothing to do: callers of the release still work, with a "
+        "DeprecationWarning when they give it a value",
+    )
+    RENAMED_WITH_ALIAS = (
+        "H413",
+        _R,
+        "Python callers of the release that pass {0} by keyword still work (with a "
+        "DeprecationWarning); GE's C++ API and graphs saved by them see the new "
+        "name {1}",
+    )
     INPUT_DTYPE = (
         "H411",
         _R,

@@ -5,34 +5,31 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gen_ops.diagnostics import Sink
+from gen_ops.diagnostics import Sink, Span
 from gen_ops.layout import module_header_stem
 from gen_ops.model import OpSpec
 from gen_ops.names import exported_names
-from gen_ops.source import LoadedSpec
 
 
 def check_across(
-    specs: Sequence[LoadedSpec], models: Sequence[OpSpec], sink: Sink
+    heads: Sequence[tuple[str, Span]], models: Sequence[OpSpec], sink: Sink
 ) -> None:
-    """E801 among every loaded spec that names an op; E802 among the models."""
-    _unique_op_types(specs, sink)
+    """E801 among every loaded spec that names an op (``heads``: its op
+    type and where that stands, in file order); E802 among the models."""
+    _unique_op_types(heads, sink)
     _distinct_files_and_names(models, sink)
 
 
-def _unique_op_types(specs: Sequence[LoadedSpec], sink: Sink) -> None:
-    first: dict[str, LoadedSpec] = {}
-    for spec in specs:
-        op = spec.data.get("op") if isinstance(spec.data, dict) else None
-        if not isinstance(op, str):
-            continue
+def _unique_op_types(heads: Sequence[tuple[str, Span]], sink: Sink) -> None:
+    first: dict[str, Span] = {}
+    for op, span in heads:
         if op not in first:
-            first[op] = spec
+            first[op] = span
             continue
         sink.emit(
             "E801",
-            spec.positions.at(("op",)),
-            f"op type '{op}' is already defined in {first[op].positions.at(('op',))}",
+            span,
+            f"op type '{op}' is already defined in {first[op]}",
             "op types are unique across all specs; rename one",
         )
 

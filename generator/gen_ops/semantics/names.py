@@ -9,6 +9,7 @@ Here those decisions are checked and reported.
 from __future__ import annotations
 
 from ge_ir.names import RESERVED_MODULE_NAMES, RESERVED_NODE_TYPES
+from gen_ops.imports import may_be_imported
 from gen_ops.lower_impl import author_imported_names
 from gen_ops.lower_python import imported_names
 from gen_ops.model import Attr, Impl, InferOutput, OpSpec
@@ -75,6 +76,8 @@ def check_op_type_hides(ctx: Checker, op: OpSpec) -> None:
     or class named after the op would take its place)."""
     if op.op_type in ge_names_of(op):
         user = "REG_OP's expansion refers to (GE's C++ API)"
+    elif not may_be_imported(op.op_type):
+        return  # Note [Names an op type could hide] in imports: no lowering needed
     elif op.op_type in imported_names(op):
         user = "its builder module imports"
     elif op.op_type in author_imported_names(op):

@@ -5,7 +5,15 @@ from __future__ import annotations
 from gen_ops.diagnostics import Sink
 from gen_ops.layout import file_stem
 from gen_ops.model import OpSpec
-from gen_ops.semantics import attrs, breaking, dtypes, elements, names, rules
+from gen_ops.semantics import (
+    attrs,
+    breaking,
+    dtypes,
+    elements,
+    evolution,
+    names,
+    rules,
+)
 from gen_ops.semantics.context import Checker
 from gen_ops.semantics.impl import impl
 from gen_ops.semantics.text import doc_text
@@ -56,6 +64,7 @@ def check_spec(spec: LoadedSpec, sink: Sink) -> OpSpec | None:
         project=spec.project,
         breaking=marks,
     )
+    op = evolution.apply(ctx, op)
     names.check_op_type_hides(ctx, op)
     names.naming_notes(ctx, op)
     names.check_reg_op_members(ctx, op)

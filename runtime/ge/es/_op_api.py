@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from ge.es._calls import Deprecated, Renamed, wrap
 from ge.es.graph_builder import GraphBuilder
 from ge.es.tensor_holder import TensorHolder
 from ge.es.tensor_like import is_tensor_like, literal_array
@@ -42,6 +43,8 @@ __all__ = [
     "Count",
     "Derive",
     "DtypeFrom",
+    "Renamed",
+    "Deprecated",
 ]
 
 
@@ -168,7 +171,8 @@ class OpDef:
     ``owner_param`` is the builder function's GE builder parameter
     (``owner_graph_builder`` or ``owner_builder``), when it takes one, and
     ``name_param`` its node-name keyword: errors name them as the caller
-    wrote them."""
+    wrote them. ``deprecated``, ``renamed`` and ``deprecated_params`` are
+    what ``function`` applies to calls (ge/es/_calls.py)."""
 
     def __init__(
         self,
@@ -181,8 +185,14 @@ class OpDef:
         outputs: Sequence[Output] = (),
         attrs: Sequence[Attr] = (),
         graphs: Sequence[Graph] = (),
+        deprecated: str | None = None,
+        renamed: Sequence[Renamed] = (),
+        deprecated_params: Sequence[Deprecated] = (),
     ) -> None:
         self.op_type = op_type
+        self.deprecated = deprecated
+        self.renamed = tuple(renamed)
+        self.deprecated_params = tuple(deprecated_params)
         self.owner_param = owner_param
         self.name_param = name_param
         self.inputs = tuple(inputs)
@@ -198,6 +208,13 @@ class OpDef:
         self.input_constraints = self.rules.inputs
         self.output_constraints = self.rules.outputs
         self._attr_types = {a.name: AttrType(a.type) for a in self.attrs}
+
+    def function(self, fn: Any) -> Any:
+        """The builder function, taking earlier parameter names and warning
+        about deprecations (Note [Calls of earlier releases])."""
+        return wrap(
+            fn, self.op_type, self.deprecated, self.renamed, self.deprecated_params
+        )
 
     # -- errors -----------------------------------------------------------------
 

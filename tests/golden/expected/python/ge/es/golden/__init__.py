@@ -2,6 +2,7 @@
 """ge.es.golden: graph builder functions for the ops of module golden."""
 
 from .all_optional_op import AllOptionalOp
+from .history_blend import HistoryBlend
 from .hostile_text_op import HostileTextOp
 from .identity_n_op import IdentityNOp
 from .mul_promote_op import MulPromoteOp
@@ -18,6 +19,7 @@ from ._ge_names_op import _GeNamesOp
 
 __all__ = [
     "AllOptionalOp",
+    "HistoryBlend",
     "HostileTextOp",
     "IdentityNOp",
     "MulPromoteOp",

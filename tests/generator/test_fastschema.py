@@ -1,0 +1,93 @@
+"""The fast schema path (Note [Fast schema path] in gen_ops.fastschema)
+never says yes to a spec the JSON Schema refuses: every spec of the
+repository and every diagnostic case, and variants of the golden specs with
+one value broken, are checked both ways."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+from helpers import ROOT
+from test_diagnostics import CASES
+
+from gen_ops import schema_check
+from gen_ops.diagnostics import Sink
+from gen_ops.source import load_spec_text
+
+
+def _loaded(text: str | bytes) -> Any:
+    raw = text.encode("utf-8") if isinstance(text, str) else text
+    spec = load_spec_text(raw, "spec.yaml", Sink())
+    return None if spec is None else spec.data
+
+
+def _jsonschema_accepts(data: Any) -> bool:
+    return not any(True for _ in schema_check._validator().iter_errors(data))
+
+
+def _all_texts() -> list[tuple[str, str | bytes]]:
+    texts: list[tuple[str, str | bytes]] = []
+    for root in ("specs", "tests", "examples"):
+        for path in sorted((ROOT / root).rglob("*.yaml")):
+            texts.append((path.relative_to(ROOT).as_posix(), path.read_bytes()))
+    for case in CASES:
+        for name, body in case.files.items():
+            texts.append((f"{case.id}:{name}", body))
+    return texts
+
+
+def _breakages(data: Any) -> list[Any]:
+    """Copies of ``data`` with one value replaced by something of another
+    kind, one key dropped or one unknown key added, at every place."""
+    out: list[Any] = []
+
+    def walk(node: Any, replace: Any) -> None:
+        if isinstance(node, dict):
+            for key in list(node):
+                for bad in (None, 7, "x", [], {}, True, 1.5):
+                    out.append(replace({**node, key: bad}))
+                out.append(replace({k: v for k, v in node.items() if k != key}))
+                walk(node[key], lambda v, key=key: replace({**node, key: v}))
+            out.append(replace({**node, "unknown_key": 1}))
+        elif isinstance(node, list):
+            for i, item in enumerate(node):
+                for bad in (None, 7, "", ["x"]):
+                    out.append(replace(node[:i] + [bad] + node[i + 1 :]))
+                walk(item, lambda v, i=i: replace(node[:i] + [v] + node[i + 1 :]))
+
+    walk(copy.deepcopy(data), lambda v: v)
+    return out
+
+
+def test_fast_yes_is_jsonschema_yes() -> None:
+    fast = schema_check.surely_valid()
+    checked = accepted = 0
+    for name, text in _all_texts():
+        data = _loaded(text)
+        if data is None:
+            continue
+        checked += 1
+        if fast(data):
+            accepted += 1
+            assert _jsonschema_accepts(data), name
+    assert checked > 100 and accepted > 20
+
+
+@pytest.mark.parametrize(
+    "spec", sorted(p.name for p in (ROOT / "tests/golden/specs").glob("*.yaml"))
+)
+def test_fast_path_refuses_every_broken_variant(spec: str) -> None:
+    fast = schema_check.surely_valid()
+    data = _loaded((ROOT / "tests/golden/specs" / spec).read_bytes())
+    assert fast(data)
+    for variant in _breakages(data):
+        if fast(variant):
+            assert _jsonschema_accepts(variant), variant
+
+
+def test_golden_specs_take_the_fast_path() -> None:
+    fast = schema_check.surely_valid()
+    for path in sorted((ROOT / "tests/golden/specs").glob("*.yaml")):
+        assert fast(_loaded(path.read_bytes())), path.name
