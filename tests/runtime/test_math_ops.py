@@ -1,0 +1,332 @@
+"""The math library (specs/math_*.yaml, ops/math) against numpy: every op,
+every dtype its spec allows, numpy's broadcasting (0-d, empty, size-1 and
+merged dims), NaN and infinities, integer wrap-around and the integer
+division rule (truncation toward zero; x / 0 is 0; MIN / -1 is MIN).
+
+One graph per dtype holds every op and broadcast case, so a dtype costs one
+compile of many nodes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import numpy as np
+import pytest
+from math_harness import math_session, run
+
+from ge.es import GraphBuilder, TensorHolder
+from ge.es.math import (
+    Abs,
+    Add,
+    Div,
+    Exp,
+    Log,
+    Maximum,
+    Minimum,
+    Mul,
+    Neg,
+    RealDiv,
+    Relu,
+    Sqrt,
+    Sub,
+)
+from ge.graph.numpy_dtypes import from_numpy_dtype
+from ge.session import Session
+
+
+@pytest.fixture(scope="module")
+def session() -> Iterator[Session]:
+    with math_session() as s:
+        yield s
+
+
+def trunc_div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Integer division truncating toward zero; x / 0 is 0, MIN / -1 wraps."""
+    with np.errstate(all="ignore"):
+        q = np.floor_divide(a, b)
+        r = a - q * b
+        q = np.where((r != 0) & ((a < 0) != (b < 0)), q + 1, q)
+    return np.where(b == 0, 0, q).astype(a.dtype)
+
+
+def true_div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    if a.dtype.kind in "iu":
+        return trunc_div(a, b)
+    return np.true_divide(a, b)
+
+
+BINARY: dict[
+    str, tuple[Callable[..., TensorHolder], Callable[..., np.ndarray], set[str]]
+] = {
+    "Add": (
+        Add,
+        np.add,
+        {"float32", "int32", "int64", "float16", "int16", "int8", "uint8", "float64"},
+    ),
+    "Sub": (
+        Sub,
+        np.subtract,
+        {
+            "float32",
+            "float16",
+            "float64",
+            "int32",
+            "uint8",
+            "int8",
+            "uint16",
+            "int16",
+            "int64",
+        },
+    ),
+    "Mul": (
+        Mul,
+        np.multiply,
+        {
+            "float16",
+            "float32",
+            "float64",
+            "uint8",
+            "int8",
+            "uint16",
+            "int16",
+            "int32",
+            "int64",
+        },
+    ),
+    "RealDiv": (
+        RealDiv,
+        true_div,
+        {
+            "float32",
+            "float16",
+            "float64",
+            "uint8",
+            "int8",
+            "uint16",
+            "int16",
+            "int32",
+            "int64",
+        },
+    ),
+    "Div": (
+        Div,
+        true_div,
+        {
+            "float32",
+            "float16",
+            "int8",
+            "uint8",
+            "int32",
+            "float64",
+            "int64",
+            "uint16",
+            "int16",
+        },
+    ),
+    "Maximum": (
+        Maximum,
+        np.maximum,
+        {"float16", "float32", "float64", "int32", "int64", "int8", "uint8"},
+    ),
+    "Minimum": (
+        Minimum,
+        np.minimum,
+        {"float16", "float32", "float64", "int32", "int64", "int8", "uint8"},
+    ),
+}
+# (x1 shape, x2 shape): 0-d, empty, size-1 dims, both sides broadcasting,
+# dims that merge, and rows long enough to vectorise.
+BROADCASTS = [
+    ([], []),
+    ([], [3]),
+    ([2, 3], [2, 3]),
+    ([4, 1, 5], [3, 5]),
+    ([2, 1], [1, 3]),
+    ([0, 3], [1, 3]),
+    ([0], []),
+    ([1, 1, 1], [1]),
+    ([2, 3, 4, 5], [3, 1, 5]),
+    ([3, 1000], [1000]),
+]
+DTYPES = [
+    "float16",
+    "float32",
+    "float64",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+]
+
+
+def values(shape: list[int], dtype: np.dtype, seed: int) -> np.ndarray:
+    """Random values with the edge cases of the dtype mixed in."""
+    rng = np.random.default_rng(seed)
+    size = int(np.prod(shape, dtype=np.int64))
+    if dtype.kind == "f":
+        data = rng.standard_normal(size) * 4
+        specials = [0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0]
+    else:
+        info = np.iinfo(dtype)
+        data = rng.integers(info.min, int(info.max) + 1, size=size)
+        specials = [0, 1, info.min, info.max] + ([-1] if info.min < 0 else [])
+    for i in range(min(size, len(specials))):
+        data[rng.integers(size)] = specials[i]
+    return np.asarray(data).astype(dtype).reshape(shape)
+
+
+@pytest.mark.parametrize("dtype_name", DTYPES)
+def test_binary_ops_every_broadcast(session: Session, dtype_name: str) -> None:
+    dtype = np.dtype(dtype_name)
+    ops = [(name, fns) for name, fns in BINARY.items() if dtype_name in fns[2]]
+    builder = GraphBuilder(f"binary_{dtype_name}")
+    arrays: list[np.ndarray] = []
+    expected: list[np.ndarray] = []
+    out = 0
+    for case, (s1, s2) in enumerate(BROADCASTS):
+        a, b = values(s1, dtype, 2 * case), values(s2, dtype, 2 * case + 1)
+        if case == 2 and dtype.kind == "i":  # MIN / -1 and x / 0, side by side
+            a.flat[0], b.flat[0] = np.iinfo(dtype).min, -1
+            b.flat[1] = 0
+        x1 = builder.create_input(
+            len(arrays), data_type=from_numpy_dtype(dtype), shape=s1
+        )
+        x2 = builder.create_input(
+            len(arrays) + 1, data_type=from_numpy_dtype(dtype), shape=s2
+        )
+        arrays += [a, b]
+        for _, (build, reference, _) in ops:
+            builder.set_graph_output(build(x1, x2), out)
+            out += 1
+            with np.errstate(all="ignore"):
+                expected.append(np.asarray(reference(a, b)))
+    results = run(session, builder.build_and_reset(), arrays)
+    labels = [(name, shapes) for shapes in BROADCASTS for name, _ in ops]
+    for (name, shapes), got, want in zip(labels, results, expected, strict=True):
+        assert got.dtype == dtype, (name, shapes)
+        assert got.shape == want.shape, (name, shapes)
+        np.testing.assert_array_equal(
+            got, want, err_msg=f"{name} {shapes} {dtype_name}"
+        )
+
+
+UNARY_EXACT = {
+    "Neg": (
+        Neg,
+        np.negative,
+        {"float32", "float16", "float64", "int32", "int64", "int8"},
+    ),
+    "Abs": (
+        Abs,
+        np.abs,
+        {"float16", "float32", "float64", "int8", "int16", "int32", "int64"},
+    ),
+    "Relu": (
+        Relu,
+        lambda a: np.maximum(a, np.zeros((), a.dtype)),
+        {
+            "float32",
+            "float16",
+            "float64",
+            "int8",
+            "int32",
+            "int16",
+            "int64",
+            "uint8",
+            "uint16",
+        },
+    ),
+    "Sqrt": (Sqrt, np.sqrt, {"float16", "float32", "float64"}),
+}
+UNARY_SHAPES = [[], [0], [7], [2, 3, 40]]
+# float32 and float16 through the C library's float functions; numpy's may
+# differ in the last bit, which a float16 rounding can make one half ulp.
+RTOL = {"float16": 1e-3, "float32": 2e-7, "float64": 1e-15}
+
+
+@pytest.mark.parametrize("dtype_name", DTYPES)
+def test_unary_ops(session: Session, dtype_name: str) -> None:
+    dtype = np.dtype(dtype_name)
+    builder = GraphBuilder(f"unary_{dtype_name}")
+    arrays: list[np.ndarray] = []
+    checks: list[tuple[str, np.ndarray, float]] = []
+    floating = dtype.kind == "f"
+    for i, shape in enumerate(UNARY_SHAPES):
+        a = values(shape, dtype, 100 + i)
+        x = builder.create_input(i, data_type=from_numpy_dtype(dtype), shape=shape)
+        arrays.append(a)
+        nodes: list[tuple[str, TensorHolder, np.ndarray, float]] = []
+        with np.errstate(all="ignore"):
+            for name, (build, reference, allowed) in UNARY_EXACT.items():
+                if dtype_name in allowed:
+                    nodes.append((name, build(x), reference(a), 0.0))
+            if floating:
+                rtol = RTOL[dtype_name]
+                # the kernel computes in float (float16 too) or double
+                ct = np.float64 if dtype_name == "float64" else np.float32
+                c = a.astype(ct)
+                nodes.append(("Exp", Exp(x), np.exp(a), rtol))
+                nodes.append(("Log", Log(x), np.log(a), rtol))
+                nodes.append(
+                    (
+                        "Exp(base=2, scale=0.5, shift=1)",
+                        Exp(x, base=2.0, scale=0.5, shift=1.0),
+                        np.exp(ct(np.log(2.0)) * (ct(0.5) * c + ct(1.0))).astype(dtype),
+                        rtol,
+                    )
+                )
+                nodes.append(
+                    (
+                        "Log(base=10, scale=2, shift=1)",
+                        Log(x, base=10.0, scale=2.0, shift=1.0),
+                        (np.log(ct(2.0) * c + ct(1.0)) / ct(np.log(10.0))).astype(
+                            dtype
+                        ),
+                        rtol,
+                    )
+                )
+        for name, node, want, rtol in nodes:
+            builder.set_graph_output(node, len(checks))
+            checks.append((f"{name} {shape}", want, rtol))
+    results = run(session, builder.build_and_reset(), arrays)
+    for (label, want, rtol), got in zip(checks, results, strict=True):
+        assert got.dtype == dtype and got.shape == want.shape, label
+        if rtol == 0.0:
+            np.testing.assert_array_equal(got, want, err_msg=f"{label} {dtype_name}")
+        else:
+            np.testing.assert_allclose(
+                got, want, rtol=rtol, atol=0, err_msg=f"{label} {dtype_name}"
+            )
+
+
+def test_dtypes_must_agree_and_be_allowed() -> None:
+    builder = GraphBuilder("mixed")
+    f = builder.create_input(
+        0, data_type=from_numpy_dtype(np.dtype("float32")), shape=[2]
+    )
+    i = builder.create_input(
+        1, data_type=from_numpy_dtype(np.dtype("int32")), shape=[2]
+    )
+    with pytest.raises((TypeError, ValueError), match="Add"):
+        Add(f, i)
+    with pytest.raises((TypeError, ValueError), match="Sqrt"):
+        Sqrt(i)
+
+
+def test_shapes_that_do_not_broadcast_are_refused(session: Session) -> None:
+    builder = GraphBuilder("bad_broadcast")
+    x = builder.create_input(
+        0, data_type=from_numpy_dtype(np.dtype("float32")), shape=[2, 3]
+    )
+    y = builder.create_input(
+        1, data_type=from_numpy_dtype(np.dtype("float32")), shape=[4]
+    )
+    with pytest.raises(Exception, match="(?i)broadcast"):
+        builder.set_graph_output(Add(x, y), 0)
+        run(
+            session,
+            builder.build_and_reset(),
+            [np.zeros((2, 3), np.float32), np.zeros(4, np.float32)],
+        )
