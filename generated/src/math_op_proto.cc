@@ -6,6 +6,7 @@
 #include "math/div.h"
 #include "math/exp.h"
 #include "math/log.h"
+#include "math/mat_mul.h"
 #include "math/maximum.h"
 #include "math/minimum.h"
 #include "math/mul.h"

@@ -39,7 +39,7 @@ from ge.graph import DataType
 from ge.runtime import Tensor
 
 # DataType -> (storage C type, compute C type, unsigned C type or None, kind)
-_C_TYPES: dict[DataType, tuple[str, str, str | None, str]] = {
+C_TYPES: dict[DataType, tuple[str, str, str | None, str]] = {
     DataType.DT_FLOAT16: ("_Float16", "float", None, "f"),
     DataType.DT_FLOAT: ("float", "float", None, "f"),
     DataType.DT_DOUBLE: ("double", "double", None, "f"),
@@ -71,7 +71,7 @@ def _div(dtype: DataType, kind: str) -> str:
 
 def binary_expr(op: str, dtype: DataType) -> str:
     """The C expression of ``op`` on ``a`` and ``b`` (compute type C)."""
-    _, _, unsigned, kind = _C_TYPES[dtype]
+    _, _, unsigned, kind = C_TYPES[dtype]
     wrap = {"+": "add", "-": "sub", "*": "mul"}
     for sym, name in wrap.items():
         if op == name:
@@ -98,7 +98,7 @@ def _f(value: float) -> str:
 
 def unary_expr(op: str, dtype: DataType, attrs: dict[str, float]) -> str:
     """The C expression of ``op`` on ``a`` (compute type C)."""
-    _, ctype, _, kind = _C_TYPES[dtype]
+    _, ctype, _, kind = C_TYPES[dtype]
     sfx = "f" if ctype == "float" else ""
     if op == "neg":
         return "-a" if kind == "f" else "(C)(0 - (U)a)"
@@ -172,7 +172,7 @@ def binary_source(
     plan: list[tuple[int, int, int]],
     sizes: tuple[int, int, int],
 ) -> str:
-    t, c, u, _ = _C_TYPES[dtype]
+    t, c, u, _ = C_TYPES[dtype]
     inner, ia, ib = plan[-1]
     outer = plan[:-1]
     rows = math.prod(d for d, _, _ in outer)
@@ -208,7 +208,7 @@ GE_KERNEL({kernel}, GE_IN(T, GE_ELEMS({n1})), GE_IN(T, GE_ELEMS({n2})),
 def unary_source(
     kernel: str, op: str, dtype: DataType, n: int, attrs: dict[str, float]
 ) -> str:
-    t, c, u, _ = _C_TYPES[dtype]
+    t, c, u, _ = C_TYPES[dtype]
     return _HEADER.format(t=t, c=c, u=u or "uint64_t") + f"""
 static inline T ge_op(C a) {{ return (T)({unary_expr(op, dtype, attrs)}); }}
 
@@ -228,7 +228,7 @@ def _dims(t: Tensor) -> tuple[int, ...]:
 
 def _check_dtype(op_type: str, t: Tensor) -> DataType:
     dtype = DataType(t.data_type)
-    if dtype not in _C_TYPES:
+    if dtype not in C_TYPES:
         raise TypeError(f"{op_type}: no CPU kernel for {dtype.name}")
     return dtype
 
@@ -270,6 +270,25 @@ class Kernels:
             sizes = (math.prod(a), math.prod(b), math.prod(out))
             rows = math.prod(d for d, _, _ in plan[:-1])
             return binary_source(self.kernel, self.op, dtype, plan, sizes), rows
+
+        return self._get(key, make)
+
+    def matmul(
+        self, x1: Tensor, x2: Tensor, bias: Tensor | None, t1: bool, t2: bool
+    ) -> LaunchConfig:
+        """The launch of y = x1 @ x2 (+ bias) for these tensors (built if new)."""
+        from ._matmul import matmul_dims, matmul_source
+
+        dtype = _check_dtype(self.op_type, x1)
+        key = (dtype, _dims(x1), _dims(x2), bias is None, t1, t2)
+        m, k, n = matmul_dims(_dims(x1), _dims(x2), t1, t2)
+        if bias is not None and _dims(bias) != (n,):
+            raise ValueError(
+                f"MatMul: bias must have shape [{n}], got {list(_dims(bias))}"
+            )
+
+        def make() -> tuple[str, int]:
+            return matmul_source(self.kernel, dtype, m, k, n, t1, t2), m * 64
 
         return self._get(key, make)
 

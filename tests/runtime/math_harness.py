@@ -36,6 +36,7 @@ MATH_OPS = (
     "Sqrt",
     "Exp",
     "Log",
+    "MatMul",
 )
 
 _lock = threading.RLock()

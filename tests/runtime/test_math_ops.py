@@ -21,6 +21,7 @@ from ge.es.math import (
     Div,
     Exp,
     Log,
+    MatMul,
     Maximum,
     Minimum,
     Mul,
@@ -329,4 +330,68 @@ def test_shapes_that_do_not_broadcast_are_refused(session: Session) -> None:
             session,
             builder.build_and_reset(),
             [np.zeros((2, 3), np.float32), np.zeros(4, np.float32)],
+        )
+
+
+# -- MatMul ---------------------------------------------------------------------
+
+MATMUL_CASES = [
+    # (x1 shape, x2 shape, transpose_x1, transpose_x2, bias)
+    ((3, 4), (4, 5), False, False, False),
+    ((4, 3), (4, 5), True, False, True),
+    ((3, 4), (5, 4), False, True, True),
+    ((4, 3), (5, 4), True, True, False),
+    ((1, 1), (1, 1), False, False, True),
+    ((0, 4), (4, 5), False, False, True),
+    ((3, 0), (0, 5), False, False, False),
+    ((17, 64), (64, 33), False, False, True),
+]
+
+
+@pytest.mark.parametrize("dtype_name", ["float32", "float16", "int32"])
+def test_matmul(session: Session, dtype_name: str) -> None:
+    dtype = np.dtype(dtype_name)
+    rng = np.random.default_rng(3)
+    builder = GraphBuilder(f"matmul_{dtype_name}")
+    arrays: list[np.ndarray] = []
+    expected: list[np.ndarray] = []
+    for case, (s1, s2, t1, t2, with_bias) in enumerate(MATMUL_CASES):
+        a, b = (rng.integers(-9, 10, size=s).astype(dtype) for s in (s1, s2))
+        n = s2[0] if t2 else s2[1]
+        bias = rng.integers(-9, 10, size=(n,)).astype(dtype)
+        x1 = builder.create_input(
+            len(arrays), data_type=from_numpy_dtype(dtype), shape=list(s1)
+        )
+        x2 = builder.create_input(
+            len(arrays) + 1, data_type=from_numpy_dtype(dtype), shape=list(s2)
+        )
+        arrays += [a, b]
+        bias_holder = None
+        if with_bias:
+            bias_holder = builder.create_input(
+                len(arrays), data_type=from_numpy_dtype(dtype), shape=[n]
+            )
+            arrays.append(bias)
+        y = MatMul(x1, x2, bias_holder, transpose_x1=t1, transpose_x2=t2)
+        builder.set_graph_output(y, case)
+        wide = np.float64 if dtype.kind == "f" else np.int64
+        want = (a.T if t1 else a).astype(wide) @ (b.T if t2 else b).astype(wide)
+        expected.append((want + (bias if with_bias else 0)).astype(dtype))
+    results = run(session, builder.build_and_reset(), arrays)
+    for case, (got, want) in enumerate(zip(results, expected, strict=True)):
+        assert got.dtype == dtype and got.shape == want.shape, MATMUL_CASES[case]
+        # small integers: every partial sum is exact in float16 and float32
+        np.testing.assert_array_equal(got, want, err_msg=str(MATMUL_CASES[case]))
+
+
+def test_matmul_shapes_must_agree(session: Session) -> None:
+    builder = GraphBuilder("matmul_bad")
+    x1 = builder.create_input(0, shape=[3, 4])
+    x2 = builder.create_input(1, shape=[5, 6])
+    builder.set_graph_output(MatMul(x1, x2), 0)
+    with pytest.raises(Exception, match="inner dims differ"):
+        run(
+            session,
+            builder.build_and_reset(),
+            [np.zeros((3, 4), np.float32), np.zeros((5, 6), np.float32)],
         )

@@ -6,6 +6,7 @@ from .add import Add
 from .div import Div
 from .exp import Exp
 from .log import Log
+from .mat_mul import MatMul
 from .maximum import Maximum
 from .minimum import Minimum
 from .mul import Mul
@@ -21,6 +22,7 @@ __all__ = [
     "Div",
     "Exp",
     "Log",
+    "MatMul",
     "Maximum",
     "Minimum",
     "Mul",
