@@ -1,10 +1,9 @@
 """The kernels of the math library: one C kernel per op, dtype and broadcast
 plan, generated as text and built with gcc (ge.device.kernels.build_kernel).
 
-Note [Shape-specialised kernels]
-~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-The specs' launch_args are GE's own: inputs and the output, nothing else,
-so a kernel cannot receive shapes or strides at run time. ``compile`` runs
+Note [Shape-specialised kernels]: the specs' launch_args are GE's own
+(inputs and the output, nothing else), so a kernel cannot receive shapes or
+strides at run time. ``compile`` runs
 once per key of shapes, dtypes and attrs, so it builds a kernel with the
 plan written in as constants instead:
 

@@ -152,11 +152,10 @@ class TensorHolder:
         return _operator(self, other, "Div", "/", reflected=True)
 
 
-# Note [TensorHolder arithmetic]
-# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-# As GE's ES API (EsAdd/EsSub/EsMul/EsDiv): add/sub/mul/div and + - * /
-# with the reflected forms build the math library's Add, Sub, Mul and Div
-# nodes (ge.es.math, generated from specs/math_*.yaml). A number or nested
+# Note [TensorHolder arithmetic]: as GE's ES API (EsAdd/EsSub/EsMul/EsDiv),
+# add/sub/mul/div and + - * / with the reflected forms build the math
+# library's Add, Sub, Mul and Div nodes (ge.es.math, generated from
+# specs/math_*.yaml). A number or nested
 # list on either side becomes a Const of the tensor's dtype (GE's rule: the
 # scalar takes the tensor's type; the generated builder binds it to the
 # type variable the tensor fixes), so ``x * 2`` on float16 multiplies by a
