@@ -3,6 +3,7 @@
 // include directory into the OPP proto library.
 #include "math/abs.h"
 #include "math/add.h"
+#include "math/cast.h"
 #include "math/div.h"
 #include "math/exp.h"
 #include "math/log.h"

@@ -96,6 +96,7 @@ GE_DECLARED: dict[str, tuple[list[str], list[str], set[str]]] = {
 SLOT = re.compile(r"\.(INPUT|OPTIONAL_INPUT|OUTPUT)\((\w+), \"T\"\)")
 ATTR = re.compile(r"\.ATTR\((\w+), (\w+), ([^)]*)\)")
 DATATYPE = re.compile(r"\.DATATYPE\(T, TensorType\(\{([^}]*)\}\)\)")
+DATATYPE_ANY = re.compile(r"\.DATATYPE\((\w+), TensorType\(\{([^}]*)\}\)\)")
 
 
 def _snake(name: str) -> str:
@@ -104,7 +105,19 @@ def _snake(name: str) -> str:
 
 def test_every_math_header_is_checked() -> None:
     headers = {p.stem for p in INCLUDE.glob("*.h")} - {"math_ops"}
-    assert headers == {_snake(op) for op in GE_DECLARED}
+    assert headers == {_snake(op) for op in GE_DECLARED} | {"cast"}
+
+
+def test_cast_declares_ge_ir() -> None:
+    """GE's Cast: x -> y with a required Int dst_type (a DataType number);
+    its sets are written inline in GE, SrcT/DstT here (one set each)."""
+    text = (INCLUDE / "cast.h").read_text(encoding="utf-8")
+    assert '.INPUT(x, "SrcT")' in text and '.OUTPUT(y, "DstT")' in text
+    assert ".REQUIRED_ATTR(dst_type, Int)" in text
+    sets = DATATYPE_ANY.findall(text)
+    assert [name for name, _ in sets] == ["SrcT", "DstT"]
+    assert sets[0][1] == sets[1][1]
+    assert not {d.strip() for d in sets[0][1].split(",")} & (NOT_ON_CPU - {"DT_BOOL"})
 
 
 @pytest.mark.parametrize("op", sorted(GE_DECLARED))

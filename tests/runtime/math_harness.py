@@ -37,6 +37,7 @@ MATH_OPS = (
     "Exp",
     "Log",
     "MatMul",
+    "Cast",
 )
 
 _lock = threading.RLock()

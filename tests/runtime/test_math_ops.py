@@ -18,6 +18,7 @@ from ge.es import GraphBuilder, TensorHolder
 from ge.es.math import (
     Abs,
     Add,
+    Cast,
     Div,
     Exp,
     Log,
@@ -31,6 +32,7 @@ from ge.es.math import (
     Sqrt,
     Sub,
 )
+from ge.graph import DataType
 from ge.graph.numpy_dtypes import from_numpy_dtype
 from ge.session import Session
 
@@ -395,3 +397,120 @@ def test_matmul_shapes_must_agree(session: Session) -> None:
             builder.build_and_reset(),
             [np.zeros((3, 4), np.float32), np.zeros((5, 6), np.float32)],
         )
+
+
+# -- Cast -------------------------------------------------------------------------
+
+CAST_DTYPES = [
+    "bool",
+    "float16",
+    "float32",
+    "float64",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+]
+
+
+def cast_values(dtype: np.dtype) -> np.ndarray:
+    """Every edge the rule names: fractions both ways, NaN, infinities, the
+    integer limits of every type, and values that wrap when narrowed."""
+    if dtype.kind == "b":
+        return np.array([True, False, True], dtype)
+    if dtype.kind == "f":
+        base = [
+            0.0,
+            -0.0,
+            1.5,
+            -1.5,
+            2.5,
+            -2.7,
+            127.9,
+            128.0,
+            -129.0,
+            255.5,
+            256.0,
+            65504.0,
+        ]
+        base += [1e10, -1e10, 3e38, np.nan, np.inf, -np.inf]
+        if dtype.itemsize >= 4:
+            base += [2.0**31, -(2.0**31), 2.0**32, 2.0**63, -(2.0**63), 2.0**64, 1e300]
+        with np.errstate(over="ignore"):  # 1e10 is inf in float16, as meant
+            return np.array(base).astype(dtype)
+    info = np.iinfo(dtype)
+    base = [
+        0,
+        1,
+        7,
+        127,
+        128,
+        255,
+        256,
+        300,
+        65535,
+        65536,
+        info.min,
+        info.max,
+        info.max - 1,
+    ]
+    if info.min < 0:
+        base += [-1, -128, -129, -300]
+    return np.array([v for v in base if info.min <= v <= info.max], dtype=dtype)
+
+
+def cast_reference(a: np.ndarray, dst: np.dtype) -> np.ndarray:
+    """specs/math_cast.yaml's rule in numpy: numpy's own casts where it
+    defines them, and NaN -> 0 and saturation where it does not."""
+    if dst.kind == "b":
+        return a != 0
+    if a.dtype.kind == "f" and dst.kind in "iu":
+        info = np.iinfo(dst)
+        wide = a.astype(np.float64)
+        out = np.zeros(a.shape, dst)
+        low = wide <= float(info.min) - (1.0 if info.min > -(2**63) else 0.0)
+        high = wide >= float(info.max) + 1.0
+        ok = ~(np.isnan(wide) | low | high)
+        out[ok] = np.trunc(wide[ok]).astype(dst)
+        out[low], out[high] = info.min, info.max
+        return out
+    with np.errstate(all="ignore"):
+        return a.astype(dst)
+
+
+@pytest.mark.parametrize("src_name", CAST_DTYPES)
+def test_cast_every_pair(session: Session, src_name: str) -> None:
+    src = np.dtype(src_name)
+    a = cast_values(src)
+    builder = GraphBuilder(f"cast_{src_name}")
+    x = builder.create_input(0, data_type=from_numpy_dtype(src), shape=list(a.shape))
+    scalar = builder.create_input(1, data_type=from_numpy_dtype(src), shape=[])
+    empty = builder.create_input(2, data_type=from_numpy_dtype(src), shape=[0, 3])
+    dsts = [np.dtype(d) for d in CAST_DTYPES]
+    for i, dst in enumerate(dsts):
+        builder.set_graph_output(Cast(x, dst_type=from_numpy_dtype(dst)), i)
+    builder.set_graph_output(Cast(scalar, dst_type=DataType.DT_INT32), len(dsts))
+    builder.set_graph_output(Cast(empty, dst_type=DataType.DT_DOUBLE), len(dsts) + 1)
+    inputs = [a, a[:1].reshape(()), np.zeros((0, 3), src)]
+    results = run(session, builder.build_and_reset(), inputs)
+    for dst, got in zip(dsts, results, strict=False):
+        want = cast_reference(a, dst)
+        assert got.dtype == dst and got.shape == a.shape, dst
+        np.testing.assert_array_equal(got, want, err_msg=f"{src_name} -> {dst}")
+    assert results[-2].dtype == np.int32 and results[-2].shape == ()
+    np.testing.assert_array_equal(
+        results[-2], cast_reference(inputs[1], np.dtype(np.int32))
+    )
+    assert results[-1].dtype == np.float64 and results[-1].shape == (0, 3)
+
+
+def test_cast_refuses_a_dst_type_it_cannot_compute(session: Session) -> None:
+    builder = GraphBuilder("cast_bad")
+    x = builder.create_input(0, shape=[2])
+    builder.set_graph_output(Cast(x, dst_type=DataType.DT_BF16), 0)
+    with pytest.raises(Exception, match="BF16"):
+        run(session, builder.build_and_reset(), [np.zeros(2, np.float32)])

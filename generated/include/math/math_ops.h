@@ -4,6 +4,7 @@
 
 #include "math/abs.h"
 #include "math/add.h"
+#include "math/cast.h"
 #include "math/div.h"
 #include "math/exp.h"
 #include "math/log.h"

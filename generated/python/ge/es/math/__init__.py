@@ -3,6 +3,7 @@
 
 from .abs import Abs
 from .add import Add
+from .cast import Cast
 from .div import Div
 from .exp import Exp
 from .log import Log
@@ -19,6 +20,7 @@ from .sub import Sub
 __all__ = [
     "Abs",
     "Add",
+    "Cast",
     "Div",
     "Exp",
     "Log",
