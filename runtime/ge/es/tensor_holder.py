@@ -175,7 +175,8 @@ def _math_op(op_type: str) -> Callable[..., TensorHolder]:
             "TensorHolder arithmetic builds the math library's ops: ge.es.math is "
             "not importable (put gen-ops' generated/python on sys.path)"
         ) from exc
-    return getattr(module, op_type)  # type: ignore[no-any-return]
+    op: Callable[..., TensorHolder] = getattr(module, op_type)
+    return op
 
 
 def _is_tensor_like(value: object) -> bool:
