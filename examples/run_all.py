@@ -16,6 +16,7 @@ EXAMPLES = [
     ("add_custom", "examples/add_custom/run.py"),
     ("annotated_args_refresh", "examples/annotated_args_refresh/run.py"),
     ("offline_two_round", "examples/offline_two_round/run.py"),
+    ("mlp", "examples/mlp/run.py"),
     ("import_legacy", "examples/import_legacy/run.py"),
     ("tilelang_eager", "examples/tilelang_eager/run.py"),
     ("tilelang_online", "examples/tilelang_online/run.py"),

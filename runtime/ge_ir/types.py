@@ -27,7 +27,20 @@ __all__ = [
 ]
 
 
-class DataType(enum.IntEnum):
+class _NamedIntEnum(enum.IntEnum):
+    """An IntEnum that prints its name, as GE's enums print on the Pythons GE
+    supports (3.7 to 3.10, where ``str`` of an IntEnum member is
+    ``DataType.DT_FLOAT``); Python 3.11 made ``str`` the number. Formatting
+    (``f"{dt}"``, ``format(dt, "d")``) stays the number, as ``int``'s."""
+
+    def __str__(self) -> str:
+        return f"{type(self).__name__}.{self.name}"
+
+    def __format__(self, format_spec: str) -> str:
+        return int.__format__(int(self), format_spec)
+
+
+class DataType(_NamedIntEnum):
     """Tensor element types; values are GE's ``C_DT_*`` numbers."""
 
     DT_FLOAT = 0
@@ -203,7 +216,7 @@ def attr_dtype_spec_name(data_type: DataType) -> str:
     return _SPEC_NAME_OF[data_type]
 
 
-class Format(enum.IntEnum):
+class Format(_NamedIntEnum):
     """Tensor layouts; values are GE's ``C_FORMAT_*`` numbers (metadef c_types.h).
 
     GE's own Python enum stops at 51 and renumbers END/MAX; this table follows

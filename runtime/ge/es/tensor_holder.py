@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+import importlib
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -107,3 +108,108 @@ class TensorHolder:
 
     def __repr__(self) -> str:
         return f"TensorHolder({self._node.name}:{self._index})"
+
+    # -- arithmetic (Note [TensorHolder arithmetic]) -------------------------
+
+    def add(self, other: TensorHolder | TensorLike) -> TensorHolder:
+        """``self + other`` element-wise (the math library's Add)."""
+        return _arith(self, other, "Add", "add", reflected=False)
+
+    def sub(self, other: TensorHolder | TensorLike) -> TensorHolder:
+        """``self - other`` element-wise (Sub)."""
+        return _arith(self, other, "Sub", "sub", reflected=False)
+
+    def mul(self, other: TensorHolder | TensorLike) -> TensorHolder:
+        """``self * other`` element-wise (Mul)."""
+        return _arith(self, other, "Mul", "mul", reflected=False)
+
+    def div(self, other: TensorHolder | TensorLike) -> TensorHolder:
+        """``self / other`` element-wise (Div: integers truncate toward zero)."""
+        return _arith(self, other, "Div", "div", reflected=False)
+
+    def __add__(self, other: object) -> Any:
+        return _operator(self, other, "Add", "+", reflected=False)
+
+    def __radd__(self, other: object) -> Any:
+        return _operator(self, other, "Add", "+", reflected=True)
+
+    def __sub__(self, other: object) -> Any:
+        return _operator(self, other, "Sub", "-", reflected=False)
+
+    def __rsub__(self, other: object) -> Any:
+        return _operator(self, other, "Sub", "-", reflected=True)
+
+    def __mul__(self, other: object) -> Any:
+        return _operator(self, other, "Mul", "*", reflected=False)
+
+    def __rmul__(self, other: object) -> Any:
+        return _operator(self, other, "Mul", "*", reflected=True)
+
+    def __truediv__(self, other: object) -> Any:
+        return _operator(self, other, "Div", "/", reflected=False)
+
+    def __rtruediv__(self, other: object) -> Any:
+        return _operator(self, other, "Div", "/", reflected=True)
+
+
+# Note [TensorHolder arithmetic]: as GE's ES API (EsAdd/EsSub/EsMul/EsDiv),
+# add/sub/mul/div and + - * / with the reflected forms build the math
+# library's Add, Sub, Mul and Div nodes (ge.es.math, generated from
+# specs/math_*.yaml). A number or nested
+# list on either side becomes a Const of the tensor's dtype (GE's rule: the
+# scalar takes the tensor's type; the generated builder binds it to the
+# type variable the tensor fixes), so ``x * 2`` on float16 multiplies by a
+# float16 2 and ``1 - x`` on int32 subtracts from an int32 1. A tensor of
+# another builder raises ValueError (GE: both operands must share a
+# builder). Anything else makes the operator return NotImplemented, so
+# Python raises its usual TypeError.
+
+TensorLike = int | float | Sequence[Any]
+
+
+def _math_op(op_type: str) -> Callable[..., TensorHolder]:
+    try:
+        module = importlib.import_module("ge.es.math")
+    except ImportError as exc:
+        raise ImportError(
+            "TensorHolder arithmetic builds the math library's ops: ge.es.math is "
+            "not importable (put gen-ops' generated/python on sys.path)"
+        ) from exc
+    op: Callable[..., TensorHolder] = getattr(module, op_type)
+    return op
+
+
+def _is_tensor_like(value: object) -> bool:
+    if isinstance(value, (bool, np.bool_)):
+        return False
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        return True
+    return isinstance(value, (list, tuple))
+
+
+def _arith(
+    holder: TensorHolder, other: object, op_type: str, what: str, *, reflected: bool
+) -> TensorHolder:
+    if isinstance(other, TensorHolder):
+        if other._builder is not holder._builder:
+            raise ValueError(
+                f"{what}: the operands belong to different graph builders "
+                f"({holder!r} and {other!r}); both must come from one builder"
+            )
+    elif not _is_tensor_like(other):
+        raise TypeError(
+            f"{what}: expected a TensorHolder, a number or a list of numbers, "
+            f"got {type(other).__name__}"
+        )
+    elif isinstance(other, (np.integer, np.floating)):
+        other = other.item()
+    op = _math_op(op_type)
+    return op(other, holder) if reflected else op(holder, other)
+
+
+def _operator(
+    holder: TensorHolder, other: object, op_type: str, symbol: str, *, reflected: bool
+) -> Any:
+    if not isinstance(other, TensorHolder) and not _is_tensor_like(other):
+        return NotImplemented
+    return _arith(holder, other, op_type, f"'{symbol}'", reflected=reflected)

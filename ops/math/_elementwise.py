@@ -1,0 +1,303 @@
+"""The kernels of the math library: one C kernel per op, dtype and broadcast
+plan, generated as text and built with gcc (ge.device.kernels.build_kernel).
+
+Note [Shape-specialised kernels]: the specs' launch_args are GE's own
+(inputs and the output, nothing else), so a kernel cannot receive shapes or
+strides at run time. ``compile`` runs
+once per key of shapes, dtypes and attrs, so it builds a kernel with the
+plan written in as constants instead:
+
+- the broadcast (numpy's rules) is reduced to a plan: dims of size 1 in the
+  output dropped, adjacent dims merged while both inputs stay contiguous
+  across them; each input has stride 0 (broadcast) or its own stride per
+  dim. ``[4, 1, 5] + [3, 5]`` becomes rows of 5 with strides (0 or 5).
+- the kernel walks the output by rows of the innermost dim; the row's
+  input offsets come from the outer dims, and the inner loop has constant
+  trip count and unit or zero strides, which gcc vectorises.
+- the extents are exact (``GE_ELEMS``), so the runtime checks every launch
+  against the buffers.
+
+Builds are cached by the kernel cache (source hash), so a plan is built
+once per machine, and here once per process.
+
+Integer arithmetic wraps (computed in the unsigned type of the width, as
+numpy's results are); integer division truncates toward zero, x / 0 is 0
+and MIN / -1 is MIN. float16 is computed in float and rounded once, which
+is what numpy does.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from dataclasses import dataclass
+
+from ge.custom_op import LaunchConfig
+from ge.device.kernels import build_kernel
+from ge.graph import DataType
+from ge.runtime import Tensor
+
+# DataType -> (storage C type, compute C type, unsigned C type or None, kind)
+C_TYPES: dict[DataType, tuple[str, str, str | None, str]] = {
+    DataType.DT_FLOAT16: ("_Float16", "float", None, "f"),
+    DataType.DT_FLOAT: ("float", "float", None, "f"),
+    DataType.DT_DOUBLE: ("double", "double", None, "f"),
+    DataType.DT_INT8: ("int8_t", "int32_t", "uint32_t", "i"),
+    DataType.DT_INT16: ("int16_t", "int32_t", "uint32_t", "i"),
+    DataType.DT_INT32: ("int32_t", "int32_t", "uint32_t", "i"),
+    DataType.DT_INT64: ("int64_t", "int64_t", "uint64_t", "i"),
+    DataType.DT_UINT8: ("uint8_t", "uint32_t", "uint32_t", "u"),
+    DataType.DT_UINT16: ("uint16_t", "uint32_t", "uint32_t", "u"),
+}
+_INT_MIN = {
+    DataType.DT_INT8: "INT8_MIN",
+    DataType.DT_INT16: "INT16_MIN",
+    DataType.DT_INT32: "INT32_MIN",
+    DataType.DT_INT64: "INT64_MIN",
+}
+
+ROWS_PER_BLOCK = 4096
+
+
+def _div(dtype: DataType, kind: str) -> str:
+    if kind == "f":
+        return "a / b"
+    if kind == "u":
+        return "b == 0 ? 0 : a / b"
+    low = _INT_MIN[dtype]
+    return f"b == 0 ? 0 : ((a == {low} && b == -1) ? a : a / b)"
+
+
+def binary_expr(op: str, dtype: DataType) -> str:
+    """The C expression of ``op`` on ``a`` and ``b`` (compute type C)."""
+    _, _, unsigned, kind = C_TYPES[dtype]
+    wrap = {"+": "add", "-": "sub", "*": "mul"}
+    for sym, name in wrap.items():
+        if op == name:
+            if kind == "f":
+                return f"a {sym} b"
+            return f"(C)((U)a {sym} (U)b)"
+    if op == "div":
+        return _div(dtype, kind)
+    if op == "maximum":
+        return "(a != a || a > b) ? a : b" if kind == "f" else "a > b ? a : b"
+    if op == "minimum":
+        return "(a != a || a < b) ? a : b" if kind == "f" else "a < b ? a : b"
+    raise ValueError(f"unknown binary op {op}")
+
+
+def _f(value: float) -> str:
+    """A C double literal, inf and NaN included."""
+    if math.isnan(value):
+        return '__builtin_nan("")'
+    if math.isinf(value):
+        return "__builtin_inf()" if value > 0 else "(-__builtin_inf())"
+    return repr(float(value))
+
+
+def unary_expr(op: str, dtype: DataType, attrs: dict[str, float]) -> str:
+    """The C expression of ``op`` on ``a`` (compute type C)."""
+    _, ctype, _, kind = C_TYPES[dtype]
+    sfx = "f" if ctype == "float" else ""
+    if op == "neg":
+        return "-a" if kind == "f" else "(C)(0 - (U)a)"
+    if op == "abs":
+        return f"fabs{sfx}(a)" if kind == "f" else "a < 0 ? (C)(0 - (U)a) : a"
+    if op == "relu":
+        return "(a > 0 || a != a) ? a : 0" if kind == "f" else "a > 0 ? a : 0"
+    if op == "sqrt":
+        return f"sqrt{sfx}(a)"
+    base, scale, shift = attrs["base"], attrs["scale"], attrs["shift"]
+    arg = (
+        "a"
+        if (scale, shift) == (1.0, 0.0)
+        else f"(C)({_f(scale)}) * a + (C)({_f(shift)})"
+    )
+    if op == "exp":
+        if base == -1.0:
+            return f"exp{sfx}({arg})"
+        return f"exp{sfx}((C)log({_f(base)}) * ({arg}))"
+    if op == "log":
+        if base == -1.0:
+            return f"log{sfx}({arg})"
+        return f"log{sfx}({arg}) / (C)log({_f(base)})"
+    raise ValueError(f"unknown unary op {op}")
+
+
+def broadcast_plan(
+    a: tuple[int, ...], b: tuple[int, ...], out: tuple[int, ...]
+) -> list[tuple[int, int, int]]:
+    """(dim, stride of a, stride of b) per dim of ``out``, outermost first,
+    with size-1 dims dropped and contiguous neighbours merged; at least one
+    dim (a 0-d or all-ones output is one dim of 1, an empty one a dim of 0)."""
+    rank = len(out)
+    if 0 in out:
+        return [(0, 0, 0)]
+
+    def strides(shape: tuple[int, ...]) -> list[int]:
+        padded = (1,) * (rank - len(shape)) + tuple(shape)
+        result, step = [0] * rank, 1
+        for i in range(rank - 1, -1, -1):
+            result[i] = 0 if padded[i] == 1 else step
+            step *= padded[i]
+        return result
+
+    sa, sb = strides(a), strides(b)
+    dims = [(out[i], sa[i], sb[i]) for i in range(rank) if out[i] != 1]
+    merged: list[tuple[int, int, int]] = []
+    for d, x, y in dims:
+        if merged:
+            pd, px, py = merged[-1]
+            if px == x * d and py == y * d:
+                merged[-1] = (pd * d, x, y)
+                continue
+        merged.append((d, x, y))
+    return merged or [(1, 0, 0)]
+
+
+_HEADER = """#include "ge_kernel.h"
+#include <math.h>
+#include <stdint.h>
+typedef {t} T;
+typedef {c} C;
+typedef {u} U;
+"""
+
+
+def binary_source(
+    kernel: str,
+    op: str,
+    dtype: DataType,
+    plan: list[tuple[int, int, int]],
+    sizes: tuple[int, int, int],
+) -> str:
+    t, c, u, _ = C_TYPES[dtype]
+    inner, ia, ib = plan[-1]
+    outer = plan[:-1]
+    rows = math.prod(d for d, _, _ in outer)
+    walk = "".join(
+        f"    {{ uint64_t i = rem % {d}u; rem /= {d}u; oa += i * {x}u; ob += i * {y}u; }}\n"
+        for d, x, y in reversed(outer)
+    )
+    n1, n2, n = sizes
+    return _HEADER.format(t=t, c=c, u=u or "uint64_t") + f"""
+static inline T ge_op(C a, C b) {{ return (T)({binary_expr(op, dtype)}); }}
+
+GE_KERNEL({kernel}, GE_IN(T, GE_ELEMS({n1})), GE_IN(T, GE_ELEMS({n2})),
+          GE_OUT(T, GE_ELEMS({n}))) {{
+  const T *a = GE_PTR(const T, 0);
+  const T *b = GE_PTR(const T, 1);
+  T *y = GE_PTR(T, 2);
+  uint64_t begin, end;
+  if ({n}u == 0) return;
+  ge_block_range(block_idx, block_dim, {rows}u, &begin, &end);
+  for (uint64_t r = begin; r < end; ++r) {{
+    uint64_t rem = r, oa = 0, ob = 0;
+{walk}    (void)rem;
+    const T *pa = a + oa;
+    const T *pb = b + ob;
+    T *py = y + r * {inner}u;
+    for (uint64_t j = 0; j < {inner}u; ++j)
+      py[j] = ge_op((C)pa[j * {ia}u], (C)pb[j * {ib}u]);
+  }}
+}}
+"""
+
+
+def unary_source(
+    kernel: str, op: str, dtype: DataType, n: int, attrs: dict[str, float]
+) -> str:
+    t, c, u, _ = C_TYPES[dtype]
+    return _HEADER.format(t=t, c=c, u=u or "uint64_t") + f"""
+static inline T ge_op(C a) {{ return (T)({unary_expr(op, dtype, attrs)}); }}
+
+GE_KERNEL({kernel}, GE_IN(T, GE_ELEMS({n})), GE_OUT(T, GE_ELEMS({n}))) {{
+  const T *a = GE_PTR(const T, 0);
+  T *y = GE_PTR(T, 1);
+  uint64_t begin, end;
+  ge_block_range(block_idx, block_dim, {n}u, &begin, &end);
+  for (uint64_t i = begin; i < end; ++i) y[i] = ge_op((C)a[i]);
+}}
+"""
+
+
+def _dims(t: Tensor) -> tuple[int, ...]:
+    return tuple(t.storage_shape.dims)
+
+
+def _check_dtype(op_type: str, t: Tensor) -> DataType:
+    dtype = DataType(t.data_type)
+    if dtype not in C_TYPES:
+        raise TypeError(f"{op_type}: no CPU kernel for {dtype.name}")
+    return dtype
+
+
+@dataclass
+class _Cache:
+    configs: dict[tuple[object, ...], LaunchConfig]
+    lock: threading.Lock
+
+
+class Kernels:
+    """Built kernels of one op, keyed by dtype, shapes and attrs."""
+
+    def __init__(self, op_type: str, kernel: str, op: str) -> None:
+        self.op_type = op_type
+        self.kernel = kernel
+        self.op = op
+        self._cache = _Cache({}, threading.Lock())
+
+    def _get(self, key: tuple[object, ...], make_source: object) -> LaunchConfig:
+        with self._cache.lock:
+            config = self._cache.configs.get(key)
+            if config is None:
+                source, rows = make_source()  # type: ignore[operator]
+                binary = build_kernel(source, name=self.kernel)
+                blocks = max(1, min(8, -(-rows // ROWS_PER_BLOCK)))
+                config = LaunchConfig(binary, blocks)
+                self._cache.configs[key] = config
+            return config
+
+    def binary(self, x1: Tensor, x2: Tensor, y: Tensor) -> LaunchConfig:
+        """The launch of y = op(x1, x2) for these tensors (built if new)."""
+        dtype = _check_dtype(self.op_type, x1)
+        a, b, out = _dims(x1), _dims(x2), _dims(y)
+        key = (dtype, a, b, out)
+
+        def make() -> tuple[str, int]:
+            plan = broadcast_plan(a, b, out)
+            sizes = (math.prod(a), math.prod(b), math.prod(out))
+            rows = math.prod(d for d, _, _ in plan[:-1])
+            return binary_source(self.kernel, self.op, dtype, plan, sizes), rows
+
+        return self._get(key, make)
+
+    def matmul(
+        self, x1: Tensor, x2: Tensor, bias: Tensor | None, t1: bool, t2: bool
+    ) -> LaunchConfig:
+        """The launch of y = x1 @ x2 (+ bias) for these tensors (built if new)."""
+        from ._matmul import matmul_dims, matmul_source
+
+        dtype = _check_dtype(self.op_type, x1)
+        key = (dtype, _dims(x1), _dims(x2), bias is None, t1, t2)
+        m, k, n = matmul_dims(_dims(x1), _dims(x2), t1, t2)
+        if bias is not None and _dims(bias) != (n,):
+            raise ValueError(
+                f"MatMul: bias must have shape [{n}], got {list(_dims(bias))}"
+            )
+
+        def make() -> tuple[str, int]:
+            return matmul_source(self.kernel, dtype, m, k, n, t1, t2), m * 64
+
+        return self._get(key, make)
+
+    def unary(self, x: Tensor, y: Tensor, **attrs: float) -> LaunchConfig:
+        """The launch of y = op(x) for this tensor and attrs (built if new)."""
+        dtype = _check_dtype(self.op_type, x)
+        n = math.prod(_dims(x))
+        key = (dtype, n, tuple(sorted(attrs.items())))
+
+        def make() -> tuple[str, int]:
+            return unary_source(self.kernel, self.op, dtype, n, attrs), n
+
+        return self._get(key, make)

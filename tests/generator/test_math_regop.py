@@ -1,0 +1,132 @@
+"""The math library's REG_OP headers (generated/include/math) declare GE's
+IR: op names, input/output/attr names in GE's order, attr types and
+defaults, and each op's dtype set is GE's minus the types the CPU device
+cannot compute (docs/math-ops.md). test_cpp_headers.py compiles the same
+headers against the copy of GE's external headers.
+
+GE_DECLARED holds facts read from GE's op-proto headers (the newest of the
+public copies), written out here, not copied."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+INCLUDE = ROOT / "generated/include/math"
+
+# Types GE lists that the CPU device has no arithmetic for.
+NOT_ON_CPU = {
+    "DT_BF16",
+    "DT_COMPLEX32",
+    "DT_COMPLEX64",
+    "DT_COMPLEX128",
+    "DT_BOOL",
+    "DT_STRING",
+    "DT_QINT8",
+}
+UNARY_DATA_TYPE = {
+    "DT_COMPLEX128",
+    "DT_COMPLEX64",
+    "DT_DOUBLE",
+    "DT_FLOAT",
+    "DT_FLOAT16",
+    "DT_BF16",
+    "DT_COMPLEX32",
+}
+REAL = "DT_FLOAT DT_FLOAT16 DT_DOUBLE DT_UINT8 DT_INT8 DT_UINT16 DT_INT16 DT_INT32 DT_INT64"
+BINARY_IO = (["INPUT x1", "INPUT x2", "OUTPUT y"], [])
+UNARY_IO = (["INPUT x", "OUTPUT y"], [])
+LOG_ATTRS = ["base Float -1.0", "scale Float 1.0", "shift Float 0.0"]
+
+# op -> (slots in IR order, attrs "name Type default", GE's dtype set)
+GE_DECLARED: dict[str, tuple[list[str], list[str], set[str]]] = {
+    "Add": (
+        *BINARY_IO,
+        set(
+            "DT_FLOAT DT_INT32 DT_INT64 DT_FLOAT16 DT_INT16 DT_INT8 DT_UINT8 "
+            "DT_DOUBLE DT_COMPLEX128 DT_COMPLEX64 DT_STRING".split()
+        ),
+    ),
+    "Sub": (*BINARY_IO, set(REAL.split()) | {"DT_COMPLEX64", "DT_COMPLEX128"}),
+    "Mul": (*BINARY_IO, set(REAL.split()) | {"DT_COMPLEX64", "DT_COMPLEX128"}),
+    "RealDiv": (*BINARY_IO, set(REAL.split()) | {"DT_COMPLEX64", "DT_COMPLEX128"}),
+    "Div": (*BINARY_IO, set(REAL.split()) | {"DT_COMPLEX64", "DT_COMPLEX128"}),
+    "Maximum": (
+        *BINARY_IO,
+        set(
+            "DT_FLOAT16 DT_FLOAT DT_DOUBLE DT_INT32 DT_INT64 DT_BF16 DT_INT8 DT_UINT8".split()
+        ),
+    ),
+    "Minimum": (
+        *BINARY_IO,
+        set(
+            "DT_BF16 DT_FLOAT DT_FLOAT16 DT_DOUBLE DT_INT32 DT_INT64 DT_INT8 DT_UINT8".split()
+        ),
+    ),
+    "Neg": (
+        *UNARY_IO,
+        set(
+            "DT_BF16 DT_FLOAT16 DT_FLOAT DT_DOUBLE DT_INT8 DT_INT32 DT_INT64 "
+            "DT_COMPLEX64 DT_COMPLEX128".split()
+        ),
+    ),
+    "Abs": (
+        *UNARY_IO,
+        set("DT_FLOAT16 DT_FLOAT DT_DOUBLE DT_INT8 DT_INT16 DT_INT32 DT_INT64".split()),
+    ),
+    "Relu": (
+        *UNARY_IO,
+        set(
+            "DT_FLOAT DT_FLOAT16 DT_DOUBLE DT_INT8 DT_INT32 DT_INT16 DT_INT64 "
+            "DT_UINT8 DT_UINT16 DT_QINT8 DT_BF16".split()
+        ),
+    ),
+    "Sqrt": (*UNARY_IO, UNARY_DATA_TYPE),
+    "Exp": (UNARY_IO[0], LOG_ATTRS, UNARY_DATA_TYPE),
+    "Log": (UNARY_IO[0], LOG_ATTRS, UNARY_DATA_TYPE),
+    "MatMul": (
+        ["INPUT x1", "INPUT x2", "OPTIONAL_INPUT bias", "OUTPUT y"],
+        ["transpose_x1 Bool false", "transpose_x2 Bool false"],
+        {"DT_FLOAT", "DT_FLOAT16", "DT_INT32", "DT_BF16"},
+    ),
+}
+SLOT = re.compile(r"\.(INPUT|OPTIONAL_INPUT|OUTPUT)\((\w+), \"T\"\)")
+ATTR = re.compile(r"\.ATTR\((\w+), (\w+), ([^)]*)\)")
+DATATYPE = re.compile(r"\.DATATYPE\(T, TensorType\(\{([^}]*)\}\)\)")
+DATATYPE_ANY = re.compile(r"\.DATATYPE\((\w+), TensorType\(\{([^}]*)\}\)\)")
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def test_every_math_header_is_checked() -> None:
+    headers = {p.stem for p in INCLUDE.glob("*.h")} - {"math_ops"}
+    assert headers == {_snake(op) for op in GE_DECLARED} | {"cast"}
+
+
+def test_cast_declares_ge_ir() -> None:
+    """GE's Cast: x -> y with a required Int dst_type (a DataType number);
+    its sets are written inline in GE, SrcT/DstT here (one set each)."""
+    text = (INCLUDE / "cast.h").read_text(encoding="utf-8")
+    assert '.INPUT(x, "SrcT")' in text and '.OUTPUT(y, "DstT")' in text
+    assert ".REQUIRED_ATTR(dst_type, Int)" in text
+    sets = DATATYPE_ANY.findall(text)
+    assert [name for name, _ in sets] == ["SrcT", "DstT"]
+    assert sets[0][1] == sets[1][1]
+    assert not {d.strip() for d in sets[0][1].split(",")} & (NOT_ON_CPU - {"DT_BOOL"})
+
+
+@pytest.mark.parametrize("op", sorted(GE_DECLARED))
+def test_header_declares_ge_ir(op: str) -> None:
+    slots, attrs, ge_set = GE_DECLARED[op]
+    text = (INCLUDE / f"{_snake(op)}.h").read_text(encoding="utf-8")
+    assert f"REG_OP({op})" in text and f".OP_END_FACTORY_REG({op});" in text
+    assert [f"{k} {n}" for k, n in SLOT.findall(text)] == slots
+    assert [" ".join(a) for a in ATTR.findall(text)] == attrs
+    (declared,) = DATATYPE.findall(text)
+    dtypes = {d.strip() for d in declared.split(",")}
+    assert dtypes == ge_set - NOT_ON_CPU
