@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gen_ops import __version__, discovery, interrupts, state
-from gen_ops.diagnostics import Severity, Sink
+from gen_ops.diagnostics import Diagnostic, Severity, Sink
 from gen_ops.outputs import Target
 
 if TYPE_CHECKING:
@@ -232,6 +232,32 @@ def _schema_parser() -> argparse.ArgumentParser:
     )
 
 
+def _show(
+    shown: Sequence[Diagnostic],
+    errors: int,
+    warnings: int,
+    count: int,
+    fmt: str,
+    max_errors: int,
+) -> None:
+    """``shown`` on stderr as ``--format`` and ``--max-errors`` say: one
+    JSON document, or the first ``max_errors`` lines (0: all) and how many
+    more there are."""
+    if fmt == "json":
+        from gen_ops.diagnostics_json import document
+
+        print(document(shown, errors, warnings, count), file=sys.stderr)
+        return
+    rest = len(shown) - max_errors if max_errors else 0
+    for diagnostic in shown[: max_errors or None]:
+        print(diagnostic.format(), file=sys.stderr)
+    if rest > 0:
+        print(
+            f"gen-ops: {rest} more diagnostic(s) not shown (--max-errors 0 shows all)",
+            file=sys.stderr,
+        )
+
+
 def _report(
     sink: Sink,
     quiet: bool,
@@ -241,21 +267,8 @@ def _report(
 ) -> None:
     errors = sum(1 for d in sink.items if d.severity is Severity.ERROR)
     warnings = len(sink.items) - errors
-    if fmt == "json":
-        from gen_ops.diagnostics_json import document
-
-        print(document(sink.sorted(), errors, warnings, count), file=sys.stderr)
-        return
-    shown = sink.sorted()
-    rest = len(shown) - max_errors if max_errors else 0
-    for diagnostic in shown[: max_errors or None]:
-        print(diagnostic.format(), file=sys.stderr)
-    if rest > 0:
-        print(
-            f"gen-ops: {rest} more diagnostic(s) not shown (--max-errors 0 shows all)",
-            file=sys.stderr,
-        )
-    if errors or (warnings and not quiet):
+    _show(sink.sorted(), errors, warnings, count, fmt, max_errors)
+    if fmt != "json" and (errors or (warnings and not quiet)):
         print(
             f"gen-ops: {errors} error(s), {warnings} warning(s) in {count} spec file(s)",
             file=sys.stderr,

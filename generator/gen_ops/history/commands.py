@@ -160,22 +160,9 @@ def _print(sink: Sink, args: argparse.Namespace) -> None:
     shown = [
         d for d in sink.sorted() if not (args.quiet and d.severity is Severity.NOTE)
     ]
-    if args.format == "json":
-        from gen_ops.diagnostics_json import document
-
-        errors = sum(1 for d in shown if d.severity is Severity.ERROR)
-        warnings = sum(1 for d in shown if d.severity is Severity.WARNING)
-        print(document(shown, errors, warnings, 0), file=sys.stderr)
-        return
-    limit = args.max_errors or None
-    for diagnostic in shown[:limit]:
-        print(diagnostic.format(), file=sys.stderr)
-    if limit is not None and len(shown) > limit:
-        print(
-            f"gen-ops: {len(shown) - limit} more diagnostic(s) not shown "
-            "(--max-errors 0 shows all)",
-            file=sys.stderr,
-        )
+    errors = sum(1 for d in shown if d.severity is Severity.ERROR)
+    warnings = sum(1 for d in shown if d.severity is Severity.WARNING)
+    cli._show(shown, errors, warnings, 0, args.format, args.max_errors)
 
 
 def _specs(args: argparse.Namespace, sink: Sink, command: str) -> list[OpSpec] | None:
