@@ -229,9 +229,10 @@ def cmd_release(argv: Sequence[str]) -> int:
 
 
 def cmd_compat(argv: Sequence[str]) -> int:
-    args = _compat_parser().parse_args(argv)
+    parser = _compat_parser()
+    args = parser.parse_args(argv)
     if args.against is not None and args.release_version is not None:
-        _compat_parser().error("--against and --release-version exclude each other")
+        parser.error("--against and --release-version exclude each other")
     started = time.perf_counter()
     sink = Sink()
     ops = _specs(args, sink, "compat")
