@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 import threading
-from dataclasses import dataclass
+from collections.abc import Callable
 
 from ge.custom_op import LaunchConfig
 from ge.device.kernels import build_kernel
@@ -221,47 +221,49 @@ GE_KERNEL({kernel}, GE_IN(T, GE_ELEMS({n})), GE_OUT(T, GE_ELEMS({n}))) {{
 """
 
 
-def _dims(t: Tensor) -> tuple[int, ...]:
+def dims(t: Tensor) -> tuple[int, ...]:
     return tuple(t.storage_shape.dims)
 
 
-def _check_dtype(op_type: str, t: Tensor) -> DataType:
+def check_dtype(op_type: str, t: Tensor) -> DataType:
     dtype = DataType(t.data_type)
     if dtype not in C_TYPES:
         raise TypeError(f"{op_type}: no CPU kernel for {dtype.name}")
     return dtype
 
 
-@dataclass
-class _Cache:
-    configs: dict[tuple[object, ...], LaunchConfig]
-    lock: threading.Lock
-
-
 class Kernels:
     """Built kernels of one op, keyed by dtype, shapes and attrs."""
 
-    def __init__(self, op_type: str, kernel: str, op: str) -> None:
+    def __init__(
+        self, op_type: str, kernel: str, op: str, per_block: int = ROWS_PER_BLOCK
+    ) -> None:
         self.op_type = op_type
         self.kernel = kernel
         self.op = op
-        self._cache = _Cache({}, threading.Lock())
+        self.per_block = per_block
+        self._configs: dict[tuple[object, ...], LaunchConfig] = {}
+        self._lock = threading.Lock()
 
-    def _get(self, key: tuple[object, ...], make_source: object) -> LaunchConfig:
-        with self._cache.lock:
-            config = self._cache.configs.get(key)
+    def get(
+        self, key: tuple[object, ...], make: Callable[[], tuple[str, int]]
+    ) -> LaunchConfig:
+        """The launch cached under ``key``; else ``make()`` gives the kernel
+        source and its units of work (rows or elements, ``per_block`` of
+        them per block, at most 8 blocks), built and cached."""
+        with self._lock:
+            config = self._configs.get(key)
             if config is None:
-                source, rows = make_source()  # type: ignore[operator]
+                source, work = make()
                 binary = build_kernel(source, name=self.kernel)
-                blocks = max(1, min(8, -(-rows // ROWS_PER_BLOCK)))
-                config = LaunchConfig(binary, blocks)
-                self._cache.configs[key] = config
+                blocks = max(1, min(8, -(-work // self.per_block)))
+                config = self._configs[key] = LaunchConfig(binary, blocks)
             return config
 
     def binary(self, x1: Tensor, x2: Tensor, y: Tensor) -> LaunchConfig:
         """The launch of y = op(x1, x2) for these tensors (built if new)."""
-        dtype = _check_dtype(self.op_type, x1)
-        a, b, out = _dims(x1), _dims(x2), _dims(y)
+        dtype = check_dtype(self.op_type, x1)
+        a, b, out = dims(x1), dims(x2), dims(y)
         key = (dtype, a, b, out)
 
         def make() -> tuple[str, int]:
@@ -270,34 +272,15 @@ class Kernels:
             rows = math.prod(d for d, _, _ in plan[:-1])
             return binary_source(self.kernel, self.op, dtype, plan, sizes), rows
 
-        return self._get(key, make)
-
-    def matmul(
-        self, x1: Tensor, x2: Tensor, bias: Tensor | None, t1: bool, t2: bool
-    ) -> LaunchConfig:
-        """The launch of y = x1 @ x2 (+ bias) for these tensors (built if new)."""
-        from ._matmul import matmul_dims, matmul_source
-
-        dtype = _check_dtype(self.op_type, x1)
-        key = (dtype, _dims(x1), _dims(x2), bias is None, t1, t2)
-        m, k, n = matmul_dims(_dims(x1), _dims(x2), t1, t2)
-        if bias is not None and _dims(bias) != (n,):
-            raise ValueError(
-                f"MatMul: bias must have shape [{n}], got {list(_dims(bias))}"
-            )
-
-        def make() -> tuple[str, int]:
-            return matmul_source(self.kernel, dtype, m, k, n, t1, t2), m * 64
-
-        return self._get(key, make)
+        return self.get(key, make)
 
     def unary(self, x: Tensor, y: Tensor, **attrs: float) -> LaunchConfig:
         """The launch of y = op(x) for this tensor and attrs (built if new)."""
-        dtype = _check_dtype(self.op_type, x)
-        n = math.prod(_dims(x))
+        dtype = check_dtype(self.op_type, x)
+        n = math.prod(dims(x))
         key = (dtype, n, tuple(sorted(attrs.items())))
 
         def make() -> tuple[str, int]:
             return unary_source(self.kernel, self.op, dtype, n, attrs), n
 
-        return self._get(key, make)
+        return self.get(key, make)

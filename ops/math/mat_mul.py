@@ -7,10 +7,26 @@ from ge_impl.math.mat_mul import MatMulBase
 from ge.custom_op import LaunchConfig, register_op_impl
 from ge.runtime import Tensor, TensorDesc
 
-from ._elementwise import Kernels
-from ._matmul import matmul_dims
+from ._elementwise import Kernels, check_dtype, dims
+from ._matmul import matmul_dims, matmul_source
 
 _KERNELS = Kernels(MatMulBase.OP_TYPE, "math_mat_mul", "mat_mul")
+
+
+def _launch(
+    x1: Tensor, x2: Tensor, bias: Tensor | None, t1: bool, t2: bool
+) -> LaunchConfig:
+    """The launch of y = x1 @ x2 (+ bias) for these tensors (built if new)."""
+    dtype = check_dtype(_KERNELS.op_type, x1)
+    key = (dtype, dims(x1), dims(x2), bias is None, t1, t2)
+    m, k, n = matmul_dims(dims(x1), dims(x2), t1, t2)
+    if bias is not None and dims(bias) != (n,):
+        raise ValueError(f"MatMul: bias must have shape [{n}], got {list(dims(bias))}")
+
+    def make() -> tuple[str, int]:
+        return matmul_source(_KERNELS.kernel, dtype, m, k, n, t1, t2), m * 64
+
+    return _KERNELS.get(key, make)
 
 
 @register_op_impl(op_type=MatMulBase.OP_TYPE)
@@ -43,7 +59,7 @@ class MatMul(MatMulBase):
         transpose_x1: bool,
         transpose_x2: bool,
     ) -> None:
-        _KERNELS.matmul(x1, x2, bias, transpose_x1, transpose_x2)
+        _launch(x1, x2, bias, transpose_x1, transpose_x2)
 
     def launch_config(
         self,
@@ -55,4 +71,4 @@ class MatMul(MatMulBase):
         transpose_x1: bool,
         transpose_x2: bool,
     ) -> LaunchConfig:
-        return _KERNELS.matmul(x1, x2, bias, transpose_x1, transpose_x2)
+        return _launch(x1, x2, bias, transpose_x1, transpose_x2)
