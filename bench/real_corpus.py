@@ -122,10 +122,10 @@ def grep(headers: list[Path]) -> tuple[int, list[tuple[str, int, str]]]:
                     if name.group() not in known:
                         seen.add(start + offset + name.start())
             for at in sorted(seen):
-                name = IDENTIFIER.match(text, at)
-                assert name is not None
+                spelled = IDENTIFIER.match(text, at)
+                assert spelled is not None
                 line = text.count("\n", 0, at) + 1
-                invalid.append((str(header), line, name.group()))
+                invalid.append((str(header), line, spelled.group()))
     return declarations, invalid
 
 
