@@ -49,6 +49,7 @@ import _report  # bench/ is the script's directory
 from ge_ir.types import NAMED_TENSOR_TYPES, DataType
 from gen_ops.diagnostics import Diagnostic
 from gen_ops.importer import driver, roundtrip
+from gen_ops.importer.headers import HEADER_SUFFIXES
 
 ENUMERATORS = frozenset(member.name for member in DataType)
 NAMED_SETS = frozenset(NAMED_TENSOR_TYPES)
@@ -66,7 +67,6 @@ STRING = re.compile(r'"[^"\n]*"')
 TYPE_WORDS = frozenset({"ge", "TensorType", "ListTensorType", "Promote"})
 DATATYPE_NAME = re.compile(r"\.DATATYPE\s*\(\s*(\w+)")
 DTYPE_CODES = ("I202", "I203", "I204", "I302")
-SUFFIXES = (".h", ".hh", ".hpp", ".hxx")  # the ones gen-ops import searches
 
 IMPORT_ALL = """
 import importlib, sys
@@ -122,10 +122,10 @@ def grep(headers: list[Path]) -> tuple[int, list[tuple[str, int, str]]]:
                     if name.group() not in known:
                         seen.add(start + offset + name.start())
             for at in sorted(seen):
-                name = IDENTIFIER.match(text, at)
-                assert name is not None
+                spelled = IDENTIFIER.match(text, at)
+                assert spelled is not None
                 line = text.count("\n", 0, at) + 1
-                invalid.append((str(header), line, name.group()))
+                invalid.append((str(header), line, spelled.group()))
     return declarations, invalid
 
 
@@ -140,7 +140,7 @@ def reported(name: tuple[str, int, str], diagnostics: list[Diagnostic]) -> bool:
     )
 
 
-def check(corpus: Path, headers: list[Path], fix_dtypes: bool) -> roundtrip.Report:
+def check(corpus: Path, fix_dtypes: bool) -> roundtrip.Report:
     with tempfile.TemporaryDirectory(prefix="real-corpus-") as rendered:
         return roundtrip.run(
             roundtrip.Options(
@@ -156,18 +156,14 @@ def packages(corpus: Path) -> dict[str, Any]:
     """Import with --fix-dtypes, render with gen-ops, import every module."""
     with tempfile.TemporaryDirectory(prefix="real-corpus-gen-") as tmp:
         out = Path(tmp)
-        result = driver.plan(
-            driver.Options(
-                paths=(corpus,),
-                out=out / "specs",
-                module_per_header=True,
-                fix_dtypes=True,
-            )
+        options = driver.Options(
+            paths=(corpus,),
+            out=out / "specs",
+            module_per_header=True,
+            fix_dtypes=True,
         )
-        for spec in result.files:
-            target = out / "specs" / spec.path
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(spec.text, encoding="utf-8")
+        result = driver.plan(options)
+        driver.write(options, result)  # every spec: the directory is new
         gen = subprocess.run(
             [sys.executable, "-m", "gen_ops", "--specs", str(out / "specs")]
             + ["--out", str(out / "gen"), "--no-scaffold", "-q"],
@@ -208,13 +204,13 @@ def packages(corpus: Path) -> dict[str, Any]:
 
 def measure(corpus: Path) -> dict[str, Any]:
     headers = sorted(
-        p for p in corpus.rglob("*") if p.suffix in SUFFIXES and p.is_file()
+        p for p in corpus.rglob("*") if p.suffix in HEADER_SUFFIXES and p.is_file()
     )
     per_repo = Counter(p.relative_to(corpus).parts[0] for p in headers)
     declarations, invalid = grep(headers)
     started = time.perf_counter()
-    plain = check(corpus, headers, fix_dtypes=False)
-    fixed = check(corpus, headers, fix_dtypes=True)
+    plain = check(corpus, fix_dtypes=False)
+    fixed = check(corpus, fix_dtypes=True)
     elapsed = time.perf_counter() - started
     codes = Counter(d.code for d in plain.diagnostics)
     differ = [

@@ -313,9 +313,11 @@ def _apply(
             raise NotALiteral("an integer overflows int64")
         return kind, result
     x, y = float(a), float(b)
-    exact = x + y if sign == "+" else x - y if sign == "-" else x * y
-    if sign == "/":
-        exact = x / y
+    exact = (
+        x / y
+        if sign == "/"
+        else x + y if sign == "+" else x - y if sign == "-" else x * y
+    )
     if kind == _FLOAT_T:
         return kind, _to_float32(exact)
     if math.isinf(exact):

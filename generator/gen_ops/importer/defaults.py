@@ -23,8 +23,8 @@ warning that says what was normalised:
   numeric literals (``1.f / 4``): its value as C++ computes it, written in
   full (I310; ``c_literals.FloatExpression``);
 - one of GE's named constants of ``graph/types.h`` (``ge::UNKNOWN_RANK``,
-  ``UNKNOWN_DIM``, ...; ``GE_CONSTANTS``): its value, and the YAML names it
-  in a comment (I311).
+  ``UNKNOWN_DIM``, ...; ``GE_INT_CONSTANTS``, ``GE_LIST_INT_CONSTANTS``):
+  its value, and the YAML names it in a comment (I311).
 
 A default that does not read (``ge::DataType(-1)``, a macro, a value that
 does not fit the type) is dropped with a warning (I305): the attr is

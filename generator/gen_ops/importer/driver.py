@@ -101,11 +101,17 @@ def module_of(header: headers.HeaderFile, options: Options) -> str:
 
 
 def import_header(
-    header: headers.HeaderFile, module: str, fix_dtypes: bool, out: Path
+    header: headers.HeaderFile,
+    module: str,
+    fix_dtypes: bool,
+    out: Path,
+    check: bool = True,
 ) -> HeaderResult:
     """One header through lexer, preprocess, parser, convert and the YAML
     writer (specs that merge then drops cost little, and writing them here
-    puts the work in the worker processes)."""
+    puts the work in the worker processes); with ``check``, each spec through
+    ``check_spec`` too (``refusals``; a caller that checks the specs itself,
+    as ``gen-ops roundtrip`` does, passes False and gets none)."""
     sink = Sink()
     if not is_identifier(module):
         sink.emit(
@@ -139,7 +145,11 @@ def import_header(
             ops.append(op)
     schema = schema_reference(out / module)
     texts = tuple(spec_text(op, schema, f"{op.span.path}:{op.span.line}") for op in ops)
-    refusals = tuple(tuple(check_spec(op, text)[1]) for op, text in zip(ops, texts))
+    refusals = (
+        tuple(tuple(check_spec(op, text)[1]) for op, text in zip(ops, texts))
+        if check
+        else ()
+    )
     return HeaderResult(
         header, tuple(ops), texts, tuple(sink.items), False, not_imported, refusals
     )
