@@ -107,16 +107,15 @@ def _run_initializers(mapped: MappedImage) -> None:
         start, size = image.init_array
         table = (ctypes.c_uint64 * (size // 8)).from_address(mapped.base + start)
         addresses += [int(v) for v in table]
+    # Empty entries (0 and -1) are skipped, as glibc skips them.
+    addresses = [a for a in addresses if a not in (0, 0xFFFFFFFFFFFFFFFF)]
     for address in addresses:
-        if address in (0, 0xFFFFFFFFFFFFFFFF):  # empty entries, as glibc skips
-            continue
         offset = address - mapped.base
         segment = image.segment_of(offset, 1) if offset >= 0 else None
         if segment is None or not segment.flags & PF_X:
             raise BadKernelBinary("an initializer lies outside the library's code")
     for address in addresses:
-        if address not in (0, 0xFFFFFFFFFFFFFFFF):
-            _INIT_FN(address)()
+        _INIT_FN(address)()
 
 
 _libraries: dict[str, ForeignLibrary] = {}
