@@ -88,12 +88,16 @@ def check_library(data: bytes, function: str = "call") -> ElfImage:
     if not isinstance(data, (bytes, bytearray)):
         raise TypeError(f"a foreign library is bytes, got {type(data).__name__}")
     image = read_image(bytes(data), trusted=True)
+    _require_function(image, function)
+    return image
+
+
+def _require_function(image: ElfImage, function: str) -> None:
     if not _function_in_code(image, function):
         raise BadKernelBinary(
             f"exports no function {function!r} (a foreign kernel library exports "
             f'extern "C" void {function}(pointer..., stream))'
         )
-    return image
 
 
 def _run_initializers(mapped: MappedImage) -> None:
@@ -124,9 +128,17 @@ _lock = threading.RLock()
 
 def load_library(data: bytes, function: str = "call") -> ForeignLibrary:
     """Load a foreign library from memory, once per content per process
-    (its initializers run then); it must export ``function``."""
-    image = check_library(data, function)
+    (its initializers run then); it must export ``function``. A library
+    already loaded is not read again, only checked for ``function``."""
+    if not isinstance(data, (bytes, bytearray)):
+        raise TypeError(f"a foreign library is bytes, got {type(data).__name__}")
     digest = hashlib.sha256(data).hexdigest()
+    with _lock:
+        library = _libraries.get(digest)
+        if library is not None:
+            _require_function(library._mapped.image, function)
+            return library
+    image = check_library(data, function)
     with _lock:
         library = _libraries.get(digest)
         if library is None:
