@@ -20,8 +20,11 @@ from __future__ import annotations
 import importlib.util
 import os
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # importlib.metadata is imported on use: ge.custom_op stays light
+    from importlib import metadata
 
 GROUP = "ge.custom_op.plugins"
 
@@ -82,6 +85,8 @@ def _directory(entry: metadata.EntryPoint) -> Path:
 def installed_libraries() -> list[OpLibrary]:
     """Every directory registered under ``ge.custom_op.plugins``, by entry
     point name (one per name: the first distribution on sys.path wins)."""
+    from importlib import metadata
+
     chosen: dict[str, metadata.EntryPoint] = {}
     for entry in metadata.entry_points(group=GROUP):
         chosen.setdefault(entry.name, entry)

@@ -23,10 +23,6 @@ and returns that file's bytes:
 from __future__ import annotations
 
 import os
-import shutil
-import signal
-import subprocess
-import tempfile
 import threading
 from collections.abc import Hashable, Mapping, Sequence
 
@@ -57,6 +53,11 @@ def _run(
     output_name: str,
     env: Mapping[str, str] | None,
 ) -> bytes:
+    import shutil  # on use: ge.custom_op imports this module
+    import signal
+    import subprocess
+    import tempfile
+
     workdir = tempfile.mkdtemp(prefix="ge-compile-")
     try:
         output = os.path.join(workdir, output_name)

@@ -20,9 +20,8 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 
-from ge.device import portable
-from ge.device.elf import BadKernelBinary
-from ge.device.foreign import check_library
+# ge.device.portable and ge.device.foreign (the loader, the toolchain) are
+# imported on use: contexts imports ForeignLaunchInfo, so ge.custom_op stays light.
 
 __all__ = ["ForeignLaunchInfo", "LibraryConfig", "PortableLibraries"]
 
@@ -88,6 +87,9 @@ class PortableLibraries:
         for this machine exporting the op's function; ValueError if not)."""
         if not isinstance(key, str) or not key:
             raise ValueError(f"a library key is a non-empty str, got {key!r}")
+        from ge.device.elf import BadKernelBinary
+        from ge.device.foreign import check_library
+
         try:
             check_library(data, self.FUNCTION)
         except BadKernelBinary as exc:
@@ -121,6 +123,8 @@ class PortableLibraries:
 
     def serialize(self) -> bytes:
         """GE's PortableOp::Serialize: every library, in the seed's format."""
+        from ge.device import portable
+
         lock, entries = self._libraries()
         with lock:
             return portable.encode(dict(entries))
@@ -129,6 +133,8 @@ class PortableLibraries:
         """GE's PortableOp::Deserialize: restore the libraries of ``data``
         (integrity rules of Note [Portable payload]; each library loaded);
         on any failure nothing changes."""
+        from ge.device import portable
+
         restored = portable.restore(data, self.FUNCTION)
         entries = {key: lib.data for key, lib in restored.items()}
         lock, current = self._libraries()

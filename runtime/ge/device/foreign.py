@@ -88,12 +88,16 @@ def check_library(data: bytes, function: str = "call") -> ElfImage:
     if not isinstance(data, (bytes, bytearray)):
         raise TypeError(f"a foreign library is bytes, got {type(data).__name__}")
     image = read_image(bytes(data), trusted=True)
+    _require_function(image, function)
+    return image
+
+
+def _require_function(image: ElfImage, function: str) -> None:
     if not _function_in_code(image, function):
         raise BadKernelBinary(
             f"exports no function {function!r} (a foreign kernel library exports "
             f'extern "C" void {function}(pointer..., stream))'
         )
-    return image
 
 
 def _run_initializers(mapped: MappedImage) -> None:
@@ -107,16 +111,15 @@ def _run_initializers(mapped: MappedImage) -> None:
         start, size = image.init_array
         table = (ctypes.c_uint64 * (size // 8)).from_address(mapped.base + start)
         addresses += [int(v) for v in table]
+    # Empty entries (0 and -1) are skipped, as glibc skips them.
+    addresses = [a for a in addresses if a not in (0, 0xFFFFFFFFFFFFFFFF)]
     for address in addresses:
-        if address in (0, 0xFFFFFFFFFFFFFFFF):  # empty entries, as glibc skips
-            continue
         offset = address - mapped.base
         segment = image.segment_of(offset, 1) if offset >= 0 else None
         if segment is None or not segment.flags & PF_X:
             raise BadKernelBinary("an initializer lies outside the library's code")
     for address in addresses:
-        if address not in (0, 0xFFFFFFFFFFFFFFFF):
-            _INIT_FN(address)()
+        _INIT_FN(address)()
 
 
 _libraries: dict[str, ForeignLibrary] = {}
@@ -125,9 +128,17 @@ _lock = threading.RLock()
 
 def load_library(data: bytes, function: str = "call") -> ForeignLibrary:
     """Load a foreign library from memory, once per content per process
-    (its initializers run then); it must export ``function``."""
-    image = check_library(data, function)
+    (its initializers run then); it must export ``function``. A library
+    already loaded is not read again, only checked for ``function``."""
+    if not isinstance(data, (bytes, bytearray)):
+        raise TypeError(f"a foreign library is bytes, got {type(data).__name__}")
     digest = hashlib.sha256(data).hexdigest()
+    with _lock:
+        library = _libraries.get(digest)
+        if library is not None:
+            _require_function(library._mapped.image, function)
+            return library
+    image = check_library(data, function)
     with _lock:
         library = _libraries.get(digest)
         if library is None:

@@ -363,13 +363,7 @@ def build_shared(
         )
     cc = compiler()
     text, extra = _source_text(source)
-    define_flags = [
-        f"-D{key}" if value is None else f"-D{key}={value}"
-        for key, value in sorted((defines or {}).items())
-    ]
-    all_flags = (
-        list(BASE_FLAGS) + [f"-I{INCLUDE_DIR}"] + extra + define_flags + list(flags)
-    )
+    all_flags = _flags(defines, extra, flags)
     digest = hashlib.sha256()
     for part in (
         text,
@@ -408,9 +402,22 @@ def compile_uncached(
 ) -> bytes:
     """Compile C ``text`` with the device's flags and no cache (the build
     backend compiles the native launcher with it; hatch_build.py)."""
-    define_flags = [f"-D{key}={value}" for key, value in sorted(defines.items())]
-    flags = list(BASE_FLAGS) + [f"-I{INCLUDE_DIR}"] + define_flags
-    return _compile(cc or compiler(), text, flags, (), name)
+    return _compile(cc or compiler(), text, _flags(defines), (), name)
+
+
+def _flags(
+    defines: Mapping[str, str | int | None] | None,
+    includes: Sequence[str] = (),
+    flags: Sequence[str] = (),
+) -> list[str]:
+    """The device's compile line, in this order (the cache key hashes it):
+    base flags, ge_kernel.h's directory, ``includes`` (a source file's
+    -iquote), the defines, then the caller's ``flags``."""
+    define_flags = [
+        f"-D{key}" if value is None else f"-D{key}={value}"
+        for key, value in sorted((defines or {}).items())
+    ]
+    return [*BASE_FLAGS, f"-I{INCLUDE_DIR}", *includes, *define_flags, *flags]
 
 
 @lru_cache(maxsize=4)
