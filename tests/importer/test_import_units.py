@@ -21,7 +21,7 @@ from gen_ops.importer.model import (
     DtypeList,
     ImportedOp,
     OpShape,
-    Param,
+    Slot,
 )
 from gen_ops.importer.syntax import DIRECTIVE, DOC, Token
 from gen_ops.importer.yaml_writer import WIDTH, plain_ok, spec_text
@@ -227,7 +227,7 @@ def _op(doc: str, item_doc: str, default: Any) -> ImportedOp:
     shape = OpShape(
         "A",
         (),
-        (Param("x", DtypeList(("float32",))),),
+        (Slot("x", DtypeList(("float32",))),),
         (),
         (
             Attr("s", AttrType.STR, Default(default)),

@@ -33,9 +33,9 @@ from gen_ops.importer.model import (
     ListOf,
     NamedSet,
     Number,
-    Param,
     Promote,
     Range,
+    Slot,
     TypeVar,
     Value,
     VarRef,
@@ -69,7 +69,7 @@ class Difference:
     hint: str
 
 
-Element = TypeVar | Param | Attr | Graph
+Element = TypeVar | Slot | Attr | Graph
 
 
 @dataclass(frozen=True)
@@ -133,7 +133,7 @@ def _default(attr: Attr) -> tuple[Any, str]:
 
 
 def _kind(item: Element) -> str:
-    if isinstance(item, Param):
+    if isinstance(item, Slot):
         if item.dynamic:
             return "dynamic"
         return "optional" if item.optional else "required"
@@ -224,10 +224,10 @@ class _Comparison:
         subject = f"{role} '{name}'"
         if _kind(mine) != _kind(theirs):
             self.add("R202", (role, name, "name"), subject, _kind(mine), _kind(theirs))
-        if isinstance(mine, (Param, TypeVar)):
-            assert isinstance(theirs, (Param, TypeVar))
-            a = mine.dtype if isinstance(mine, Param) else mine.range
-            b = theirs.dtype if isinstance(theirs, Param) else theirs.range
+        if isinstance(mine, (Slot, TypeVar)):
+            assert isinstance(theirs, (Slot, TypeVar))
+            a = mine.dtype if isinstance(mine, Slot) else mine.range
+            b = theirs.dtype if isinstance(theirs, Slot) else theirs.range
             if dtype_meaning(a) != dtype_meaning(b):
                 self.add(
                     "R203",

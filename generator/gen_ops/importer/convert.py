@@ -27,8 +27,8 @@ from gen_ops.importer.model import (
     Graph,
     ImportedOp,
     OpShape,
-    Param,
     Place,
+    Slot,
     TypeVar,
 )
 from gen_ops.importer.reporting import OpReporter
@@ -88,8 +88,8 @@ class _Converter:
         self.fix_dtypes = fix_dtypes
         self.report = OpReporter(source, sink, declaration.name)
         self.type_vars: list[TypeVar] = []
-        self.inputs: list[Param] = []
-        self.outputs: list[Param] = []
+        self.inputs: list[Slot] = []
+        self.outputs: list[Slot] = []
         self.attrs: list[Attr] = []
         self.graphs: list[Graph] = []
         self.places: list[Place] = []
@@ -167,7 +167,7 @@ class _Converter:
             f"input '{name}'",
         )
         if dtype is not None:
-            self.inputs.append(Param(name, dtype, optional, dynamic))
+            self.inputs.append(Slot(name, dtype, optional, dynamic))
             self.place("input", name, element)
 
     def output(self, element: Element, name: str) -> None:
@@ -179,7 +179,7 @@ class _Converter:
             f"output '{name}'",
         )
         if dtype is not None:
-            self.outputs.append(Param(name, dtype, dynamic=_OUTPUTS[element.kind]))
+            self.outputs.append(Slot(name, dtype, dynamic=_OUTPUTS[element.kind]))
             self.place("output", name, element)
 
     def graph(self, element: Element, name: str) -> None:

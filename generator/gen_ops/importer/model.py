@@ -68,7 +68,7 @@ class TypeVar:
 
 
 @dataclass(frozen=True)
-class Param:
+class Slot:
     """An input or an output."""
 
     name: str
@@ -119,8 +119,8 @@ class Graph:
 class OpShape:
     op_type: str
     type_vars: tuple[TypeVar, ...]
-    inputs: tuple[Param, ...]
-    outputs: tuple[Param, ...]
+    inputs: tuple[Slot, ...]
+    outputs: tuple[Slot, ...]
     attrs: tuple[Attr, ...]
     graphs: tuple[Graph, ...]
 

@@ -31,9 +31,9 @@ from gen_ops.importer.model import (
     ListOf,
     NamedSet,
     Number,
-    Param,
     Promote,
     Range,
+    Slot,
     Value,
     VarRef,
 )
@@ -210,7 +210,7 @@ def _items(title: str, items: Sequence[_Item]) -> list[str]:
     return lines
 
 
-def _param(param: Param, doc: str) -> _Item:
+def _param(param: Slot, doc: str) -> _Item:
     fields = [("name", scalar(param.name)), ("dtype", dtype_value(param.dtype))]
     if param.optional:
         fields.append(("optional", "true"))
