@@ -21,9 +21,11 @@ from typing import TYPE_CHECKING
 
 from gen_ops import __version__, discovery, interrupts, state
 from gen_ops.diagnostics import Diagnostic, Severity, Sink
+from gen_ops.layout import author_path_of
 from gen_ops.outputs import Target
 
 if TYPE_CHECKING:
+    from gen_ops import render_cache, writer
     from gen_ops.model import OpSpec
 
 EXIT_OK, EXIT_DRIFT, EXIT_INVALID, EXIT_IO, EXIT_INTERNAL = 0, 1, 2, 3, 4
@@ -283,14 +285,8 @@ def _load(
     roots = args.specs or [Path("specs")]
     files = discovery.discover(roots, sink)
     ops = pipeline.load_and_check(files, sink)
-    excluded = {name.strip() for name in args.exclude_ops.split(",") if name.strip()}
-    unknown = excluded - {op.op_type for op in ops}
-    if unknown and not sink.has_errors:
-        print(
-            "gen-ops: note: --exclude-ops names no spec'd op: "
-            + ", ".join(sorted(unknown)),
-            file=sys.stderr,
-        )
+    excluded = _excluded(args)
+    _note_unknown_excluded(excluded, {op.op_type for op in ops}, sink)
     return files, [op for op in ops if op.op_type not in excluded]
 
 
@@ -300,6 +296,17 @@ def _registry_files(root: Path | None) -> list[Path]:
     if root is None or not root.is_dir():
         return []
     return sorted(p for p in root.rglob("*.json") if p.is_file())
+
+
+def _registry_digest(root: Path | None) -> str:
+    """The content of the registry a render reads (``--registry``), as one
+    digest: the fast path and the render cache's context include it, so a
+    new release renders the builders again (Note [Render cache])."""
+    files = _registry_files(root)
+    digests = state.spec_digests(files)
+    if digests is None:
+        return "unreadable"  # the render reads the registry and reports why
+    return state.fingerprint(files, [], digests) or ""
 
 
 def _say(args: argparse.Namespace, text: str) -> None:
@@ -318,36 +325,145 @@ def cmd_validate(argv: Sequence[str]) -> int:
     return EXIT_OK
 
 
-def cmd_render(argv: Sequence[str]) -> int:
-    args = _render_parser().parse_args(argv)
-    started = time.perf_counter()
+def _excluded(args: argparse.Namespace) -> frozenset[str]:
+    return frozenset(
+        name.strip() for name in args.exclude_ops.split(",") if name.strip()
+    )
+
+
+def _note_unknown_excluded(
+    excluded: frozenset[str], op_types: set[str], sink: Sink
+) -> None:
+    unknown = excluded - op_types
+    if unknown and not sink.has_errors:
+        print(
+            "gen-ops: note: --exclude-ops names no spec'd op: "
+            + ", ".join(sorted(unknown)),
+            file=sys.stderr,
+        )
+
+
+def _check(args: argparse.Namespace) -> int:
+    """``gen-ops --check``: a full load and render, compared with --out; it
+    never uses the state file."""
+    from gen_ops import pipeline, writer
+
     out: Path = args.out
-    options = [
-        str(out.resolve()),
+    sink = Sink()
+    files, ops = _load(args, sink)
+    _report(sink, args.quiet, len(files), args.format, args.max_errors)
+    if sink.has_errors:
+        print("gen-ops: nothing was generated", file=sys.stderr)
+        return EXIT_INVALID
+    rendered = pipeline.render(ops, args.only)
+    the_plan = writer.plan(out, rendered, args.only)
+    diff = writer.drift(out, the_plan)
+    partial = writer.partial_state(out)
+    if diff:
+        sys.stdout.write(diff)
+    for line in partial:
+        print(f"gen-ops: {line}", file=sys.stderr)
+    if diff or partial:
+        print(
+            f"gen-ops: {out} is out of date: {len(the_plan.writes)} file(s) differ, "
+            f"{len(the_plan.deletes)} would be removed"
+            + (f", {len(partial)} left by an interrupted run" if partial else "")
+            + "; run gen-ops",
+            file=sys.stderr,
+        )
+        return EXIT_DRIFT
+    _say(args, f"gen-ops: {out} is up to date ({len(rendered)} files)")
+    return EXIT_OK
+
+
+def _record_state(
+    out: Path,
+    fingerprint: str,
+    cache: render_cache.Cache,
+    decision: render_cache.Decision,
+    rendered: list[str],
+    the_plan: writer.Plan,
+    authors: list[Path],
+    scaffold_dir: str | None,
+    excluded: frozenset[str],
+) -> None:
+    """The state file after a render: its outputs' and author modules'
+    stats (those it did not write as the decision saw them), the cache."""
+    from gen_ops import render_cache, writer
+
+    prefix = render_cache.under(out)  # str(out / path), made faster
+    outputs = [prefix + p for p in rendered + list(decision.kept_paths)]
+    outputs.append(prefix + writer.MANIFEST)
+    if scaffold_dir is not None:
+        kept = decision.kept.values()
+        authors = authors + [
+            author_path_of(e.facts, e.facts.author, Path(e.project), scaffold_dir)
+            for e in kept
+            if e.facts.has_impl and e.facts.op_type not in excluded
+        ]
+    changed = {prefix + f.path for f in the_plan.writes}
+    changed.add(prefix + writer.MANIFEST)
+    known = {p: stat for p, stat in decision.standing.items() if p not in changed}
+    files = outputs + [str(path) for path in authors]
+    state.record(out, fingerprint, files, cache.to_json(), known)
+
+
+def _render_options(args: argparse.Namespace) -> list[str]:
+    """What a render depends on besides the specs (the fast path's and the
+    render cache's context)."""
+    return [
+        str(args.out.resolve()),
         ",".join(sorted(t.value for t in args.only)),
         args.exclude_ops,
         args.scaffold_dir,
         str(args.no_scaffold),
         str(args.registry.resolve()) if args.registry else "",
+        _registry_digest(args.registry),
     ]
-    spec_paths: list[Path] = []
-    if not args.check:
-        probe = Sink()
-        roots = args.specs or [Path("specs")]
-        spec_paths = [f.path for f in discovery.discover(roots, probe)]
-        spec_paths += _registry_files(args.registry)
-        fingerprint = None if probe.items else state.fingerprint(spec_paths, options)
-        if state.unchanged(out, fingerprint):
-            _say(
-                args,
-                f"gen-ops: up to date ({len(spec_paths)} spec files, "
-                f"{time.perf_counter() - started:.2f} s)",
-            )
-            return EXIT_OK
-    from gen_ops import pipeline, scaffold, transaction, writer
 
+
+def cmd_render(argv: Sequence[str]) -> int:
+    args = _render_parser().parse_args(argv)
+    if args.check:
+        return _check(args)
+    started = time.perf_counter()
+    out: Path = args.out
+    options = _render_options(args)
     sink = Sink()
-    files, ops = _load(args, sink)
+    files = discovery.discover(args.specs or [Path("specs")], sink)
+    spec_paths = [f.path for f in files]
+    digests = None if sink.items else state.spec_digests(spec_paths)
+    fingerprint = (
+        None if digests is None else state.fingerprint(spec_paths, options, digests)
+    )
+    recorded = state.read(out)
+    if state.unchanged(out, fingerprint, recorded):
+        _say(
+            args,
+            f"gen-ops: up to date ({len(spec_paths)} spec files, "
+            f"{time.perf_counter() - started:.2f} s)",
+        )
+        return EXIT_OK
+    from gen_ops import pipeline, render_cache, scaffold, transaction, writer
+
+    # Note [Render cache]: load, check and render only the specs that changed.
+    excluded = _excluded(args)
+    scaffold_dir = None if args.no_scaffold else args.scaffold_dir
+    context = state.context(options)
+    decision = render_cache.Decision({}, None)
+    if digests is not None:
+        inputs = render_cache.Inputs(
+            files, digests, context, out, args.only, excluded, scaffold_dir
+        )
+        decision = render_cache.decide(inputs, recorded)
+    kept = decision.kept
+    checked = pipeline.check(files, sink, {p: e.claim() for p, e in kept.items()})
+    _note_unknown_excluded(
+        excluded,
+        {c.model.op_type for c in checked} | {e.facts.op_type for e in kept.values()},
+        sink,
+    )
+    ops = [c.model for c in checked if c.model.op_type not in excluded]
     if args.registry is not None and not sink.has_errors:
         from gen_ops.history import past
 
@@ -357,33 +473,20 @@ def cmd_render(argv: Sequence[str]) -> int:
     if sink.has_errors:
         print("gen-ops: nothing was generated", file=sys.stderr)
         return EXIT_INVALID
-    rendered = pipeline.render(ops, args.only)
-    if args.check:
-        the_plan = writer.plan(out, rendered, args.only)
-        diff = writer.drift(out, the_plan)
-        partial = writer.partial_state(out)
-        if diff:
-            sys.stdout.write(diff)
-        for line in partial:
-            print(f"gen-ops: {line}", file=sys.stderr)
-        if diff or partial:
-            print(
-                f"gen-ops: {out} is out of date: {len(the_plan.writes)} file(s) differ, "
-                f"{len(the_plan.deletes)} would be removed"
-                + (f", {len(partial)} left by an interrupted run" if partial else "")
-                + "; run gen-ops",
-                file=sys.stderr,
-            )
-            return EXIT_DRIFT
-        _say(args, f"gen-ops: {out} is up to date ({len(rendered)} files)")
-        return EXIT_OK
+    standing = [e.facts for e in kept.values() if e.facts.op_type not in excluded]
+    shared = sorted(
+        [c.facts for c in checked if c.model.op_type not in excluded] + standing,
+        key=lambda f: f.op_type,
+    )
+    rendered = pipeline.render_parts(ops, shared, args.only)
+    kept_paths = decision.kept_paths
     try:
         # Note [One transaction]: finish or clean up what an interrupted run
         # left, forget the fast-path state (a run stopped from here on must
         # not look up to date), then write.
         repaired = transaction.recover(out)
         state.forget(out)
-        the_plan = writer.plan(out, rendered, args.only)
+        the_plan = writer.plan(out, rendered, args.only, kept_paths, decision.manifest)
         writer.apply(out, the_plan)
         written = (
             []
@@ -414,11 +517,38 @@ def cmd_render(argv: Sequence[str]) -> int:
         return EXIT_IO
     if repaired:
         _say(args, f"gen-ops: repaired {repaired} file(s) an interrupted run left")
-    outputs = [out / f.path for f in rendered] + [out / writer.MANIFEST]
-    authors = [] if args.no_scaffold else scaffold.author_paths(ops, args.scaffold_dir)
-    fingerprint = state.fingerprint(spec_paths or [f.path for f in files], options)
-    if fingerprint is not None:
-        state.record(out, fingerprint, outputs + authors)
+    if fingerprint is not None and digests is not None:
+        _record_state(
+            out,
+            fingerprint,
+            render_cache.updated(
+                context,
+                kept,
+                checked,
+                dict(zip(spec_paths, digests, strict=True)),
+                {d.span.path for d in sink.items},
+            ),
+            decision,
+            [f.path for f in rendered],
+            the_plan,
+            scaffold.author_paths(ops, scaffold_dir) if scaffold_dir else [],
+            scaffold_dir,
+            excluded,
+        )
+    _summarise(args, written, len(ops), len(standing), the_plan, started)
+    return EXIT_OK
+
+
+def _summarise(
+    args: argparse.Namespace,
+    written: list[Path],
+    rendered: int,
+    kept: int,
+    the_plan: writer.Plan,
+    started: float,
+) -> None:
+    """What a render did: author modules scaffolded, ops rendered (and kept,
+    Note [Render cache]), files written."""
     for path in written:
         _say(
             args,
@@ -427,11 +557,12 @@ def cmd_render(argv: Sequence[str]) -> int:
         )
     _say(
         args,
-        f"gen-ops: {len(ops)} op(s): {len(the_plan.writes)} file(s) written, "
+        f"gen-ops: {rendered + kept} op(s)"
+        + (f" ({rendered} rendered, {kept} unchanged)" if kept else "")
+        + f": {len(the_plan.writes)} file(s) written, "
         f"{len(the_plan.deletes)} removed, {the_plan.unchanged} unchanged "
         f"({time.perf_counter() - started:.2f} s)",
     )
-    return EXIT_OK
 
 
 def cmd_new(argv: Sequence[str]) -> int:

@@ -47,6 +47,8 @@ def _project_root(spec_dir: Path, resolved: Path, known: dict[Path, Path]) -> Pa
 
 def display(path: Path) -> str:
     """``path`` relative to the current directory, for messages."""
+    if not path.is_absolute() and ".." not in path.parts:
+        return str(path)  # what relpath gives, without two abspath calls
     try:
         return os.path.relpath(path)
     except ValueError:  # another drive on Windows

@@ -11,8 +11,24 @@ from __future__ import annotations
 import keyword
 import re
 from pathlib import Path
+from typing import Protocol
 
 from gen_ops.model import OpSpec
+
+
+class Placed(Protocol):
+    """What decides where an op's files go: a model or its facts
+    (``facts.OpFacts``)."""
+
+    @property
+    def op_type(self) -> str: ...
+
+    @property
+    def module(self) -> str: ...
+
+    @property
+    def file_stem(self) -> str: ...
+
 
 _CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 
@@ -36,7 +52,7 @@ def file_stem(op_type: str) -> str:
 # --- python ----------------------------------------------------------------
 
 
-def builder_module(op: OpSpec) -> str:
+def builder_module(op: Placed) -> str:
     """The op's ge.es builder."""
     return f"python/ge/es/{op.module}/{op.file_stem}.py"
 
@@ -49,7 +65,7 @@ def builder_package(module: str) -> str:
 IMPL_ROOT_PACKAGE = "python/ge_impl/__init__.py"
 
 
-def impl_module(op: OpSpec) -> str:
+def impl_module(op: Placed) -> str:
     """The op's prototype and implementation base."""
     return f"python/ge_impl/{op.module}/{op.file_stem}.py"
 
@@ -58,7 +74,7 @@ def impl_package(module: str) -> str:
     return f"python/ge_impl/{module}/__init__.py"
 
 
-def impl_import_name(op: OpSpec) -> str:
+def impl_import_name(op: Placed) -> str:
     """The dotted name the author module imports the generated base from."""
     return f"ge_impl.{op.module}.{op.file_stem}"
 
@@ -66,7 +82,7 @@ def impl_import_name(op: OpSpec) -> str:
 # --- C++ -------------------------------------------------------------------
 
 
-def header_include(op: OpSpec) -> str:
+def header_include(op: Placed) -> str:
     """The op's REG_OP header as ``#include`` names it (under include/)."""
     return f"{op.module}/{op.file_stem}.h"
 
@@ -101,12 +117,12 @@ DOCS_DIR = "docs/ops"
 DOC_INDEX = f"{DOCS_DIR}/README.md"
 
 
-def doc_page_name(op: OpSpec) -> str:
+def doc_page_name(op: Placed) -> str:
     """The op's reference page, as the index links it."""
     return f"{op.op_type}.md"
 
 
-def doc_page(op: OpSpec) -> str:
+def doc_page(op: Placed) -> str:
     return f"{DOCS_DIR}/{doc_page_name(op)}"
 
 
@@ -122,9 +138,18 @@ def author_path(op: OpSpec, scaffold_dir: str) -> Path:
     """Where the author's module for ``op`` lives: ``impl.author``, or
     ``<scaffold_dir>/<module>/<stem>.py``, under the project root (Note
     [Project root]); an absolute ``scaffold_dir`` stands on its own."""
-    if op.impl and op.impl.author:
-        return op.project / op.impl.author
-    return op.project / scaffold_dir / op.module / f"{op.file_stem}.py"
+    return author_path_of(
+        op, op.impl.author if op.impl else None, op.project, scaffold_dir
+    )
+
+
+def author_path_of(
+    op: Placed, author: str | None, project: Path, scaffold_dir: str
+) -> Path:
+    """``author_path`` from the parts it reads (an op's facts have them)."""
+    if author:
+        return project / author
+    return project / scaffold_dir / op.module / f"{op.file_stem}.py"
 
 
 def starter_spec(spec_dir: Path, op_type: str) -> Path:

@@ -332,7 +332,22 @@ def json_text(data: Any) -> str:
     character ``str.isprintable`` rejects written as a ``\\u`` escape (JSON
     itself escapes only C0 controls), so strings from specs cannot hide in the
     file (Note [Invisible characters])."""
-    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    return json_printable(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
+def json_item_text(data: Any, depth: int) -> str:
+    """``data`` as ``json_text`` writes it as an item of a list ``depth``
+    levels deep (indented by 2 per level), without the separating comma: so
+    a file's list can be joined from items written once (the history export
+    of a module, from each op's facts)."""
+    pad = "  " * depth
+    text = json.dumps(data, indent=2, ensure_ascii=False)
+    return json_printable(pad + text.replace("\n", "\n" + pad))
+
+
+def json_printable(text: str) -> str:
+    """JSON text with every character ``str.isprintable`` rejects (but the
+    newlines between its lines) written as a ``\\u`` escape."""
     if text.replace("\n", "").isprintable():  # the common case, at C speed
         return text
     return "".join(

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from gen_ops import layout
+from gen_ops.facts import OpFacts
 from gen_ops.literals import cpp_default, needs_limits
 from gen_ops.lower_python import dtype_words
 from gen_ops.model import Attr, Input, OpSpec, Output, Subgraph, TypeVar
@@ -147,14 +148,18 @@ def lower(op: OpSpec) -> CppOp:
     )
 
 
-def files(ops: Sequence[OpSpec]) -> list[tuple[str, str]]:
-    """Each op's header, and per module an aggregate header and the proto .cc."""
+def op_files(op: OpSpec) -> list[tuple[str, str]]:
+    """The op's header."""
+    text = render("cpp/op_proto.h.j2", op=lower(op))
+    return [(layout.include_path(layout.header_include(op)), text)]
+
+
+def module_files(ops: Sequence[OpFacts]) -> list[tuple[str, str]]:
+    """Per module an aggregate header and the proto .cc."""
     out: list[tuple[str, str]] = []
-    by_module: dict[str, list[OpSpec]] = {}
+    by_module: dict[str, list[OpFacts]] = {}
     for op in ops:
         by_module.setdefault(op.module, []).append(op)
-        text = render("cpp/op_proto.h.j2", op=lower(op))
-        out.append((layout.include_path(layout.header_include(op)), text))
     for module, members in sorted(by_module.items()):
         headers = sorted(layout.header_include(op) for op in members)
         aggregate = layout.module_header_include(module)

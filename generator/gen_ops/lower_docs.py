@@ -16,7 +16,13 @@ from typing import Any
 
 from gen_ops import layout
 from gen_ops.call_shapes import CallShape, ParamHistory, shape
-from gen_ops.literals import json_default, json_text, py_default_summary
+from gen_ops.facts import OpFacts
+from gen_ops.literals import (
+    json_default,
+    json_item_text,
+    json_text,
+    py_default_summary,
+)
 from gen_ops.lower_cpp import RegOpView, reg_op_view
 from gen_ops.lower_python import dtype_words, history_words, type_var_words
 from gen_ops.lower_python import lower as lower_python
@@ -297,30 +303,49 @@ def _history_attr(attr: Attr) -> dict[str, Any]:
     return entry
 
 
-def files(ops: Sequence[OpSpec]) -> list[tuple[str, str]]:
-    """Each op's page, the index, and per module the history export."""
+def op_files(op: OpSpec) -> list[tuple[str, str]]:
+    """The op's reference page."""
+    return [(layout.doc_page(op), render("docs/op.md.j2", page=lower(op)))]
+
+
+def module_files(ops: Sequence[OpFacts]) -> list[tuple[str, str]]:
+    """The index, and per module the history export."""
     out: list[tuple[str, str]] = []
-    by_module: dict[str, list[OpSpec]] = {}
+    by_module: dict[str, list[OpFacts]] = {}
     for op in ops:
         by_module.setdefault(op.module, []).append(op)
-        out.append((layout.doc_page(op), render("docs/op.md.j2", page=lower(op))))
     index = [
         (
             module,
-            [(op.op_type, layout.doc_page_name(op), _summary(op)) for op in members],
+            [(op.op_type, layout.doc_page_name(op), op.summary) for op in members],
         )
         for module, members in sorted(by_module.items())
     ]
     out.append((layout.DOC_INDEX, render("docs/index.md.j2", modules=index)))
     for module, members in sorted(by_module.items()):
-        data = {
-            "generated_by": f"gen-ops from the specs of module {module}; do not edit"
-        }
-        data.update(history(members))
-        out.append((layout.history(module), json_text(data)))
+        head = json_text(
+            {"generated_by": f"gen-ops from the specs of module {module}; do not edit"}
+        )
+        # json_text of head plus "operators": every member's entry, from the
+        # text each entry has in that file (history_text).
+        entries = [op.history for op in sorted(members, key=lambda o: o.op_type)]
+        text = (
+            head[: -len("\n}\n")]
+            + ',\n  "operators": [\n'
+            + ",\n".join(entries)
+            + "\n  ]\n}\n"
+        )
+        out.append((layout.history(module), text))
     return out
 
 
-def _summary(op: OpSpec) -> str:
+def history_text(op: OpSpec) -> str:
+    """The op's entry of its module's operators.json, as that file's text
+    holds it (``module_files`` joins them)."""
+    return json_item_text(history_op(op), 2)
+
+
+def summary(op: OpSpec) -> str:
+    """The op's cell in the docs index: its doc's first paragraph."""
     paragraph = op.doc.split("\n\n", 1)[0] if op.doc else ""
     return md_cell(" ".join(paragraph.split()))

@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from gen_ops import layout
+from gen_ops.facts import OpFacts
 from gen_ops.impl_bodies import (
     AuthorCall,
     AuthorPart,
@@ -361,15 +362,18 @@ def renders(op: OpSpec) -> bool:
     return op.infer_meta is not None or op.impl is not None
 
 
-def files(ops: Sequence[OpSpec]) -> list[tuple[str, str]]:
+def op_files(op: OpSpec) -> list[tuple[str, str]]:
+    """The op's prototype and implementation base, if it has any."""
+    if not renders(op):
+        return []
+    text = render("python/impl.py.j2", m=lower(op))
+    return [(layout.impl_module(op), format_python(text))]
+
+
+def module_files(ops: Sequence[OpFacts]) -> list[tuple[str, str]]:
+    """The ``__init__.py`` of each module with an impl module, and the root's."""
     out: list[tuple[str, str]] = []
-    modules: set[str] = set()
-    for op in ops:
-        if not renders(op):
-            continue
-        modules.add(op.module)
-        text = render("python/impl.py.j2", m=lower(op))
-        out.append((layout.impl_module(op), format_python(text)))
+    modules = {op.module for op in ops if op.impl_renders}
     for module in sorted(modules):
         text = render("python/impl_init.py.j2", module=module)
         out.append((layout.impl_package(module), format_python(text)))

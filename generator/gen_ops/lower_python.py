@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from gen_ops import layout
 from gen_ops.call_shapes import Alias, CallShape, ParamHistory, shape
+from gen_ops.facts import OpFacts
 from gen_ops.imports import ImportLine, Imports, bound_names
 from gen_ops.literals import py_default_summary
 from gen_ops.model import (
@@ -30,7 +31,7 @@ from gen_ops.model import (
     TypeVar,
     TypeVarKind,
 )
-from gen_ops.names import NODE_NAME, PythonNames, exported_names, python_names
+from gen_ops.names import NODE_NAME, PythonNames, python_names
 from gen_ops.pyformat import format_python
 from gen_ops.render import render
 from gen_ops.signature import Param, attr_annotation, default_code
@@ -505,18 +506,20 @@ def _dtype_from(op: OpSpec, output: Output) -> RuleRef | None:
     return RuleRef(rule.kind.value, rule.ref)
 
 
-def files(ops: Sequence[OpSpec]) -> list[tuple[str, str]]:
-    """The builder module of every op and each module's ``__init__.py``."""
+def op_files(op: OpSpec) -> list[tuple[str, str]]:
+    """The op's builder module."""
+    text = render("python/builder.py.j2", b=lower(op))
+    return [(layout.builder_module(op), format_python(text))]
+
+
+def module_files(ops: Sequence[OpFacts]) -> list[tuple[str, str]]:
+    """Each module's ``__init__.py``."""
     out: list[tuple[str, str]] = []
-    by_module: dict[str, list[OpSpec]] = {}
+    by_module: dict[str, list[OpFacts]] = {}
     for op in ops:
         by_module.setdefault(op.module, []).append(op)
-        text = render("python/builder.py.j2", b=lower(op))
-        out.append((layout.builder_module(op), format_python(text)))
     for module, members in sorted(by_module.items()):
-        exports = sorted(
-            (name, op.file_stem) for op in members for name in exported_names(op)
-        )
+        exports = sorted((name, op.file_stem) for op in members for name in op.exported)
         text = render("python/es_init.py.j2", module=module, exports=exports)
         out.append((layout.builder_package(module), format_python(text)))
     return out

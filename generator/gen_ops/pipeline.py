@@ -1,65 +1,99 @@
 """The whole run: find specs, load, validate, and render every output in memory.
 
-Nothing here touches the output directory; ``writer`` does that.
+Nothing here touches the output directory; ``writer`` does that. A run that
+renders only what changed (Note [Render cache] in ``render_cache``) passes
+the claims it kept for unchanged specs to ``check``, and their facts to
+``render_parts``.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 
-from gen_ops import schema_check, semantics
+from gen_ops import facts, layout, schema_check, semantics
 from gen_ops.collector import collector_paused
-from gen_ops.diagnostics import Diagnostic, Severity, Sink, Span
+from gen_ops.diagnostics import Severity, Sink, Span
 from gen_ops.discovery import SpecFile, discover
+from gen_ops.facts import OpFacts
 from gen_ops.model import OpSpec
 from gen_ops.outputs import OutputFile, Target
+from gen_ops.semantics import Claim
 from gen_ops.source import load_spec, load_spec_text
 
-__all__ = ["Target", "OutputFile", "SpecFile", "discover", "load_and_check", "render"]
+__all__ = [
+    "Target",
+    "OutputFile",
+    "SpecFile",
+    "discover",
+    "load_and_check",
+    "check",
+    "render",
+    "render_parts",
+    "op_outputs",
+]
 
 
-Head = tuple[str, Span]  # a loaded spec's op type and the span of its value
+@dataclass(frozen=True)
+class Checked:
+    """A spec that passed every check: its file, model, facts, and where its
+    op type stands (E801 points there)."""
 
-
-def _check_each(
-    files: Sequence[SpecFile],
-) -> tuple[list[OpSpec], list[Diagnostic], list[Head]]:
-    """Each spec loaded and checked on its own: the models, the
-    diagnostics, and each loaded spec's op type and where it stands (what
-    the checks across specs need of it)."""
-    sink = Sink()
-    heads: list[Head] = []
-    models: list[OpSpec] = []
-    for file in files:
-        spec = load_spec(file.path, file.display, sink)
-        if spec is None:
-            continue
-        spec = dataclasses.replace(spec, label=file.label, project=file.project)
-        op = spec.data.get("op") if isinstance(spec.data, dict) else None
-        if isinstance(op, str):
-            heads.append((op, spec.positions.at(("op",))))
-        if schema_check.check(spec, sink):
-            model = semantics.check_spec(spec, sink)
-            if model is not None:
-                models.append(model)
-    return models, sink.items, heads
+    file: SpecFile
+    model: OpSpec
+    facts: OpFacts
+    op_at: Span
 
 
 def load_and_check(files: Sequence[SpecFile], sink: Sink) -> list[OpSpec]:
-    """Load every spec and check all of them; the models of the valid ones.
-    The cycle collector is paused meanwhile (Note [Registries and the cycle
-    collector] in collector)."""
+    """Load every spec and check all of them; the models of the valid ones."""
+    return [c.model for c in check(files, sink)]
+
+
+def _check_one(file: SpecFile, sink: Sink) -> tuple[Claim | None, Checked | None]:
+    """One spec loaded and checked on its own: what it claims across specs
+    (None if it did not load) and, if it passed, its checked model."""
+    spec = load_spec(file.path, file.display, sink)
+    if spec is None:
+        return None, None
+    spec = dataclasses.replace(spec, label=file.label, project=file.project)
+    model = semantics.check_spec(spec, sink) if schema_check.check(spec, sink) else None
+    the_facts = facts.of(model) if model is not None else None
+    claim = semantics.claim(spec, the_facts)
+    if model is None or the_facts is None:
+        return claim, None
+    return claim, Checked(file, model, the_facts, claim.op_at)
+
+
+def check(
+    files: Sequence[SpecFile], sink: Sink, kept: Mapping[Path, Claim] | None = None
+) -> list[Checked]:
+    """Load and check every spec of ``files`` but those in ``kept`` (the
+    claims of specs known valid, by path), then check all of them across
+    specs; the valid ones loaded, by op type. The cycle collector is paused
+    meanwhile (Note [Registries and the cycle collector] in collector); each
+    loaded spec is dropped once checked, only its claim and model kept."""
+    kept = kept or {}
+    claims: list[Claim] = []
+    passed: list[Checked] = []
     with collector_paused():
-        models, items, heads = _check_each(files)
-    sink.items.extend(items)
-    semantics.check_across(heads, models, sink)
+        for file in files:
+            if file.path in kept:
+                claims.append(kept[file.path])
+                continue
+            claim, one = _check_one(file, sink)
+            if claim is not None:
+                claims.append(claim)
+            if one is not None:
+                passed.append(one)
+    semantics.check_across(claims, sink)
     # A spec with any error (in loading, structure, meaning or across specs)
     # yields no model.
     failed = {d.span.path for d in sink.items if d.severity is Severity.ERROR}
-    return sorted(
-        (m for m in models if m.spec_path not in failed), key=lambda m: m.op_type
-    )
+    checked = [c for c in passed if c.op_at.path not in failed]
+    return sorted(checked, key=lambda c: c.model.op_type)
 
 
 def check_text(text: str, display: str, sink: Sink) -> OpSpec | None:
@@ -73,19 +107,41 @@ def check_text(text: str, display: str, sink: Sink) -> OpSpec | None:
 
 def render(ops: Sequence[OpSpec], targets: frozenset[Target]) -> list[OutputFile]:
     """Every output file of the selected targets, formatted, in memory."""
+    return render_parts(ops, [facts.of(op) for op in ops], targets)
+
+
+def render_parts(
+    ops: Sequence[OpSpec], shared: Sequence[OpFacts], targets: frozenset[Target]
+) -> list[OutputFile]:
+    """The per-op files of ``ops``, and the files ops share (per module, the
+    docs index) rendered from the facts of every op, ``shared``."""
     from gen_ops import lower_cpp, lower_docs, lower_impl, lower_python
 
-    renderers = {
-        Target.PYTHON: lower_python.files,
-        Target.CPP: lower_cpp.files,
-        Target.IMPL: lower_impl.files,
-        Target.DOCS: lower_docs.files,
+    lowerings = {
+        Target.PYTHON: lower_python,
+        Target.CPP: lower_cpp,
+        Target.IMPL: lower_impl,
+        Target.DOCS: lower_docs,
     }
     out: list[OutputFile] = []
     for target in Target:
         if target in targets:
+            lowering = lowerings[target]
+            for op in ops:
+                out.extend(OutputFile(p, target, c) for p, c in lowering.op_files(op))
             out.extend(
-                OutputFile(path, target, content)
-                for path, content in renderers[target](ops)
+                OutputFile(p, target, c) for p, c in lowering.module_files(shared)
             )
     return sorted(out, key=lambda f: f.path)
+
+
+def op_outputs(op: OpFacts, targets: frozenset[Target]) -> list[tuple[str, Target]]:
+    """The paths of the per-op files of ``op`` (each lowering's ``op_files``),
+    without rendering them."""
+    paths = {
+        Target.PYTHON: [layout.builder_module(op)],
+        Target.CPP: [layout.include_path(layout.header_include(op))],
+        Target.IMPL: [layout.impl_module(op)] if op.impl_renders else [],
+        Target.DOCS: [layout.doc_page(op)],
+    }
+    return [(path, t) for t in Target if t in targets for path in paths[t]]

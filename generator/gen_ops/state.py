@@ -6,6 +6,10 @@ templates, the black version, the options, every spec's bytes) and the size
 and modification time of every output and author module. A later run that
 finds the same fingerprint and the same files returns at once. The file is a
 cache: deleting it only costs one full run; it is not committed.
+
+It is two JSON lines: that record, then the render cache (Note [Render
+cache] in ``render_cache``), which a run reads only when the fast path
+fails; the fast path parses the first line alone.
 """
 
 from __future__ import annotations
@@ -13,7 +17,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
@@ -25,7 +30,7 @@ STATE = ".gen-ops-state.json"
 
 
 @lru_cache(maxsize=1)
-def _code_digest() -> str:
+def code_digest() -> str:
     """Hash of gen-ops' sources, templates and the whole vocabulary package
     it shares with the runtime (ge_ir)."""
     import ge_ir
@@ -46,21 +51,44 @@ def _code_digest() -> str:
     return digest.hexdigest()
 
 
-def fingerprint(spec_files: Sequence[Path], options: Sequence[str]) -> str | None:
-    """Everything a run depends on; None if a spec cannot be read."""
-    digest = hashlib.sha256(_code_digest().encode())
+def context(options: Sequence[str]) -> str:
+    """What every output depends on but the specs: gen-ops' code and
+    templates, black, the options."""
+    digest = hashlib.sha256(code_digest().encode())
     digest.update("\0".join(options).encode())
-    for path in spec_files:
-        try:
-            data = path.read_bytes()
-        except OSError:
-            return None
-        digest.update(str(path).encode() + b"\0")
-        digest.update(hashlib.sha256(data).digest())
     return digest.hexdigest()
 
 
-def _stat(path: Path) -> list[int] | None:
+def spec_digests(spec_files: Sequence[Path]) -> list[str] | None:
+    """The sha256 of each spec's bytes; None if a spec cannot be read."""
+    digests = []
+    for path in spec_files:
+        try:
+            digests.append(hashlib.sha256(path.read_bytes()).hexdigest())
+        except OSError:
+            return None
+    return digests
+
+
+def fingerprint(
+    spec_files: Sequence[Path],
+    options: Sequence[str],
+    digests: Sequence[str] | None = None,
+) -> str | None:
+    """Everything a run depends on; None if a spec cannot be read.
+    ``digests``: the specs' ``spec_digests``, if known."""
+    if digests is None:
+        digests = spec_digests(spec_files)
+        if digests is None:
+            return None
+    digest = hashlib.sha256(context(options).encode())
+    for path, spec_digest in zip(spec_files, digests, strict=True):
+        digest.update(str(path).encode() + b"\0")
+        digest.update(bytes.fromhex(spec_digest))
+    return digest.hexdigest()
+
+
+def _stat(path: Path | str) -> list[int] | None:
     try:
         info = os.stat(path)
     except OSError:
@@ -68,13 +96,62 @@ def _stat(path: Path) -> list[int] | None:
     return [info.st_size, info.st_mtime_ns]
 
 
-def record(out: Path, fingerprint_: str, files: Iterable[Path]) -> None:
-    stats = {str(p): _stat(p) for p in files}
+def record(
+    out: Path,
+    fingerprint_: str,
+    files: Iterable[Path | str],
+    cache: object = None,
+    known: Mapping[str, object] | None = None,
+) -> None:
+    """Write the state file: the fingerprint and the files' stats, then
+    ``cache`` (JSON data) on a line of its own. ``known``: stats already
+    taken in this run of files it did not write."""
+    known = known or {}
+    stats = {}
+    for p in files:
+        name = str(p)
+        stats[name] = known[name] if name in known else _stat(p)
     text = json.dumps({"fingerprint": fingerprint_, "files": stats}, sort_keys=True)
+    text += "\n" + json.dumps(cache, separators=(",", ":")) + "\n"
     try:
         (out / STATE).write_text(text, encoding="utf-8")
     except OSError:
         pass  # only a cache
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """The state file as read: the first line's fields, the second line
+    unparsed (empty when there is none)."""
+
+    fingerprint: str
+    files: dict[str, object]
+    cache_text: str
+
+    def cache(self) -> object:
+        """The second line's JSON data; None if there is none or it is
+        unreadable."""
+        try:
+            return json.loads(self.cache_text) if self.cache_text else None
+        except ValueError:
+            return None
+
+
+def read(out: Path) -> Recorded | None:
+    """The state file of ``out``; None if missing or unreadable."""
+    try:
+        text = (out / STATE).read_text(encoding="utf-8")
+        first, _, rest = text.partition("\n")
+        data = json.loads(first)
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict):
+        return None
+    fingerprint_ = data.get("fingerprint")
+    files = data.get("files")
+    if not isinstance(fingerprint_, str) or not isinstance(files, dict):
+        return None
+    return Recorded(fingerprint_, files, rest.strip())
 
 
 def forget(out: Path) -> None:
@@ -97,16 +174,15 @@ def _journal_present(out: Path) -> bool:
         return True  # cannot tell: take the full path, which reports it
 
 
-def unchanged(out: Path, fingerprint_: str | None) -> bool:
+def unchanged(
+    out: Path, fingerprint_: str | None, recorded: Recorded | None = None
+) -> bool:
+    """Whether the last run's state (``recorded``, read if not given) says
+    ``out`` is up to date for ``fingerprint_``."""
     if fingerprint_ is None or _journal_present(out):
         return False  # an interrupted commit is never "up to date"
-    try:
-        data = json.loads((out / STATE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    if recorded is None:
+        recorded = read(out)
+    if recorded is None or recorded.fingerprint != fingerprint_:
         return False
-    if not isinstance(data, dict) or data.get("fingerprint") != fingerprint_:
-        return False
-    files = data.get("files")
-    if not isinstance(files, dict):
-        return False
-    return all(_stat(Path(path)) == stat for path, stat in files.items())
+    return all(_stat(Path(path)) == stat for path, stat in recorded.files.items())

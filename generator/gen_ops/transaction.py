@@ -330,11 +330,16 @@ def leftovers(out: Path) -> list[Path]:
     found = []
     for directory, _, names in os.walk(out):
         for name in names:
+            if name.startswith(TEMP_PREFIX):
+                ours = True
+            elif name.endswith(".tmp"):  # cheap before the pattern
+                legacy = _LEGACY_TEMP.fullmatch(name)
+                ours = (
+                    legacy is not None and (Path(directory) / legacy.group(1)).is_file()
+                )
+            else:
+                continue
             path = Path(directory) / name
-            legacy = _LEGACY_TEMP.fullmatch(name)
-            ours = name.startswith(TEMP_PREFIX) or (
-                legacy is not None and (Path(directory) / legacy.group(1)).is_file()
-            )
             if ours and path not in listed:
                 found.append(path)
     return sorted(found)

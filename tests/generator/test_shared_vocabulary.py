@@ -83,7 +83,7 @@ def test_changing_a_shared_file_renders_again(tmp_path: Path) -> None:
     code = (
         "import sys; sys.path.insert(0, sys.argv[1])\n"
         "import ge_ir; assert ge_ir.__file__.startswith(sys.argv[1])\n"
-        "from gen_ops import state; print(state._code_digest())"
+        "from gen_ops import state; print(state.code_digest())"
     )
 
     def digest() -> str:
@@ -95,7 +95,7 @@ def test_changing_a_shared_file_renders_again(tmp_path: Path) -> None:
         ).stdout.strip()
 
     before = digest()
-    assert before == state._code_digest()
+    assert before == state.code_digest()
     names = copy / "names.py"
     names.write_text(names.read_text() + "\n# a change\n")
     assert digest() != before

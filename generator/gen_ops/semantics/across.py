@@ -1,42 +1,64 @@
 """Rules between specs (E8xx): op types are unique, and no two ops of a module
-map to one file or one exported name."""
+map to one file or one exported name.
+
+The rules read only a small index of each spec (``Claim``): a run that
+loads only the specs that changed (Note [Render cache] in ``render_cache``)
+checks the changed ones against the claims it kept for the others, with
+the same diagnostics as a run that loaded them all."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from gen_ops.diagnostics import Sink, Span
+from gen_ops.facts import OpFacts
 from gen_ops.layout import module_header_stem
-from gen_ops.model import OpSpec
-from gen_ops.names import exported_names
+from gen_ops.source import LoadedSpec
 
 
-def check_across(
-    heads: Sequence[tuple[str, Span]], models: Sequence[OpSpec], sink: Sink
-) -> None:
-    """E801 among every loaded spec that names an op (``heads``: its op
-    type and where that stands, in file order); E802 among the models."""
-    _unique_op_types(heads, sink)
-    _distinct_files_and_names(models, sink)
+@dataclass(frozen=True)
+class Claim:
+    """What one spec claims across specs: the op type it names (``op`` as
+    written, if a string) and where, and, when it yields a model, the
+    model's facts (module, file stem, exported names)."""
+
+    op: str | None
+    op_at: Span
+    facts: OpFacts | None
 
 
-def _unique_op_types(heads: Sequence[tuple[str, Span]], sink: Sink) -> None:
+def claim(spec: LoadedSpec, facts: OpFacts | None) -> Claim:
+    op = spec.data.get("op") if isinstance(spec.data, dict) else None
+    return Claim(op if isinstance(op, str) else None, spec.positions.at(("op",)), facts)
+
+
+def check_across(claims: Sequence[Claim], sink: Sink) -> None:
+    """E801 among every loaded spec that names an op; E802 among the models."""
+    _unique_op_types(claims, sink)
+    _distinct_files_and_names([c.facts for c in claims if c.facts], sink)
+
+
+def _unique_op_types(claims: Sequence[Claim], sink: Sink) -> None:
     first: dict[str, Span] = {}
-    for op, span in heads:
+    for spec in claims:
+        op = spec.op
+        if op is None:
+            continue
         if op not in first:
-            first[op] = span
+            first[op] = spec.op_at
             continue
         sink.emit(
             "E801",
-            span,
+            spec.op_at,
             f"op type '{op}' is already defined in {first[op]}",
             "op types are unique across all specs; rename one",
         )
 
 
-def _distinct_files_and_names(models: Sequence[OpSpec], sink: Sink) -> None:
-    stems: dict[tuple[str, str], OpSpec] = {}
-    exported: dict[tuple[str, str], OpSpec] = {}
+def _distinct_files_and_names(models: Sequence[OpFacts], sink: Sink) -> None:
+    stems: dict[tuple[str, str], OpFacts] = {}
+    exported: dict[tuple[str, str], OpFacts] = {}
     for model in models:
         key = (model.module, model.file_stem)
         earlier = stems.setdefault(key, model)
@@ -56,7 +78,7 @@ def _distinct_files_and_names(models: Sequence[OpSpec], sink: Sink) -> None:
                 f"module {model.module}'s aggregate header",
                 "rename the op or move it to another module",
             )
-        for name in exported_names(model):
+        for name in model.exported:
             clash = exported.setdefault((model.module, name), model)
             if clash.op_type != model.op_type:
                 sink.emit(

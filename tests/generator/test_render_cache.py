@@ -1,0 +1,337 @@
+"""The render cache (Note [Render cache] in gen_ops/render_cache.py): after
+any change, a render that loads only the changed specs writes exactly what a
+render from scratch writes, and the checks across specs still see every
+spec."""
+
+from __future__ import annotations
+
+import datetime
+import random
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from helpers import ROOT
+
+from gen_ops import render, state
+from gen_ops.cli import main
+from gen_ops.facts import OpFacts
+from gen_ops.facts import of as facts_of
+from gen_ops.pipeline import load_and_check
+from gen_ops.render_cache import Cache
+from gen_ops.writer import MANIFEST
+
+MODULES = ["alpha", "beta", "gamma"]
+
+
+def synthetic(i: int, module: str, doc: str = "") -> str:
+    """A spec whose features vary with i (as bench/gen_scaling.py's)."""
+    kind = i % 4
+    lines = [
+        f"op: Synth{i:03d}Op",
+        f"module: {module}",
+        f"doc: Synthetic op {i}. {doc}",
+        "dtypes:",
+        "  T: [float32, float16]",
+        "inputs:",
+        "  - {name: x, dtype: T, doc: The input.}",
+    ]
+    if kind == 1:
+        lines.append("  - {name: bias, dtype: T, optional: true}")
+    lines += ["outputs:", "  - {name: y, dtype: T}"]
+    if kind == 2:
+        lines.append("  - {name: z, dtype: T}")
+    lines += ["attrs:", "  - {name: alpha, type: float, default: 0.5}"]
+    if kind != 3:
+        lines += ["infer_meta:", "  y:", "    shape: same_as(x)", "    dtype: x"]
+        if kind == 2:
+            lines += ["  z:", "    shape: same_as(x)", "    dtype: x"]
+    if kind == 0:
+        lines += ["impl:", "  capabilities: [execute]"]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The repository's specs and a dozen synthetic ones over three modules."""
+    monkeypatch.chdir(tmp_path)
+    shutil.copytree(ROOT / "specs", tmp_path / "specs")
+    for i in range(12):
+        path = tmp_path / "specs" / "synth" / f"synth_{i:03d}.yaml"
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(synthetic(i, MODULES[i % 3]))
+    return tmp_path
+
+
+def tree(out: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(out).as_posix(): p.read_bytes()
+        for p in out.rglob("*")
+        if p.is_file() and p.name != state.STATE
+    }
+
+
+def run(*args: str) -> int:
+    return main(["--specs", "specs", "--no-scaffold", *args])
+
+
+def incremental(capsys: pytest.CaptureFixture[str]) -> str:
+    """Render into out (with its cache); what it printed."""
+    capsys.readouterr()
+    assert run("--out", "out") == 0, capsys.readouterr().err
+    return capsys.readouterr().out
+
+
+def assert_as_from_scratch(project: Path) -> None:
+    scratch = project / "scratch"
+    shutil.rmtree(scratch, ignore_errors=True)
+    assert run("--out", "scratch", "-q") == 0
+    assert tree(project / "out") == tree(scratch)
+    assert run("--out", "out", "--check", "-q") == 0
+
+
+def rendered_count(printed: str) -> int | None:
+    """How many ops the run rendered, when it kept some, besides those of
+    specs with warnings (rendered every time, so that their warnings show)."""
+    found = re.search(r"\((\d+) rendered, \d+ unchanged\)", printed)
+    return int(found.group(1)) - warned() if found else None
+
+
+def warned() -> int:
+    """The specs (under specs/) that load with a warning."""
+    from gen_ops.diagnostics import Sink
+    from gen_ops.discovery import discover
+
+    sink = Sink()
+    load_and_check(discover([Path("specs")], sink), sink)
+    return len({d.span.path for d in sink.items})
+
+
+def test_one_edit_renders_one_op(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    incremental(capsys)
+    spec = project / "specs/synth/synth_004.yaml"
+    spec.write_text(synthetic(4, "beta", "Changed."))
+    assert rendered_count(incremental(capsys)) == 1
+    assert_as_from_scratch(project)
+    assert "up to date" in incremental(capsys)
+
+
+def _edit(rng: random.Random, project: Path, step: int) -> str:
+    synth = sorted((project / "specs/synth").glob("*.yaml"))
+    spec = rng.choice(synth)
+    number = int(spec.stem.split("_")[1])
+    module = re.search(r"^module: (\w+)$", spec.read_text(), re.M)
+    assert module is not None
+    action = rng.choice(
+        ["doc", "add", "remove", "move", "rename", "output", "delete-output"]
+    )
+    if action == "doc":
+        spec.write_text(synthetic(number, module.group(1), f"Edit {step}."))
+    elif action == "add":
+        new = 100 + step
+        path = spec.parent / f"synth_{new:03d}.yaml"
+        path.write_text(synthetic(new, rng.choice(MODULES)))
+    elif action == "remove" and len(synth) > 2:
+        spec.unlink()
+    elif action == "move":
+        others = [m for m in MODULES + ["delta"] if m != module.group(1)]
+        spec.write_text(synthetic(number, rng.choice(others)))
+    elif action == "rename":
+        spec.write_text(
+            synthetic(number, module.group(1)).replace(
+                f"Synth{number:03d}Op", f"Renamed{number:03d}Op{step}"
+            )
+        )
+    elif action in ("output", "delete-output"):
+        outputs = sorted(p for p in (project / "out").rglob("*.py") if p.is_file())
+        victim = rng.choice(outputs)
+        if action == "output":
+            victim.write_text(victim.read_text() + "# edited by hand\n")
+        else:
+            victim.unlink()
+    return action
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_random_changes_render_as_from_scratch(
+    project: Path, capsys: pytest.CaptureFixture[str], seed: int
+) -> None:
+    rng = random.Random(seed)
+    incremental(capsys)
+    kept_some = False
+    for step in range(6):
+        action = _edit(rng, project, step)
+        printed = incremental(capsys)
+        kept_some = kept_some or rendered_count(printed) is not None
+        try:
+            assert_as_from_scratch(project)
+        except AssertionError:
+            pytest.fail(f"seed {seed}, step {step} ({action}): output differs")
+    assert kept_some
+
+
+def test_a_template_edit_renders_everything_again(
+    project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    incremental(capsys)
+    templates = project / "templates"
+    shutil.copytree(render.template_dir(), templates)
+    page = templates / "docs/op.md.j2"
+    page.write_text(page.read_text() + "\nEdited template.\n")
+    monkeypatch.setattr(render, "template_dir", lambda: templates)
+    monkeypatch.setattr(state, "template_dir", lambda: templates)
+    render.environment.cache_clear()
+    state.code_digest.cache_clear()
+    try:
+        printed = incremental(capsys)
+        assert rendered_count(printed) is None  # nothing kept
+        assert "Edited template." in (project / "out/docs/ops/AddCustom.md").read_text()
+        assert_as_from_scratch(project)
+    finally:
+        render.environment.cache_clear()
+        state.code_digest.cache_clear()
+
+
+def test_another_generator_renders_everything_again(
+    project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    incremental(capsys)
+    (project / "specs/synth/synth_001.yaml").write_text(synthetic(1, "beta", "New."))
+    monkeypatch.setattr(state, "code_digest", lambda: "another gen-ops")
+    assert rendered_count(incremental(capsys)) is None
+    assert_as_from_scratch(project)
+
+
+def _errors(capsys: pytest.CaptureFixture[str], *args: str) -> str:
+    capsys.readouterr()
+    assert run("--out", "out", *args) == 2
+    return capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "text, code",
+    [
+        (synthetic(5, "alpha"), "E801"),  # Synth005Op again (module gamma there)
+        (synthetic(7, "beta").replace("Synth007Op", "SYNTH007Op"), "E802"),
+    ],
+)
+def test_a_clash_with_an_unchanged_spec_is_found(
+    project: Path, capsys: pytest.CaptureFixture[str], text: str, code: str
+) -> None:
+    incremental(capsys)
+    (project / "specs/synth/zz_clash.yaml").write_text(text)
+    cached = _errors(capsys)
+    assert code in cached
+    (project / "out" / state.STATE).unlink()
+    assert _errors(capsys) == cached  # the same diagnostics as without cache
+    # Nothing was written, and the cache still serves once the clash is gone.
+    (project / "specs/synth/zz_clash.yaml").unlink()
+    incremental(capsys)
+    assert_as_from_scratch(project)
+
+
+def test_check_still_finds_drift_after_an_incremental_run(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    incremental(capsys)
+    (project / "specs/synth/synth_002.yaml").write_text(synthetic(2, "gamma", "X."))
+    assert rendered_count(incremental(capsys)) == 1
+    assert run("--out", "out", "--check", "-q") == 0
+    page = project / "out/docs/ops/Synth002Op.md"
+    page.write_text(page.read_text() + "drift\n")
+    capsys.readouterr()
+    assert run("--out", "out", "--check", "-q") == 1
+    assert "Synth002Op.md" in capsys.readouterr().out
+    # A render restores the page (its stat changed: the op is rendered again).
+    assert rendered_count(incremental(capsys)) == 1
+    assert_as_from_scratch(project)
+
+
+def test_scaffolding_a_deleted_author_module_again(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def scaffolded() -> str:
+        capsys.readouterr()
+        assert main(["--specs", "specs", "--out", "out"]) == 0
+        return capsys.readouterr().out
+
+    assert "ops/alpha/synth000_op.py" in scaffolded()
+    author = project / "ops/alpha/synth000_op.py"
+    author.unlink()
+    (project / "specs/synth/synth_003.yaml").write_text(synthetic(3, "alpha", "Y."))
+    printed = scaffolded()
+    assert "ops/alpha/synth000_op.py" in printed
+    assert rendered_count(printed) == 2  # the edited op and the one scaffolded
+    assert author.is_file()
+
+
+def test_facts_survive_the_cache(project: Path) -> None:
+    from gen_ops.diagnostics import Sink
+    from gen_ops.discovery import discover
+
+    sink = Sink()
+    ops = load_and_check(discover([Path("specs")], sink), sink)
+    assert ops
+    for op in ops:
+        facts = facts_of(op)
+        assert OpFacts.from_json(facts.to_json()) == facts
+    assert Cache.from_json({"version": 0}) is None
+    assert Cache.from_json("garbage") is None
+
+
+def test_an_unreadable_cache_line_means_a_full_render(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    incremental(capsys)
+    path = project / "out" / state.STATE
+    first = path.read_text().partition("\n")[0]
+    path.write_text(first + "\n{not json\n")
+    (project / "specs/synth/synth_006.yaml").write_text(synthetic(6, "alpha", "Z."))
+    assert rendered_count(incremental(capsys)) is None
+    assert_as_from_scratch(project)
+    assert (project / "out" / MANIFEST).is_file()
+
+
+def _release(version: str, days_ago: int, specs: Path) -> int:
+    day = datetime.date.today() - datetime.timedelta(days=days_ago)
+    return main(
+        ["release", version, "--date", day.isoformat(), "--registry", "reg"]
+        + ["--specs", str(specs)]
+    )
+
+
+def test_a_new_release_renders_the_builders_of_unchanged_specs_again(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A registry is part of the render's context: once a release records
+    Synth001Op without ``extra``, that input becomes keyword-only in its
+    builder, although its spec did not change."""
+    spec = project / "specs/synth/synth_001.yaml"
+    before = spec.read_text()
+    first, old = project / "first_specs", project / "old_specs"
+    first.mkdir()
+    old.mkdir()
+    shutil.copy(project / "specs/synth/synth_002.yaml", first)
+    (old / "synth_001.yaml").write_text(before)
+    spec.write_text(
+        before.replace(
+            "  - {name: bias, dtype: T, optional: true}\n",
+            "  - {name: bias, dtype: T, optional: true}\n"
+            "  - {name: extra, dtype: T, optional: true}\n",
+        )
+    )
+    assert _release("1.0.0", 60, first) == 0, capsys.readouterr().err
+    capsys.readouterr()
+    assert run("--out", "out", "--registry", "reg") == 0, capsys.readouterr().err
+    builder = next((project / "out/python/ge/es").rglob("synth001_op.py")).read_text()
+    assert _release("1.1.0", 30, old) == 0, capsys.readouterr().err
+    assert run("--out", "out", "--registry", "reg") == 0, capsys.readouterr().err
+    assert "up to date" not in capsys.readouterr().out
+    again = next((project / "out/python/ge/es").rglob("synth001_op.py")).read_text()
+    assert again != builder
+    shutil.rmtree(project / "scratch", ignore_errors=True)
+    assert run("--out", "scratch", "-q", "--registry", "reg") == 0
+    assert tree(project / "out") == tree(project / "scratch")
