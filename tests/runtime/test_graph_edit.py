@@ -412,3 +412,25 @@ def test_dump_to_stream_refusals() -> None:
     with pytest.raises(TypeError, match="format must be a DumpFormat, got int"):
         graph.dump_to_stream(2)  # type: ignore[arg-type]
     assert [f.value for f in DumpFormat] == [0, 1, 2]  # GE's values
+
+
+def test_the_editing_methods_have_ges_signatures() -> None:
+    import inspect
+
+    expected = {
+        "remove_node": ["node"],
+        "remove_edge": ["src_node", "src_port_index", "dst_node", "dst_port_index"],
+        "add_data_edge": ["src_node", "src_port_index", "dst_node", "dst_port_index"],
+        "add_control_edge": ["src_node", "dst_node"],
+        "get_subgraph": ["name"],
+        "add_subgraph": ["subgraph"],
+        "remove_subgraph": ["name"],
+        "dump_to_stream": ["format"],
+        "dump_to_file": ["format", "suffix"],
+    }
+    for name, params in expected.items():
+        signature = inspect.signature(getattr(Graph, name))
+        assert list(signature.parameters)[1:] == params, name
+    assert inspect.signature(Graph.dump_to_stream).parameters["format"].default is (
+        DumpFormat.kReadable
+    )
