@@ -28,8 +28,8 @@ class GraphEditError(RuntimeError, ValueError):
     the graph is unchanged."""
 
 
-# Note [Graph edits]: the semantics follow GE's ge::Graph (metadef
-# graph/normal_graph/graph.cc):
+# Note [Graph edits]: the semantics follow GE's ge::Graph (metadef's
+# normal_graph sources: Graph::RemoveNode and its neighbours):
 #
 # - remove_node(node): the node must be a direct node of this graph. GE
 #   unlinks every edge of the node (NodeUtils::UnlinkAll) and removes it,
