@@ -28,7 +28,7 @@ def dumped(directory: Path) -> list[str]:
 def test_a_plain_name_is_kept(dump_dir: Path) -> None:
     path = Graph("my_graph-v1.2").dump_to_file(suffix="_after")
     assert Path(path) == dump_dir / "ge_readable_my_graph-v1.2_after.txt"
-    assert Path(path).read_text().startswith("graph my_graph-v1.2 {")
+    assert Path(path).read_text().startswith('graph("my_graph-v1.2"):\n')
 
 
 @pytest.mark.parametrize(

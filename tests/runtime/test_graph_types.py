@@ -740,7 +740,7 @@ def test_graph_dump_to_file(tmp_path, monkeypatch) -> None:  # type: ignore[no-u
     monkeypatch.setenv("DUMP_GRAPH_PATH", str(tmp_path))
     path = graph.dump_to_file(suffix="_1")
     assert path == str(tmp_path / "ge_readable_dumped_1.txt")
-    assert (tmp_path / "ge_readable_dumped_1.txt").read_text() == graph.dump()
+    assert (tmp_path / "ge_readable_dumped_1.txt").read_text() == str(graph)
 
 
 def test_graph_find_node_by_name_and_node_lists() -> None:

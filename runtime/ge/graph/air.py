@@ -31,6 +31,7 @@ from ge.graph.graph import (
     TensorMeta,
     check_ir,
 )
+from ge.graph.graph_edit import is_vacant
 from ge.graph.limits import MAX_DIM
 from ge.graph.named_attrs import NamedAttrs
 from ge.graph.paths import check_path
@@ -87,6 +88,15 @@ def _encode_attr(kind: AttrType, value: Any) -> dict[str, Any]:
 
 def _encode_graph(graph: Graph) -> dict[str, Any]:
     index = {id(node): i for i, node in enumerate(graph.nodes)}
+    for node in graph.nodes:
+        for key, graphs in node.subgraphs.items():
+            for sub in graphs:
+                if is_vacant(sub):
+                    raise ValueError(
+                        f"node '{node.name}' of graph '{graph.name}' has a vacant "
+                        f"subgraph slot '{key}' (graph {sub.name!r} was removed); "
+                        f"add_subgraph a graph named {sub.name!r} to fill it first"
+                    )
 
     def ref(node: Node) -> int:
         try:
@@ -138,6 +148,13 @@ def _encode_graph(graph: Graph) -> dict[str, Any]:
         ],
         "outputs": [[ref(node), i] for node, i in graph.outputs],
     }
+
+
+def graph_document(graph: Graph) -> dict[str, Any]:
+    """The graph section's JSON document, as Python values."""
+    if not isinstance(graph, Graph):
+        raise TypeError(f"expected a Graph, got {type(graph).__name__}")
+    return _encode_graph(graph)
 
 
 def graph_bytes(graph: Graph) -> bytes:

@@ -12,12 +12,11 @@ import enum
 import hashlib
 import os
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from ge.graph.attrs import AttrType
-from ge.graph.types import DataType, Format, attr_dtype_spec_name
+from ge.graph.types import DataType, Format
 from ge_ir.dtype_rules import DtypeRules
 from ge_ir.names import DATA_NODE_TYPES as _DATA_TYPES
 
@@ -35,7 +34,11 @@ __all__ = [
 
 
 class DumpFormat(enum.Enum):
-    kReadable = "readable"
+    """GE's dump formats, with GE's values (ge/graph/graph.py)."""
+
+    kOnnx = 0
+    kTxt = 1
+    kReadable = 2
 
 
 @dataclass
@@ -216,58 +219,111 @@ class Graph(_Attributed):
         return data
 
     def get_all_subgraphs(self) -> list[Graph]:
-        return [g for n in self.nodes for gs in n.subgraphs.values() for g in gs]
+        """The subgraphs of this graph's direct nodes (a vacant slot left by
+        remove_subgraph is not listed)."""
+        return [
+            g
+            for n in self.nodes
+            for gs in n.subgraphs.values()
+            for g in gs
+            if not getattr(g, "vacant", False)
+        ]
 
     # -- text form -----------------------------------------------------------------
 
     def dump(self) -> str:
-        """A readable text form: one line per node with its inputs, outputs and
-        attributes; subgraphs indented below their node."""
-        return "\n".join(self._dump_lines(0)) + "\n"
+        """This runtime's detailed text form: one line per node with its input
+        edges, output descriptions, attributes and control inputs; subgraphs
+        indented below their node (ge/graph/dump.py)."""
+        from ge.graph import dump
 
-    def _dump_lines(self, depth: int) -> Iterator[str]:
-        pad = "  " * depth
-        yield f"{pad}graph {self._name} {{"
-        for node in self.nodes:
-            ins = [
-                "-" if edge is None else f"{edge.node.name}:{edge.index}"
-                for edge in node.inputs
-            ]
-            outs = ", ".join(meta.describe() for meta in node.outputs)
-            attrs = ", ".join(
-                f"{k}={_attr_text(v)}" for k, (_, v) in sorted(node.attrs.items())
-            )
-            line = f"{pad}  {node.name} = {node.type}({', '.join(ins)})"
-            if outs:
-                line += f" -> ({outs})"
-            if attrs:
-                line += f" {{{attrs}}}"
-            if node.control_inputs:
-                line += " after " + ", ".join(n.name for n in node.control_inputs)
-            yield line
-            for key, graphs in node.subgraphs.items():
-                for sub in graphs:
-                    yield f"{pad}    subgraph {key}:"
-                    yield from sub._dump_lines(depth + 3)
-        outs = ", ".join(f"{n.name}:{i}" for n, i in self.outputs)
-        yield f"{pad}  return ({outs})"
-        yield f"{pad}}}"
+        return dump.detailed(self)
+
+    def dump_to_stream(self, format: DumpFormat = DumpFormat.kReadable) -> str:
+        """The graph as text, as GE's ``Graph.dump_to_stream``: ``kReadable``
+        is GE's readable dump, ``kTxt`` the graph file's JSON document
+        (ge/graph/dump.py says where each differs from GE's bytes); ``kOnnx``
+        is refused (no ONNX here)."""
+        from ge.graph import dump
+
+        _check_format(format)
+        if format is DumpFormat.kTxt:
+            return dump.txt(self)
+        return dump.readable(self)
+
+    def __str__(self) -> str:
+        return self.dump_to_stream(DumpFormat.kReadable)
 
     def dump_to_file(
         self, format: DumpFormat = DumpFormat.kReadable, suffix: str = ""
     ) -> str:
-        """Write the text form to ``ge_readable_<name><suffix>.txt`` in the
-        current directory (or ``$DUMP_GRAPH_PATH``), the name and suffix made
-        safe as a file name (Note [Dump file names]); returns the path."""
-        if not isinstance(format, DumpFormat):
-            raise TypeError(f"format must be a DumpFormat, got {type(format).__name__}")
+        """Write ``dump_to_stream(format)`` to ``ge_readable_<name><suffix>.txt``
+        (``kTxt``: ``ge_txt_<name><suffix>.json``) in the current directory
+        (or ``$DUMP_GRAPH_PATH``), the name and suffix made safe as a file
+        name (Note [Dump file names]); returns the path."""
         if not isinstance(suffix, str):
             raise TypeError(f"suffix must be a str, got {type(suffix).__name__}")
+        text = self.dump_to_stream(format)
         directory = os.environ.get("DUMP_GRAPH_PATH", ".")
-        path = os.path.join(directory, dump_file_name(self._name, suffix))
+        path = os.path.join(directory, dump_file_name(self._name, suffix, format))
         with open(path, "w", encoding="utf-8", errors="backslashreplace") as handle:
-            handle.write(self.dump())
+            handle.write(text)
         return path
+
+    # -- editing (ge/graph/graph_edit.py, ge/graph/subgraph_edit.py) ---------------
+
+    def remove_node(self, node: Node) -> None:
+        """Remove a direct node and every edge to and from it, without
+        relinking, as GE does (Note [Graph edits]): its readers' input slots
+        become unconnected and graph outputs it produced are dropped."""
+        from ge.graph.graph_edit import remove_node
+
+        remove_node(self, node)
+
+    def remove_edge(
+        self, src_node: Node, src_port_index: int, dst_node: Node, dst_port_index: int
+    ) -> None:
+        """Remove the data edge ``src_node:src_port_index ->
+        dst_node:dst_port_index``, or the control edge with ports (-1, -1)."""
+        from ge.graph.graph_edit import remove_edge
+
+        remove_edge(self, src_node, src_port_index, dst_node, dst_port_index)
+
+    def add_data_edge(
+        self, src_node: Node, src_port_index: int, dst_node: Node, dst_port_index: int
+    ) -> None:
+        """Connect output ``src_port_index`` of ``src_node`` to the unconnected
+        input ``dst_port_index`` of ``dst_node`` (cycles refused)."""
+        from ge.graph.graph_edit import add_data_edge
+
+        add_data_edge(self, src_node, src_port_index, dst_node, dst_port_index)
+
+    def add_control_edge(self, src_node: Node, dst_node: Node) -> None:
+        """Make ``dst_node`` run after ``src_node`` (cycles refused)."""
+        from ge.graph.graph_edit import add_control_edge
+
+        add_control_edge(self, src_node, dst_node)
+
+    def get_subgraph(self, name: str) -> Graph | None:
+        """The subgraph named ``name`` under any node, at any depth; None if
+        there is none (Note [Subgraph editing])."""
+        from ge.graph.subgraph_edit import get_subgraph
+
+        return get_subgraph(self, name)
+
+    def add_subgraph(self, subgraph: Graph) -> None:
+        """Fill the vacant subgraph slot named ``subgraph.name`` (left by
+        remove_subgraph) with ``subgraph``."""
+        from ge.graph.subgraph_edit import add_subgraph
+
+        add_subgraph(self, subgraph)
+
+    def remove_subgraph(self, name: str) -> None:
+        """Detach the subgraph named ``name`` from its node, leaving the slot
+        vacant under that name until add_subgraph fills it."""
+        from ge.graph.subgraph_edit import remove_subgraph
+
+        remove_subgraph(self, name)
 
     def save_to_air(self, path: str | os.PathLike[str]) -> None:
         from ge.graph.air import save_graph
@@ -297,8 +353,22 @@ _MAX_DUMP_STEM = 200
 _UNSAFE_DOTS = re.compile(r"\.{2,}")
 
 
-def dump_file_name(name: str, suffix: str = "") -> str:
-    """``ge_readable_<name><suffix>.txt``, made safe (Note [Dump file names])."""
+def _check_format(format: object) -> None:
+    if not isinstance(format, DumpFormat):
+        raise TypeError(f"format must be a DumpFormat, got {type(format).__name__}")
+    if format is DumpFormat.kOnnx:
+        raise ValueError(
+            "DumpFormat.kOnnx is not supported by this runtime (it has no ONNX "
+            "writer); use DumpFormat.kReadable (GE's readable dump) or "
+            "DumpFormat.kTxt (the graph file's JSON)"
+        )
+
+
+def dump_file_name(
+    name: str, suffix: str = "", format: DumpFormat = DumpFormat.kReadable
+) -> str:
+    """``ge_readable_<name><suffix>.txt`` (``kTxt``:
+    ``ge_txt_<name><suffix>.json``), made safe (Note [Dump file names])."""
     text = name + suffix
     stem = "".join(ch if ch.isalnum() or ch in "_-." else "_" for ch in text)
     stem = _UNSAFE_DOTS.sub(lambda m: "_" * len(m.group()), stem)
@@ -308,6 +378,8 @@ def dump_file_name(name: str, suffix: str = "") -> str:
         while len(stem[:keep].encode("utf-8")) > _MAX_DUMP_STEM - 17:
             keep -= 1
         stem = f"{stem[:keep]}_{digest[:16]}"
+    if format is DumpFormat.kTxt:
+        return f"ge_txt_{stem}.json"
     return f"ge_readable_{stem}.txt"
 
 
@@ -364,13 +436,3 @@ def check_ir(node: Node) -> None:
             raise ValueError(
                 f"output '{out.name}' is not dynamic but has {out.count} instances"
             )
-
-
-def _attr_text(value: Any) -> str:
-    if isinstance(value, DataType):
-        return attr_dtype_spec_name(value)
-    if isinstance(value, tuple):
-        return "[" + ", ".join(_attr_text(v) for v in value) + "]"
-    if isinstance(value, str):
-        return repr(value)
-    return repr(value)
