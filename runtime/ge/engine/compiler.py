@@ -41,6 +41,7 @@ from ge.engine.launches import Place, bind_launch
 from ge.engine.layout import ARENA, BufferKind, BufferLayout
 from ge.engine.plan import Interval, plan
 from ge.engine.tasks import TaskTable
+from ge.engine.variables import VARIABLE, VariableStore, offline_refusal
 from ge.graph.attrs import AttrType
 from ge.graph.graph import Graph, InputKind, Node, TensorMeta, check_ir
 from ge.graph.limits import MAX_DEVICE_BYTES, MAX_TENSOR_BYTES, tensor_nbytes
@@ -124,8 +125,10 @@ class _Compiler:
         options: Mapping[str, str],
         cache: ImplCache,
         input_metas: Sequence[TensorMeta] | None,
+        variables: VariableStore | None = None,
     ) -> None:
         self.graph = graph
+        self.variables = variables
         self.options = dict(options)
         self.cache = cache
         self.input_metas = input_metas
@@ -175,7 +178,7 @@ class _Compiler:
         self.layout = BufferLayout(
             n_inputs,
             len(self.graph.outputs),
-            sum(1 for node in order if node.type == "Const"),
+            sum(1 for node in order if node.type in ("Const", VARIABLE)),
         )
         input_ids: dict[int, int] = {}
         for position, node in enumerate(order):
@@ -206,9 +209,21 @@ class _Compiler:
                 buffer = allocate(value.size, what)
                 buffer.array[:] = np.frombuffer(value.tobytes(), np.uint8)
                 self.consts.append(buffer)
+            elif node.type == VARIABLE:
+                self._collect_variable(node)
             else:
                 self._collect_op(node, position)
         self.input_ids = [input_ids[i] for i in range(n_inputs)]
+
+    def _collect_variable(self, node: Node) -> None:
+        """A variable: a buffer of the constants' group that is the
+        session's memory (Note [Variables] in ``ge.engine.variables``)."""
+        if self.variables is None:
+            raise offline_refusal(self.graph.name, node)
+        meta, buffer = self.variables.buffer(node)
+        at = self.layout.index(BufferKind.CONST, len(self.consts))
+        self._add_tensor(node, 0, meta, at)
+        self.consts.append(buffer)
 
     def _collect_op(self, node: Node, position: int) -> None:
         try:
@@ -481,9 +496,12 @@ def compile_graph(
     options: Mapping[str, str] | None = None,
     cache: ImplCache | None = None,
     input_metas: Sequence[TensorMeta] | None = None,
+    variables: VariableStore | None = None,
 ) -> CompiledGraph:
     """Compile ``graph`` for the CPU device (CompileError names the node;
-    TypeError for arguments of the wrong type)."""
+    TypeError for arguments of the wrong type). ``variables`` holds the
+    memory of its Variable nodes (a Session's); without it a graph with a
+    variable is refused (Note [Variables])."""
     if not isinstance(graph, Graph):
         raise TypeError(
             f"compile_graph takes a ge.graph.Graph, got {type(graph).__name__}"
@@ -499,7 +517,9 @@ def compile_graph(
                     f"options must be a dict of str to str; option {key!r} is "
                     f"{type(value).__name__} {value!r}"
                 )
-    compiler = _Compiler(graph, options or {}, cache or ImplCache(), input_metas)
+    compiler = _Compiler(
+        graph, options or {}, cache or ImplCache(), input_metas, variables
+    )
     compiler.collect()
     output_ids, copies, arena = compiler.place()
     return compiler.prepare(arena, output_ids, copies)

@@ -14,9 +14,16 @@ from pkgutil import extend_path
 __path__ = extend_path(__path__, __name__)
 
 from ge.es._plugin_loader import get_plugin, list_plugins, load_plugins
-from ge.es.graph_builder import GraphBuilder, attr_scope
+from ge.es.graph_builder import GraphBuilder, attr_scope, control_dependency_scope
 from ge.es.tensor_holder import TensorHolder
 
-__all__ = ["GraphBuilder", "TensorHolder", "attr_scope", "list_plugins", "get_plugin"]
+__all__ = [
+    "GraphBuilder",
+    "TensorHolder",
+    "attr_scope",
+    "control_dependency_scope",
+    "list_plugins",
+    "get_plugin",
+]
 
 __all__ += load_plugins(__name__)

@@ -19,7 +19,7 @@ from ge.graph.tensor import Tensor
 from ge.graph.types import DataType, Format
 from ge_ir.dtype_rules import DtypeRules
 
-__all__ = ["GraphBuilder", "InputType", "attr_scope"]
+__all__ = ["GraphBuilder", "InputType", "attr_scope", "control_dependency_scope"]
 
 
 class InputType(str, enum.Enum):  # noqa: UP042 - GE's class; str() as GE prints it
@@ -48,6 +48,48 @@ def attr_scope(attrs: Mapping[str, Any]) -> Iterator[None]:
         yield
     finally:
         _scope.stack = stack
+
+
+@contextlib.contextmanager
+def control_dependency_scope(tensors: Sequence[TensorHolder]) -> Iterator[None]:
+    """Every node created inside runs after the nodes that produce
+    ``tensors`` (a control edge from each; scopes nest and add up). A node is
+    created in a builder: every tensor of the scopes must belong to it
+    (ValueError when the node is created otherwise)."""
+    if isinstance(tensors, (str, bytes)) or not isinstance(tensors, Sequence):
+        raise TypeError(
+            "control_dependency_scope expects a list of TensorHolder, got "
+            f"{type(tensors).__name__}"
+        )
+    for i, tensor in enumerate(tensors):
+        if not isinstance(tensor, TensorHolder):
+            raise TypeError(
+                f"control_dependency_scope: tensors[{i}] must be a TensorHolder, "
+                f"got {type(tensor).__name__}"
+            )
+    stack: list[TensorHolder] = getattr(_scope, "control", [])
+    _scope.control = stack + list(tensors)
+    try:
+        yield
+    finally:
+        _scope.control = stack
+
+
+def _scoped_control(builder: GraphBuilder) -> list[Node]:
+    """The producers of the control_dependency_scope tensors, checked to
+    belong to ``builder`` (each once, in scope order)."""
+    nodes: list[Node] = []
+    for tensor in getattr(_scope, "control", []):
+        if tensor._builder is not builder:
+            raise ValueError(
+                f"control_dependency_scope tensor {tensor!r} belongs to graph "
+                f"builder {tensor._builder.name!r}, but the node being created "
+                f"belongs to {builder.name!r}; a control edge joins nodes of one "
+                "graph"
+            )
+        if not any(node is tensor._node for node in nodes):
+            nodes.append(tensor._node)
+    return nodes
 
 
 def _scoped_attrs() -> dict[str, Any]:
@@ -131,6 +173,7 @@ class GraphBuilder:
             for key, value in _scoped_attrs().items()
             for kind in (infer_attr_type(value),)
         }
+        control = _scoped_control(self)
         node = Node(
             name=self._unique_name(name, op_type),
             type=op_type,
@@ -144,6 +187,7 @@ class GraphBuilder:
         )
         for key, value in scoped.items():  # the op's own attrs win
             node.attrs.setdefault(key, value)
+        node.control_inputs.extend(control)
         graph.nodes.append(node)
         return node
 
@@ -305,6 +349,51 @@ class GraphBuilder:
 
     def create_scalar_float(self, value: float) -> TensorHolder:
         return self._scalar(value, DataType.DT_FLOAT)
+
+    # -- variables ----------------------------------------------------------------
+
+    def create_variable(
+        self, index: int, name: str, *, value: Tensor | None = None
+    ) -> TensorHolder:
+        """A Variable node named ``name`` (GE's ``EsCreateVariable``): a
+        tensor that keeps its value across the runs of one Session and is
+        shared by name between the session's graphs (Note [Variables] in
+        ``ge.engine.variables``). Its dtype and shape are ``value``'s when
+        given (also its initial value), else float32 scalar until
+        ``set_data_type``/``set_shape``; it starts as zeros then. Update it with
+        ``ge.es.state.Assign(ref=variable, value=...)``."""
+        graph = self._check_usable()
+        index = _check_int(index, "index")
+        if index < 0:
+            raise ValueError(f"variable index must be >= 0, got {index}")
+        if not isinstance(name, str) or not name:
+            raise TypeError(
+                f"variable name must be a non-empty str, got {type(name).__name__}"
+            )
+        if value is not None and not isinstance(value, Tensor):
+            raise TypeError(
+                "create_variable value must be a ge.graph.Tensor (the initial "
+                f"value), got {type(value).__name__}"
+            )
+        for node in graph.nodes:
+            if node.type == "Variable" and node.get_attr("index") == index:
+                raise ValueError(
+                    f"graph {self._name!r} already has variable index {index} "
+                    f"({node.name!r}); give each variable its own index"
+                )
+        attrs: dict[str, tuple[AttrType, Any]] = {"index": (AttrType.INT, index)}
+        meta = TensorMeta((), DataType.DT_FLOAT, Format.FORMAT_ND)
+        if value is not None:
+            attrs["value"] = (AttrType.TENSOR, value)
+            meta = TensorMeta(tuple(value.shape), value.data_type, value.format)
+        node = self._add_node(
+            "Variable",
+            name,
+            ir_outputs=(IrOutput("y", False, 1),),
+            outputs=[meta],
+            attrs=attrs,
+        )
+        return self._holder(node, 0)
 
     # -- outputs, attributes, control ---------------------------------------------------
 

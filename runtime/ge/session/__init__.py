@@ -11,6 +11,7 @@ from ge.engine.compiled import CompiledGraph
 from ge.engine.compiler import ImplCache, compile_graph
 from ge.engine.errors import CompileError, ExecuteError
 from ge.engine.loading import load_op_modules
+from ge.engine.variables import VariableStore
 from ge.ge_global import global_options, is_initialized
 from ge.graph.graph import Graph, TensorMeta
 from ge.graph.tensor import Tensor
@@ -47,6 +48,7 @@ class Session:
         self._options = {**global_options(), **dict(options or {})}
         self._graphs: dict[int, _Entry] = {}
         self._cache = ImplCache()
+        self._variables = VariableStore()  # Note [Variables] (ge.engine.variables)
         self._lock = threading.RLock()
 
     # -- graphs -------------------------------------------------------------------
@@ -112,7 +114,9 @@ class Session:
                         for t in inputs or ()
                     ]
                 )
-                compiled = compile_graph(entry.graph, entry.options, self._cache, metas)
+                compiled = compile_graph(
+                    entry.graph, entry.options, self._cache, metas, self._variables
+                )
                 entry.compiled[key] = compiled
                 if not dynamic:
                     entry.static = compiled
