@@ -12,15 +12,26 @@ from collections.abc import Iterator
 
 import numpy as np
 import pytest
+from _rt_support import unique
 from math_harness import math_session
 from op_harness import ops_registered
 
+import ge.es._op_api as api
 from ge.allocator import Allocator, AllocatorError, MemBlock, RangeAllocator
+from ge.custom_op import (
+    AnnotatedKernelLaunchInfo,
+    get_declare_launch_args_ctx,
+    register_op,
+    register_op_impl,
+)
 from ge.device import rt
+from ge.device.kernels import build_kernel
 from ge.device.memory import ALIGNMENT
 from ge.es import GraphBuilder
 from ge.es.custom import ReduceSumCustom
 from ge.graph import Graph, Tensor
+from ge.runtime import Tensor as RuntimeTensor
+from ge.runtime import TensorDesc
 from ge.session import Session
 
 SHAPE = [3, 4]
@@ -180,6 +191,79 @@ def test_execute_workspaces_come_from_the_allocator(stream: int) -> None:
     workspace = [e for e in allocator.log if e[1] == 48]
     assert [c for c, _, _ in workspace] == ["malloc", "free"]
     assert out.addr in allocator.live()
+    session.close()
+    assert allocator.live() == set()
+
+
+WS_SOURCE = r"""
+#include "ge_kernel.h"
+GE_KERNEL(alloc_ws_twice, GE_IN(float, GE_COUNT_OF(3)), GE_WORKSPACE(64),
+          GE_OUT(float, GE_COUNT_OF(3)), GE_SCALAR()) {
+  const float *x = GE_PTR(const float, 0);
+  float *ws = GE_PTR(float, 1);
+  float *y = GE_PTR(float, 2);
+  (void)block_idx; (void)block_dim;
+  for (uint64_t i = 0; i < args[3]; ++i) ws[i] = 2.0f * x[i];
+  for (uint64_t i = 0; i < args[3]; ++i) y[i] = ws[i] + 1.0f;
+}
+"""
+WS_OP = unique("AllocWsTwice")
+
+
+@pytest.fixture(scope="module")
+def ws_op(ready: None) -> api.OpDef:
+    """An annotated-args op whose launch declares a 64-byte workspace."""
+    binary = build_kernel(WS_SOURCE, name="alloc_ws_twice")
+
+    @register_op(op_type=WS_OP, output_names=("y",))
+    def infer(x: TensorDesc) -> TensorDesc:
+        return TensorDesc(x.shape, x.data_type)
+
+    @register_op_impl(op_type=WS_OP)
+    class Twice:
+        def declare_launch_args(self, x: RuntimeTensor, y: RuntimeTensor) -> None:
+            ctx = get_declare_launch_args_ctx()
+            workspace = ctx.malloc_workspace(64)
+            args = ctx.create_kernel_args()
+            args.append_input(0, x)
+            args.append_workspace(workspace)
+            args.append_output(0, y)
+            args.append_scalar(x.shape_size)
+            info = AnnotatedKernelLaunchInfo(
+                kernel_name="alloc_ws_twice",
+                kernel_bin=binary,
+                block_dim=1,
+                stream_id=ctx.get_stream_id(),
+            )
+            ctx.add_launch(info, args)
+
+    return api.OpDef(
+        WS_OP,
+        inputs=(api.Input("x", "float32"),),
+        outputs=(api.Output("y", "float32"),),
+    )
+
+
+def test_declared_workspaces_come_from_the_allocator(
+    stream: int, ws_op: api.OpDef
+) -> None:
+    builder = GraphBuilder("alloc_ws")
+    x = builder.create_input(0, shape=[5])
+    session = Session({})
+    session.add_graph(1, builder.build_and_reset([ws_op.build(inputs={"x": x})]))
+    allocator = LoggingAllocator()
+    session.register_external_allocator(stream, allocator)
+    xs = np.arange(5, dtype=np.float32)
+    for _ in range(2):
+        (out,) = session.run_graph_with_stream_async(1, stream, [Tensor(xs)])
+        np.testing.assert_array_equal(out.numpy(), 2 * xs + 1)
+    compiled = session.compiled(1)
+    sizes = [size for call, size, _ in allocator.log if call == "malloc"]
+    # The run state once (the declared workspace; the arena is empty, as
+    # the one result is written straight to the output, and nothing is
+    # asked for zero bytes), then each run's output.
+    assert compiled.arena.size == 0
+    assert sizes == [64, 20, 20]
     session.close()
     assert allocator.live() == set()
 
