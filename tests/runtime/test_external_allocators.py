@@ -33,6 +33,7 @@ from ge.graph import Graph, Tensor
 from ge.runtime import Tensor as RuntimeTensor
 from ge.runtime import TensorDesc
 from ge.session import Session
+from ge.session.allocators import StreamMemory
 
 SHAPE = [3, 4]
 RNG = np.random.default_rng(11)
@@ -599,3 +600,27 @@ def test_rt_malloc_free_and_mem_block_check_their_arguments() -> None:
         MemBlock(0, 1.5)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="abstract"):
         Allocator()  # type: ignore[abstract]
+
+
+def test_an_overlap_with_any_live_block_is_found(ready: None) -> None:
+    base = rt.malloc(4096)
+    script: list[int] = []
+
+    class Scripted(Allocator):
+        def malloc(self, size: int) -> MemBlock:
+            return MemBlock(base + script.pop(0), size)
+
+        def free(self, block: MemBlock) -> None:
+            pass
+
+    memory = StreamMemory(rt.DEFAULT_STREAM, Scripted())
+    script += [128, 0, 256, 64, 64]
+    kept = [memory.allocate(64, f"block {i}") for i in range(3)]
+    with pytest.raises(
+        AllocatorError, match=r"overlaps 0x[0-9a-f]+ \(64 bytes, block 0\)"
+    ):
+        memory.allocate(128, "a wide block")  # 64..192 meets 128..192
+    assert memory.allocate(64, "the gap").addr == base + 64  # 64..128 fits
+    memory.close()
+    del kept
+    rt.free(base)

@@ -336,9 +336,6 @@ class CompiledGraph:
         memory comes from ``memory`` when given. Safe to call from several
         threads at once (Note [Concurrent runs])."""
         if memory is not None:
-            self._check_inputs(inputs)
-            if outputs is not None:
-                self._check_outputs(outputs)
             state = memory.take(self)
         else:
             try:

@@ -22,6 +22,7 @@ overlapping no block given before and not yet freed. A failure is an
 
 from __future__ import annotations
 
+import bisect
 import collections
 import functools
 import itertools
@@ -42,6 +43,7 @@ from ge.graph.types import Placement
 @dataclass
 class _Block:
     block: MemBlock
+    addr: int
     size: int  # bytes asked for
     what: str
 
@@ -62,6 +64,7 @@ class StreamMemory:
         self._lock = threading.RLock()
         self._tokens = itertools.count()
         self._blocks: dict[int, _Block] = {}  # live blocks by token
+        self._starts: list[tuple[int, int]] = []  # (addr, token) of each, sorted
         self._states: dict[CompiledGraph, list[RunState]] = {}  # free, per graph
         self._outputs: dict[int, weakref.ref[Tensor]] = {}
         self._returned: collections.deque[int] = collections.deque()
@@ -83,36 +86,38 @@ class StreamMemory:
             if owner is None:
                 self._refuse(block, size, what, fault)
             token = next(self._tokens)
-            self._blocks[token] = _Block(block, size, what)
-            return DeviceView(owner, block.addr, size, tag=token)
+            addr = block.addr
+            self._blocks[token] = _Block(block, addr, size, what)
+            bisect.insort(self._starts, (addr, token))
+            return DeviceView(owner, addr, size, tag=token)
 
     def _check(self, block: object, size: int) -> tuple[str, DeviceBuffer | None]:
         """(what is wrong with ``block``, None) or ("", the rt.malloc memory
         holding it)."""
         if not isinstance(block, MemBlock):
             return f"returned {type(block).__name__}, not a ge.allocator.MemBlock", None
-        if block.addr == 0:
+        addr = block.addr
+        if addr == 0:
             return "returned a NULL block (raise MemoryError when out of memory)", None
         if block.size < size:
             return f"returned a block of only {block.size} bytes", None
-        if block.addr % ALIGNMENT:
-            return (
-                f"returned 0x{block.addr:x}, which is not {ALIGNMENT}-byte aligned",
-                None,
-            )
-        owner = rt.allocation(block.addr, size)
+        if addr % ALIGNMENT:
+            return f"returned 0x{addr:x}, which is not {ALIGNMENT}-byte aligned", None
+        owner = rt.allocation(addr, size)
         if owner is None:
             return (
-                f"returned 0x{block.addr:x}, which is not device memory from "
+                f"returned 0x{addr:x}, which is not device memory from "
                 "ge.device.rt.malloc",
                 None,
             )
-        end = block.addr + size
-        for other in self._blocks.values():
-            start = other.block.addr
-            if start < end and block.addr < start + other.size:
+        # Live blocks do not overlap one another, so only the last one that
+        # starts before this one ends can overlap it.
+        i = bisect.bisect_left(self._starts, (addr + size, -1)) - 1
+        if i >= 0:
+            other = self._blocks[self._starts[i][1]]
+            if other.addr + other.size > addr:
                 return (
-                    f"returned 0x{block.addr:x}, which overlaps 0x{start:x} "
+                    f"returned 0x{addr:x}, which overlaps 0x{other.addr:x} "
                     f"({other.size} bytes, {other.what}) that it gave before and "
                     "was not freed",
                     None,
@@ -138,6 +143,7 @@ class StreamMemory:
         self._outputs.pop(token, None)
         if entry is None:
             return None
+        del self._starts[bisect.bisect_left(self._starts, (entry.addr, token))]
         try:
             self.allocator.free(entry.block)
         except Exception as exc:
