@@ -367,14 +367,14 @@ def test_one_allocator_per_stream_and_only_registered_ones_unregister(
     session = Session({})
     session.register_external_allocator(stream, LoggingAllocator())
     with pytest.raises(
-        ValueError,
+        RuntimeError,
         match=rf"stream {stream} already has an external allocator in this session; "
         rf"call unregister_external_allocator\({stream}\) first",
     ):
         session.register_external_allocator(stream, LoggingAllocator())
     session.unregister_external_allocator(stream)
     with pytest.raises(
-        ValueError,
+        RuntimeError,
         match=f"no external allocator is registered for stream {stream} in this session",
     ):
         session.unregister_external_allocator(stream)

@@ -200,7 +200,7 @@ class Session:
         with self._allocators_lock:
             self._check_open()
             if stream in self._allocators:
-                raise ValueError(
+                raise RuntimeError(
                     f"stream {stream} already has an external allocator in this "
                     f"session; call unregister_external_allocator({stream}) first"
                 )
@@ -215,7 +215,7 @@ class Session:
         with self._allocators_lock:
             memory = self._allocators.get(stream)
             if memory is None:
-                raise ValueError(
+                raise RuntimeError(
                     f"no external allocator is registered for stream {stream} in "
                     "this session"
                 )
