@@ -1,16 +1,18 @@
 """GE's documented Python surface, counted: every member of ``GraphBuilder``,
 ``TensorHolder``, ``tensor_like``, ``Graph``, ``Session`` (and ``GeApi``,
-``Tensor``, the ``ge.es`` package functions) that
-/work/shared/docs/ge-reference.md section 3 lists exists here, with the
-signature the document gives: parameter names (where the document names
-them), their order, their defaults and which are keyword-only.
+``Tensor``, the ``ge.es`` package functions) that GE's documentation of its
+ES Python runtime lists (the ``ge.es`` package, graph_builder.py,
+tensor_holder.py, tensor_like.py, graph.py, session.py, geapi.py) exists
+here, with the signature documented: parameter names (where GE's
+documentation names them), their order, their defaults and which are
+keyword-only.
 
-The table below restates section 3 in our own words, one row per member.
-A row's parameters are written as a Python parameter list; a name starting
-with ``_`` stands for a parameter the document shows without a name (any
-name passes, the position and the absence of a default are checked); ``...``
-means the document names the member but not its parameters (only that it
-exists and is callable is checked). ``extensions`` are our own optional
+The table below restates that documentation in our own words, one row per
+member. A row's parameters are written as a Python parameter list; a name
+starting with ``_`` stands for a parameter the documentation shows without
+a name (any name passes, the position and the absence of a default are
+checked); ``...`` means it names the member but not its parameters (only
+that it exists and is callable is checked). ``extensions`` are our own optional
 parameters after GE's, allowed only where listed.
 """
 
@@ -61,12 +63,12 @@ OWNERS: dict[str, Any] = {
 _CONST = "value, shape=None"
 _FIVE = ("int64", "float", "uint64", "int32", "uint32")
 
-# ge-reference.md 3.1 to 3.4, member by member.
+# GE's ES Python runtime, member by member.
 SURFACE: list[Member] = [
-    # 3.1 the ge.es package
+    # the ge.es package
     Member("ge.es", "list_plugins", ""),
     Member("ge.es", "get_plugin", "name"),
-    # 3.2 GraphBuilder
+    # GraphBuilder
     Member("GraphBuilder", "__init__", "name=None"),
     Member("GraphBuilder", "name", PROPERTY),
     Member(
@@ -94,7 +96,7 @@ SURFACE: list[Member] = [
     Member("GraphBuilder", "build_and_reset", "outputs=None"),
     Member("graph_builder", "attr_scope", "_attrs"),
     Member("graph_builder", "control_dependency_scope", "_tensors"),
-    # 3.3 TensorHolder and tensor_like
+    # TensorHolder and tensor_like
     Member("TensorHolder", "name", PROPERTY),
     Member("TensorHolder", "set_data_type", "_data_type"),
     Member("TensorHolder", "set_format", "_format"),
@@ -108,7 +110,7 @@ SURFACE: list[Member] = [
     ),
     Member("tensor_like", "convert_to_tensor_holder", "value, builder"),
     Member("tensor_like", "resolve_builder", "*values"),
-    # 3.4 Graph
+    # Graph
     Member("Graph", "name", PROPERTY),
     Member("Graph", "get_all_nodes", ""),
     Member("Graph", "get_direct_nodes", ""),
@@ -132,7 +134,7 @@ SURFACE: list[Member] = [
             "remove_subgraph",
         )
     ),
-    # 3.4 GeApi, Session, Tensor
+    # GeApi, Session, Tensor
     Member("GeApi", "ge_initialize", "options"),
     Member("GeApi", "ge_finalize", ""),
     Member("Session", "__init__", "options=None"),
