@@ -16,6 +16,7 @@ LAYERS: dict[str, int] = {
     "ge.ge_global": 0,
     "ge.device": 1,
     "ge.graph": 2,
+    "ge.allocator": 2,  # GE's Allocator/MemBlock; RangeAllocator over rt.malloc
     "ge.runtime": 3,
     "ge.es": 3,
     "ge.custom_op": 4,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import bisect
 import threading
+from collections.abc import Callable
 
 import numpy as np
 
@@ -77,4 +78,41 @@ class DeviceBuffer:
             pass
 
     def __repr__(self) -> str:
-        return f"DeviceBuffer(addr=0x{self.addr:x}, size={self.size})"
+        return f"{type(self).__name__}(addr=0x{self.addr:x}, size={self.size})"
+
+
+class DeviceView(DeviceBuffer):
+    """``size`` bytes at ``addr`` inside ``owner`` (a block an external
+    allocator gave): no memory of its own. It keeps ``owner`` alive, and so
+    does every numpy view of ``array``, so its bytes stay readable however
+    long anyone holds them. ``tag`` is the owner's name for the block;
+    ``on_release``, if set, is called once when the view goes (it must not
+    raise and may run on any thread, at any time)."""
+
+    __slots__ = ("owner", "tag", "on_release")
+
+    def __init__(
+        self,
+        owner: DeviceBuffer,
+        addr: int,
+        size: int,
+        tag: object = None,
+        on_release: Callable[[], object] | None = None,
+    ) -> None:
+        offset = addr - owner.addr
+        if offset < 0 or size < 0 or offset + size > owner.size:
+            raise ValueError(f"{size} bytes at 0x{addr:x} do not lie inside {owner!r}")
+        self._raw = owner.array
+        self.array = owner.array[offset : offset + size]
+        self.addr = addr
+        self.size = size
+        self.owner = owner
+        self.tag = tag
+        self.on_release = on_release
+
+    def __del__(self) -> None:
+        # Not registered, so nothing to unregister (the owner is).
+        release = getattr(self, "on_release", None)
+        if release is not None:
+            self.on_release = None
+            release()

@@ -22,7 +22,7 @@ from contextvars import ContextVar
 
 from ge.device.args import MAX_BLOCK_DIM, scalar_bits
 from ge.device.kernels import ArgDecl, ArgKind, Binary, Kernel, load_binary
-from ge.device.memory import region_of
+from ge.device.memory import DeviceBuffer, region_of
 from ge.device.native import library
 
 __all__ = [
@@ -30,8 +30,10 @@ __all__ = [
     "binary_load",
     "create_stream",
     "destroy_stream",
+    "free",
     "launch",
     "launch_kernel",
+    "malloc",
     "synchronize_stream",
 ]
 
@@ -104,6 +106,54 @@ def check_stream(stream: int) -> None:
         or stream not in _live_streams
     ):
         raise LaunchError(f"{stream!r} is not a live stream")
+
+
+# Memory from ``malloc``, by address (what ``free`` and ``allocation`` find).
+_allocations: dict[int, DeviceBuffer] = {}
+_allocations_lock = threading.Lock()
+
+
+def malloc(size: int) -> int:
+    """The address of ``size`` new bytes of device memory (zeroed, 64-byte
+    aligned), as ``acl.rt.malloc`` gives in GE; give it back with ``free``.
+    ValueError for a size that is not an int > 0, MemoryError when the
+    machine has no memory."""
+    if isinstance(size, bool) or not isinstance(size, int) or size <= 0:
+        raise ValueError(f"rt.malloc size must be an int > 0, got {size!r}")
+    try:
+        buffer = DeviceBuffer(size)
+    except MemoryError:
+        raise MemoryError(f"rt.malloc: cannot allocate {size} bytes") from None
+    with _allocations_lock:
+        _allocations[buffer.addr] = buffer
+    return buffer.addr
+
+
+def free(addr: int) -> None:
+    """Give back memory from ``malloc``. Memory that a session still uses
+    (blocks an external allocator gave from it) stays until the session
+    hands those back; nothing can read freed memory."""
+    with _allocations_lock:
+        buffer = _allocations.pop(addr, None) if isinstance(addr, int) else None
+    if buffer is None:
+        raise ValueError(
+            f"rt.free: {addr!r} is not an address rt.malloc gave, or it was "
+            "freed already"
+        )
+
+
+def allocation(addr: int, size: int) -> DeviceBuffer | None:
+    """The ``malloc`` memory (not yet freed) that holds all ``size`` bytes
+    from ``addr``, if any."""
+    region = region_of(addr)
+    if region is None:
+        return None
+    start, length = region
+    with _allocations_lock:
+        buffer = _allocations.get(start)
+    if buffer is None or addr + max(size, 1) > start + max(length, 1):
+        return None
+    return buffer
 
 
 def binary_load(kernel_bin: bytes) -> Binary:

@@ -8,7 +8,9 @@ compile time; a run writes the slots bound to buffers (only where the
 address changed) and replays the table in one native call. Execute nodes
 call their Python ``execute``. What a run writes (addresses, slots, arena,
 workspaces) is a RunState taken from a pool, so runs on several threads
-never share it (Note [Concurrent runs]).
+never share it (Note [Concurrent runs]). A run may take its memory from
+a ``RunMemory`` instead of the graph's own pool (a session's external
+allocator, Note [External allocators] in ``ge.session.allocators``).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import ctypes
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -104,20 +106,55 @@ def group(slots: Sequence[IrSlot], flat: Sequence[Any]) -> list[Any]:
     return out
 
 
+class RunMemory(Protocol):
+    """Where a run's memory comes from when not from the compiled graph:
+    its run state (arena and workspaces), new outputs and the workspaces
+    of execute callbacks."""
+
+    def take(self, graph: CompiledGraph) -> RunState:
+        """A run state of ``graph`` made by ``graph.make_state``."""
+
+    def give_back(self, graph: CompiledGraph, state: RunState) -> None:
+        """The state ``take`` gave, after the run."""
+
+    def outputs(self, graph: CompiledGraph) -> list[GraphTensor]:
+        """New output tensors of ``graph``."""
+
+    def allocate(self, size: int, what: str) -> DeviceBuffer:
+        """``size`` bytes of device memory for ``what``."""
+
+    def release(self, buffer: DeviceBuffer) -> None:
+        """A buffer ``allocate`` gave, no longer used."""
+
+
 class RunState:
     """What one run writes, so that runs on several threads never share it:
     the run's buffer addresses, a copy of the argument table (refreshed
     slots), the launches pointing into that copy, the arena and the
     workspaces. Constants and everything else compiled are shared, read
-    only (Note [Concurrent runs])."""
+    only (Note [Concurrent runs]). ``memory`` is where the arena and
+    workspaces came from, when not from the graph's own pool."""
 
-    __slots__ = ("addrs", "table", "tasks", "arena", "workspaces", "native_args")
+    __slots__ = (
+        "addrs",
+        "table",
+        "tasks",
+        "arena",
+        "workspaces",
+        "native_args",
+        "memory",
+    )
 
     def __init__(
-        self, graph: CompiledGraph, arena: DeviceBuffer, workspaces: list[DeviceBuffer]
+        self,
+        graph: CompiledGraph,
+        arena: DeviceBuffer,
+        workspaces: list[DeviceBuffer],
+        memory: RunMemory | None = None,
     ) -> None:
         self.arena = arena
         self.workspaces = workspaces
+        self.memory = memory
         layout = graph.layout
         # The run's buffer addresses: a ctypes array, cheap to write from
         # Python and read in place by the native runner.
@@ -220,6 +257,16 @@ class CompiledGraph:
         """How many run states the graph holds (its peak concurrency)."""
         return len(self._states)
 
+    def make_state(self, memory: RunMemory) -> RunState:
+        """A run state whose arena and workspaces ``memory`` allocates (a
+        failure leaves what was allocated to ``memory`` to give back)."""
+        arena = memory.allocate(self.arena.size, f"the arena of graph '{self.name}'")
+        workspaces = [
+            memory.allocate(b.size, f"workspace {i} of graph '{self.name}'")
+            for i, b in enumerate(self.workspaces)
+        ]
+        return RunState(self, arena, workspaces, memory)
+
     def _new_state(self) -> RunState:
         workspaces = [DeviceBuffer(b.size) for b in self.workspaces]
         state = RunState(self, DeviceBuffer(self.arena.size), workspaces)
@@ -282,24 +329,29 @@ class CompiledGraph:
         inputs: Sequence[GraphTensor],
         outputs: Sequence[GraphTensor] | None = None,
         stream: int = rt.DEFAULT_STREAM,
+        memory: RunMemory | None = None,
     ) -> list[GraphTensor]:
         """Run once with ``inputs`` (any placement; read in place) writing into
-        ``outputs`` (fresh tensors when None); returns the outputs. Safe to
-        call from several threads at once (Note [Concurrent runs])."""
-        try:
-            state = self._free.pop()
-        except IndexError:  # runs overlap: a new state, for a call that is sound
-            self._check_inputs(inputs)
-            if outputs is not None:
-                self._check_outputs(outputs)
-            state = self._new_state()
+        ``outputs`` (fresh tensors when None); returns the outputs. The run's
+        memory comes from ``memory`` when given. Safe to call from several
+        threads at once (Note [Concurrent runs])."""
+        if memory is not None:
+            state = memory.take(self)
+        else:
+            try:
+                state = self._free.pop()
+            except IndexError:  # runs overlap: a new state, for a sound call
+                self._check_inputs(inputs)
+                if outputs is not None:
+                    self._check_outputs(outputs)
+                state = self._new_state()
         try:
             addrs = state.addrs
             if not write_addresses(inputs, self._input_sig, addrs, self._first_input):
                 self._check_inputs(inputs)  # raises, naming what is wrong
                 self._write_each_address(inputs, addrs, self._first_input)
             if outputs is None:
-                outputs = self.new_outputs()
+                outputs = self.new_outputs() if memory is None else memory.outputs(self)
             if not write_addresses(
                 outputs, self._output_sig, addrs, self._first_output
             ):
@@ -313,7 +365,10 @@ class CompiledGraph:
                 info = self.tensors[source]
                 ctypes.memmove(outputs[j].addr, state.address(info), info.nbytes)
         finally:
-            self._free.append(state)
+            if memory is None:
+                self._free.append(state)
+            else:
+                memory.give_back(self, state)
         return list(outputs)
 
     @staticmethod
@@ -403,10 +458,26 @@ class _Execute(OutputAllocator):
         return runtime_view(out_info, in_addr, self.lease)
 
     def workspace(self, size: int) -> int:
-        buffer = DeviceBuffer(size)
+        memory = self.state.memory
+        buffer = (
+            DeviceBuffer(size)
+            if memory is None
+            else memory.allocate(
+                size, f"a workspace of node '{self.step.node.name}' (execute)"
+            )
+        )
         self.workspaces.append(buffer)
         self.regions.add(buffer.addr, size)
         return buffer.addr
+
+    def _release_workspaces(self) -> None:
+        """Workspaces live until the callback returns; those an external
+        allocator gave go back to it then."""
+        memory = self.state.memory
+        if memory is not None:
+            workspaces, self.workspaces = self.workspaces, []
+            for buffer in workspaces:
+                memory.release(buffer)
 
     def run(self) -> None:
         step = self.step
@@ -433,6 +504,7 @@ class _Execute(OutputAllocator):
             ) from exc
         finally:
             self.lease.end()
+            self._release_workspaces()
         if result is not None:
             raise ExecuteError(
                 f"node '{step.node.name}' ({step.node.type}): execute must return None, "

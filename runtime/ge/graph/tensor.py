@@ -91,7 +91,15 @@ class Tensor:
     memory and ``addr`` is where kernels find them.
     """
 
-    __slots__ = ("_shape", "_data_type", "_format", "_placement", "_store", "_addr")
+    __slots__ = (
+        "_shape",
+        "_data_type",
+        "_format",
+        "_placement",
+        "_store",
+        "_addr",
+        "__weakref__",  # a session tracks outputs its allocators' memory holds
+    )
     _shape: tuple[int, ...]
     _data_type: DataType
     _format: Format
@@ -301,6 +309,21 @@ def wrap_buffer(
     tensor._store = buffer
     tensor._addr = tensor._find_addr()
     return tensor
+
+
+def move_off(tensor: Tensor, kind: type[DeviceBuffer]) -> bool:
+    """When the tensor's bytes are in a buffer of ``kind``, copy them to
+    memory of the tensor's own and return True: its address changes. How a
+    session takes a graph output off an external allocator's memory
+    before handing that back."""
+    store = tensor._store
+    if not isinstance(store, kind) or not isinstance(store, DeviceBuffer):
+        return False
+    buffer = DeviceBuffer(store.size)
+    buffer.array[:] = store.array
+    tensor._store = buffer
+    tensor._addr = tensor._find_addr()
+    return True
 
 
 def write_addresses(

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import threading
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from ge.allocator import Allocator, AllocatorError
 from ge.device import rt
 from ge.engine.compiled import CompiledGraph
 from ge.engine.compiler import ImplCache, compile_graph
@@ -15,8 +17,9 @@ from ge.engine.variables import VariableStore
 from ge.ge_global import global_options, is_initialized
 from ge.graph.graph import Graph, TensorMeta
 from ge.graph.tensor import Tensor
+from ge.session.allocators import StreamMemory
 
-__all__ = ["Session", "CompileError", "ExecuteError"]
+__all__ = ["Session", "AllocatorError", "CompileError", "ExecuteError"]
 
 
 @dataclass
@@ -50,6 +53,9 @@ class Session:
         self._cache = ImplCache()
         self._variables = VariableStore()  # Note [Variables] (ge.engine.variables)
         self._lock = threading.RLock()
+        self._closed = False
+        self._allocators: dict[int, StreamMemory] = {}
+        self._allocators_lock = threading.Lock()
 
     # -- graphs -------------------------------------------------------------------
 
@@ -63,6 +69,7 @@ class Session:
                 f"add_graph takes a ge.graph.Graph, got {type(graph).__name__}"
             )
         with self._lock:
+            self._check_open()
             if graph_id in self._graphs:
                 raise ValueError(f"graph id {graph_id} is already in this session")
             self._graphs[graph_id] = _Entry(
@@ -70,16 +77,26 @@ class Session:
             )
 
     def remove_graph(self, graph_id: int) -> None:
+        """Remove a graph; each external allocator takes back its memory of
+        the graph (runs of it in progress finish first)."""
         with self._lock:
-            if graph_id not in self._graphs:
-                raise ValueError(f"graph id {graph_id} is not in this session")
+            entry = self._entry(graph_id)
             del self._graphs[graph_id]
+        with self._allocators_lock:
+            memories = list(self._allocators.values())
+        for memory in memories:
+            memory.forget(entry.compiled.values())
 
     def _entry(self, graph_id: int) -> _Entry:
         try:
             return self._graphs[graph_id]
         except KeyError:
+            self._check_open()
             raise ValueError(f"graph id {graph_id} is not in this session") from None
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise RuntimeError("this Session is closed")
 
     # -- compiling -------------------------------------------------------------------
 
@@ -155,7 +172,98 @@ class Session:
         and, when ``outputs`` is given, results are written into them (no
         copies). Launches are synchronous, so the outputs are ready on return."""
         rt.check_stream(stream)
-        return self._compile(self._entry(graph_id), inputs).run(inputs, outputs, stream)
+        compiled = self._compile(self._entry(graph_id), inputs)
+        memory = None
+        if self._allocators:  # none registered: no lock on the common path
+            with self._allocators_lock:
+                memory = self._allocators.get(stream)
+                if memory is not None:
+                    memory.active += 1
+        if memory is None:
+            return compiled.run(inputs, outputs, stream)
+        try:
+            return compiled.run(inputs, outputs, stream, memory)
+        finally:
+            with self._allocators_lock:
+                memory.active -= 1
+
+    # -- external allocators (Note [External allocators] in ge.session.allocators)
+
+    def register_external_allocator(self, stream: int, allocator: Allocator) -> None:
+        """Runs on ``stream`` (run_graph_with_stream_async) take their graph
+        memory from ``allocator``: run states (arena, workspaces), new
+        outputs and execute workspaces. One allocator per stream."""
+        if isinstance(stream, bool) or not isinstance(stream, int):
+            raise TypeError(f"stream must be an int, got {type(stream).__name__}")
+        if not isinstance(allocator, Allocator):
+            raise TypeError(
+                "allocator must be a ge.allocator.Allocator (subclass it with "
+                f"malloc and free, or use RangeAllocator), got {type(allocator).__name__}"
+            )
+        rt.check_stream(stream)
+        with self._allocators_lock:
+            self._check_open()
+            if stream in self._allocators:
+                raise RuntimeError(
+                    f"stream {stream} already has an external allocator in this "
+                    f"session; call unregister_external_allocator({stream}) first"
+                )
+            self._allocators[stream] = StreamMemory(stream, allocator)
+
+    def unregister_external_allocator(self, stream: int) -> None:
+        """Hand back everything the stream's allocator gave (outputs still
+        alive are copied to memory of their own first) and stop using it.
+        RuntimeError while a run on the stream is using it."""
+        if isinstance(stream, bool) or not isinstance(stream, int):
+            raise TypeError(f"stream must be an int, got {type(stream).__name__}")
+        with self._allocators_lock:
+            memory = self._allocators.get(stream)
+            if memory is None:
+                raise RuntimeError(
+                    f"no external allocator is registered for stream {stream} in "
+                    "this session"
+                )
+            self._check_idle(memory)
+            del self._allocators[stream]
+        memory.close()
+
+    @staticmethod
+    def _check_idle(memory: StreamMemory) -> None:
+        if memory.active:
+            raise RuntimeError(
+                f"{memory.name} is in use by {memory.active} run(s); unregister "
+                "it after they return"
+            )
+
+    def close(self) -> None:
+        """Unregister every external allocator (handing back all they gave)
+        and remove every graph; the session can no longer be used. Closing
+        again does nothing. RuntimeError while a run uses an allocator."""
+        with self._allocators_lock:
+            for memory in self._allocators.values():
+                self._check_idle(memory)
+            memories = list(self._allocators.values())
+            self._allocators.clear()
+            self._closed = True
+        with self._lock:
+            self._graphs.clear()
+        errors = []
+        for memory in memories:
+            try:
+                memory.close()
+            except AllocatorError as exc:
+                errors.append(str(exc))
+        if errors:
+            raise AllocatorError("; ".join(errors))
+
+    def __del__(self) -> None:
+        # A session dropped with allocators registered hands their memory
+        # back (GE's Session does so in its destructor).
+        if getattr(self, "_allocators", None):
+            try:
+                self.close()
+            except Exception as exc:
+                warnings.warn(f"closing a Session: {exc}", RuntimeWarning, stacklevel=1)
 
 
 # The stream API, for run_graph_with_stream_async callers.
