@@ -89,27 +89,24 @@ def discover(roots: Sequence[Path], sink: Sink) -> list[SpecFile]:
                 "pass a spec file or a directory of specs with --specs",
             )
         elif kind == "directory":
-            named = sorted(
-                p
-                for p in root.rglob("*")
-                if p.suffix in SPEC_SUFFIXES and not p.is_dir()
-            )
-            files = [p for p in named if p.is_file()]
-            for odd in (p for p in named if not p.is_file()):
+            entries = _spec_entries(root)
+            for odd in (e.path for e in entries if e.resolved is None):
                 _not_regular(odd, sink)
-            if not named:
+            if not entries:
                 sink.emit(
                     "E105",
                     Span(display(root), 1, 1),
                     "no .yaml or .yml spec files in this directory",
                 )
             base = root.resolve().name
-            for file in files:
-                label = f"{base}/{file.relative_to(root).as_posix()}"
-                resolved = file.resolve()
-                project = _project_root(root, resolved, projects)
-                spec = SpecFile(file, display(file), label, project)
-                _add(found, spec, resolved, sink)
+            for entry in entries:
+                if entry.resolved is None:
+                    continue
+                project = _project_root(root, entry.resolved, projects)
+                spec = SpecFile(
+                    entry.path, display(entry.path), f"{base}/{entry.rel}", project
+                )
+                _add(found, spec, entry.resolved, sink)
         elif kind == "file":
             label = f"{root.resolve().parent.name}/{root.name}"
             resolved = root.resolve()
@@ -125,6 +122,50 @@ def discover(roots: Sequence[Path], sink: Sink) -> list[SpecFile]:
                 "pass a spec file or a directory of specs with --specs",
             )
     return sorted(found.values(), key=lambda f: f.label)
+
+
+@dataclass(frozen=True)
+class _Entry:
+    path: Path
+    rel: str  # relative to the searched directory, with /
+    resolved: Path | None  # None: not a regular file (E101)
+
+
+def _spec_entries(root: Path) -> list[_Entry]:
+    """Every name ending in a spec suffix under the directory ``root`` that
+    is not a directory, searched as ``root.rglob("*")`` does (symlinked
+    directories are not entered; unreadable ones are skipped), sorted by
+    path. One ``scandir`` per directory gives each entry's type, so a spec
+    costs no ``stat`` of its own unless it is a symlink, and its resolved
+    path is its directory's plus its name."""
+    found: list[_Entry] = []
+    pending = [(root, root.resolve(), "")]
+    while pending:
+        directory, real, rel = pending.pop()
+        try:
+            with os.scandir(directory) as scan:
+                listed = list(scan)
+        except OSError:
+            continue
+        for item in listed:
+            path = directory / item.name
+            try:
+                link = item.is_symlink()
+                if item.is_dir() and not link:
+                    pending.append((path, real / item.name, f"{rel}{item.name}/"))
+                    continue
+                if os.path.splitext(item.name)[1] not in SPEC_SUFFIXES:
+                    continue
+                if item.is_dir():
+                    continue
+                regular = item.is_file()
+            except OSError:
+                regular = False
+            resolved = None
+            if regular:
+                resolved = path.resolve() if link else real / item.name
+            found.append(_Entry(path, rel + item.name, resolved))
+    return sorted(found, key=lambda e: e.rel.split("/"))  # as Paths sort
 
 
 def _kind(path: Path) -> str | OSError:

@@ -137,6 +137,10 @@ def _min_items(arg: Any, _schema: dict[str, Any]) -> Check | None:
     return lambda v: type(v) is not list or len(v) >= arg
 
 
+def _max_items(arg: Any, _schema: dict[str, Any]) -> Check | None:
+    return lambda v: type(v) is not list or len(v) <= arg
+
+
 def _min_properties(arg: Any, _schema: dict[str, Any]) -> Check | None:
     return lambda v: type(v) is not dict or len(v) >= arg
 
@@ -172,6 +176,7 @@ _KEYWORDS: dict[str, Callable[[Any, dict[str, Any]], Check | None]] = {
     "anyOf": _any_of,
     "enum": _enum,
     "minItems": _min_items,
+    "maxItems": _max_items,
     "minProperties": _min_properties,
     "maxProperties": _max_properties,
     "uniqueItems": _unique,

@@ -57,10 +57,40 @@ def _rendered_by(items: Iterable[Any], macro: Callable[[Any], str]) -> list[str]
     return [str(macro(item)) for item in items]
 
 
+class _TemplateCache(jinja2.FileSystemBytecodeCache):
+    """Note [Template bytecode cache]: compiling the templates is a fifth of
+    a run that renders one op, so their compiled code is kept between runs,
+    in Jinja2's own per-user directory (it creates it private and refuses
+    one another user owns or others can write). An entry is used only if its
+    template's source is unchanged (Jinja2 keeps the source's checksum and
+    the Python version with it). Whatever goes wrong with the cache (a full
+    disk, a damaged entry) only means compiling again."""
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        try:
+            super().load_bytecode(bucket)
+        except Exception:  # any damage: compile instead
+            bucket.reset()
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        try:
+            super().dump_bytecode(bucket)
+        except OSError:
+            pass
+
+
+def _bytecode_cache() -> jinja2.BytecodeCache | None:
+    try:
+        return _TemplateCache()
+    except (RuntimeError, OSError):  # no private directory to be had
+        return None
+
+
 @lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(template_dir())),
+        bytecode_cache=_bytecode_cache(),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,

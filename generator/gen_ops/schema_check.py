@@ -12,15 +12,15 @@ import json
 import re
 from collections.abc import Iterator
 from functools import lru_cache
-from typing import Any
-
-import jsonschema
-from jsonschema.exceptions import ValidationError
+from typing import TYPE_CHECKING, Any
 
 from gen_ops.diagnostics import Sink, suggest
 from gen_ops.fastschema import Check, compile_schema
 from gen_ops.resources import schema_path
 from gen_ops.source import LoadedSpec, YamlPath
+
+if TYPE_CHECKING:
+    from jsonschema.exceptions import ValidationError
 
 
 def schema_text() -> str:
@@ -50,13 +50,10 @@ def _whole_value_pattern(
     jsonschema uses ``re.search``, whose ``$`` also matches before a final
     newline, so ``"AddCustom\\n"`` would pass ``^[A-Z][A-Za-z0-9_]*$``. Every
     pattern of the schema is anchored, so a full match is the same rule."""
+    from jsonschema.exceptions import ValidationError
+
     if isinstance(instance, str) and re.fullmatch(pattern, instance) is None:
         yield ValidationError(f"{instance!r} does not match {pattern!r}")
-
-
-_Validator = jsonschema.validators.extend(
-    jsonschema.Draft202012Validator, {"pattern": _whole_value_pattern}
-)
 
 
 @lru_cache(maxsize=1)
@@ -77,8 +74,10 @@ def pattern(*where: str) -> str:
 
 @lru_cache(maxsize=1)
 def _inlined() -> dict[str, Any]:
+    """The schema with its references inlined. (That the shipped schema is
+    itself a valid Draft 2020-12 schema is a test's job, not every run's:
+    tests/generator/test_fastschema.py.)"""
     schema = _schema()
-    jsonschema.Draft202012Validator.check_schema(schema)
     inlined = _inline_refs(schema, schema.get("$defs", {}))
     inlined.pop("$defs", None)
     return inlined
@@ -86,7 +85,15 @@ def _inlined() -> dict[str, Any]:
 
 @lru_cache(maxsize=1)
 def _validator() -> Any:
-    return _Validator(_inlined())
+    """jsonschema's validator, with ECMA-262 patterns: used only for a spec
+    the fast path (``surely_valid``) does not pass, so a run of valid specs
+    never imports jsonschema."""
+    import jsonschema
+
+    extended = jsonschema.validators.extend(
+        jsonschema.Draft202012Validator, {"pattern": _whole_value_pattern}
+    )
+    return extended(_inlined())
 
 
 @lru_cache(maxsize=1)

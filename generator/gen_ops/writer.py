@@ -30,6 +30,10 @@ def sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+# Target by value: Target(value) costs an enum call per manifest entry.
+_TARGETS = {target.value: target for target in Target}
+
+
 @dataclass(frozen=True)
 class Manifest:
     files: dict[str, tuple[Target, str]]  # path -> (target, sha256)
@@ -40,7 +44,7 @@ class Manifest:
         try:
             data = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
             files = {
-                path: (Target(entry["target"]), str(entry["sha256"]))
+                path: (_TARGETS[entry["target"]], str(entry["sha256"]))
                 for path, entry in data["files"].items()
                 if _is_safe(path)
             }

@@ -91,3 +91,38 @@ def test_golden_specs_take_the_fast_path() -> None:
     fast = schema_check.surely_valid()
     for path in sorted((ROOT / "tests/golden/specs").glob("*.yaml")):
         assert fast(_loaded(path.read_bytes())), path.name
+
+
+def test_the_shipped_schema_is_a_valid_draft_2020_12_schema() -> None:
+    import jsonschema
+
+    jsonschema.Draft202012Validator.check_schema(schema_check._schema())
+
+
+def test_a_run_over_valid_specs_never_imports_jsonschema() -> None:
+    """jsonschema's import is a tenth of a second of every run; only a spec
+    the fast path does not pass needs it."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys\n"
+        "from gen_ops.cli import main\n"
+        f"code = main(['validate', '--specs', {str(ROOT / 'specs')!r}, '-q'])\n"
+        "print(code, 'jsonschema' in sys.modules)\n"
+    )
+    shown = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    )
+    assert shown.stdout.split() == ["0", "False"], shown.stderr
+
+
+@pytest.mark.parametrize("count", [32, 33])
+def test_max_items_is_the_schemas(count: int) -> None:
+    """``library.call_args`` holds at most 32 pointers: the fast path says
+    yes to 32 (so the TileLang specs need no jsonschema) and no to 33."""
+    text = (ROOT / "specs/add_custom_online.yaml").read_text()
+    data = _loaded(text)
+    data["impl"]["library"]["call_args"] = [{"input": "x"}] * count
+    fast = schema_check.surely_valid()(data)
+    assert fast == _jsonschema_accepts(data) == (count == 32)
