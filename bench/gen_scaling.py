@@ -27,6 +27,11 @@ import _report  # bench/ is the script's directory
 ROOT = Path(__file__).resolve().parents[1]
 GEN_OPS = [sys.executable, "-m", "gen_ops"]
 
+# As a user runs gen-ops: with bytecode files (a machine that sets
+# PYTHONDONTWRITEBYTECODE, as some CI images do, would otherwise compile
+# every module of gen-ops in every run).
+CHILD_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
 DTYPES = ["float32", "float16", "int32", "int64", "bfloat16"]
 
 
@@ -86,7 +91,12 @@ def run(args: list[str]) -> tuple[float, float]:
     before = os.times()
     started = time.perf_counter()
     result = subprocess.run(
-        GEN_OPS + args, cwd=ROOT, capture_output=True, text=True, check=False
+        GEN_OPS + args,
+        cwd=ROOT,
+        env=CHILD_ENV,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     elapsed = time.perf_counter() - started
     after = os.times()
