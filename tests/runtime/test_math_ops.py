@@ -33,7 +33,7 @@ from ge.es.math import (
     Sub,
 )
 from ge.graph import DataType
-from ge.graph.numpy_dtypes import from_numpy_dtype
+from ge.graph.numpy_dtypes import from_numpy_dtype, kind
 from ge.session import Session
 
 
@@ -129,12 +129,30 @@ BINARY: dict[
     "Maximum": (
         Maximum,
         np.maximum,
-        {"float16", "float32", "float64", "int32", "int64", "int8", "uint8"},
+        {
+            "float16",
+            "float32",
+            "float64",
+            "int32",
+            "int64",
+            "int8",
+            "uint8",
+            "bfloat16",
+        },
     ),
     "Minimum": (
         Minimum,
         np.minimum,
-        {"float16", "float32", "float64", "int32", "int64", "int8", "uint8"},
+        {
+            "float16",
+            "float32",
+            "float64",
+            "int32",
+            "int64",
+            "int8",
+            "uint8",
+            "bfloat16",
+        },
     ),
 }
 # (x1 shape, x2 shape): 0-d, empty, size-1 dims, both sides broadcasting,
@@ -152,6 +170,7 @@ BROADCASTS = [
     ([3, 1000], [1000]),
 ]
 DTYPES = [
+    "bfloat16",
     "float16",
     "float32",
     "float64",
@@ -168,7 +187,7 @@ def values(shape: list[int], dtype: np.dtype, seed: int) -> np.ndarray:
     """Random values with the edge cases of the dtype mixed in."""
     rng = np.random.default_rng(seed)
     size = int(np.prod(shape, dtype=np.int64))
-    if dtype.kind == "f":
+    if kind(dtype) == "f":
         data = rng.standard_normal(size) * 4
         specials = [0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0]
     else:
@@ -219,7 +238,7 @@ UNARY_EXACT = {
     "Neg": (
         Neg,
         np.negative,
-        {"float32", "float16", "float64", "int32", "int64", "int8"},
+        {"float32", "float16", "float64", "int32", "int64", "int8", "bfloat16"},
     ),
     "Abs": (
         Abs,
@@ -239,14 +258,16 @@ UNARY_EXACT = {
             "int64",
             "uint8",
             "uint16",
+            "bfloat16",
         },
     ),
-    "Sqrt": (Sqrt, np.sqrt, {"float16", "float32", "float64"}),
+    # numpy's float16 and bfloat16 sqrt is float32's rounded once, as ours
+    "Sqrt": (Sqrt, np.sqrt, {"float16", "float32", "float64", "bfloat16"}),
 }
 UNARY_SHAPES = [[], [0], [7], [2, 3, 40]]
 # float32 and float16 through the C library's float functions; numpy's may
 # differ in the last bit, which a float16 rounding can make one half ulp.
-RTOL = {"float16": 1e-3, "float32": 2e-7, "float64": 1e-15}
+RTOL = {"bfloat16": 8e-3, "float16": 1e-3, "float32": 2e-7, "float64": 1e-15}
 
 
 @pytest.mark.parametrize("dtype_name", DTYPES)
@@ -255,7 +276,7 @@ def test_unary_ops(session: Session, dtype_name: str) -> None:
     builder = GraphBuilder(f"unary_{dtype_name}")
     arrays: list[np.ndarray] = []
     checks: list[tuple[str, np.ndarray, float]] = []
-    floating = dtype.kind == "f"
+    floating = kind(dtype) == "f"
     for i, shape in enumerate(UNARY_SHAPES):
         a = values(shape, dtype, 100 + i)
         x = builder.create_input(i, data_type=from_numpy_dtype(dtype), shape=shape)
