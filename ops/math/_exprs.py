@@ -26,6 +26,7 @@ from ge.graph import DataType
 
 # DataType -> (storage C type, compute C type, unsigned C type or None, kind)
 C_TYPES: dict[DataType, tuple[str, str, str | None, str]] = {
+    DataType.DT_BOOL: ("uint8_t", "uint32_t", "uint32_t", "b"),
     DataType.DT_FLOAT16: ("_Float16", "float", None, "f"),
     DataType.DT_BF16: ("uint16_t", "float", None, "f"),
     DataType.DT_FLOAT: ("float", "float", None, "f"),
@@ -84,6 +85,8 @@ def store(dtype: DataType, value: str) -> str:
     storage, _, _, _ = C_TYPES[dtype]
     if dtype is DataType.DT_BF16:
         return f"ge_bf16_store((float)({value}))"
+    if dtype is DataType.DT_BOOL:
+        return f"({storage})(({value}) != 0)"
     return f"({storage})({value})"
 
 
@@ -108,6 +111,10 @@ def binary_expr(op: str, dtype: DataType) -> str:
     """The C expression of ``op`` on ``a`` and ``b`` (compute type C)."""
     _, ctype, _, kind = C_TYPES[dtype]
     wrap = {"add": "+", "sub": "-", "mul": "*"}
+    if kind == "b":  # numpy's bool arithmetic: + is or, * is and
+        if op in ("add", "mul"):
+            return "a | b" if op == "add" else "a & b"
+        raise ValueError(f"no bool {op}")
     if op in wrap:
         sym = wrap[op]
         return f"a {sym} b" if kind == "f" else f"(C)((U)a {sym} (U)b)"

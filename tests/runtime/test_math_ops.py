@@ -64,7 +64,17 @@ BINARY: dict[
     "Add": (
         Add,
         np.add,
-        {"float32", "int32", "int64", "float16", "int16", "int8", "uint8", "float64"},
+        {
+            "float32",
+            "int32",
+            "int64",
+            "float16",
+            "int16",
+            "int8",
+            "uint8",
+            "float64",
+            "bfloat16",
+        },
     ),
     "Sub": (
         Sub,
@@ -232,6 +242,32 @@ def test_binary_ops_every_broadcast(session: Session, dtype_name: str) -> None:
         np.testing.assert_array_equal(
             got, want, err_msg=f"{name} {shapes} {dtype_name}"
         )
+
+
+def test_add_bool_is_or_every_broadcast(session: Session) -> None:
+    """Add on bool is numpy's: logical or (GE's newest Add lists bool)."""
+    builder = GraphBuilder("add_bool")
+    arrays: list[np.ndarray] = []
+    for case, (s1, s2) in enumerate(BROADCASTS):
+        rng = np.random.default_rng(case)
+        arrays += [rng.random(s1) < 0.5, rng.random(s2) < 0.5]
+        x1 = builder.create_input(2 * case, data_type=DataType.DT_BOOL, shape=s1)
+        x2 = builder.create_input(2 * case + 1, data_type=DataType.DT_BOOL, shape=s2)
+        builder.set_graph_output(Add(x1, x2), case)
+    results = run(session, builder.build_and_reset(), arrays)
+    for case, got in enumerate(results):
+        want = np.add(arrays[2 * case], arrays[2 * case + 1])
+        assert got.dtype == np.bool_ and got.shape == want.shape, BROADCASTS[case]
+        np.testing.assert_array_equal(got, want, err_msg=str(BROADCASTS[case]))
+
+
+def test_bool_only_where_ge_lists_it() -> None:
+    """Sub, Mul and Maximum have no bool in the library (docs/math-ops.md)."""
+    builder = GraphBuilder("bool_refused")
+    x = builder.create_input(0, data_type=DataType.DT_BOOL, shape=[2])
+    for op, name in ((Sub, "Sub"), (Mul, "Mul"), (Maximum, "Maximum")):
+        with pytest.raises((TypeError, ValueError), match=name):
+            op(x, x)
 
 
 UNARY_EXACT = {
