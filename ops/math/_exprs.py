@@ -5,8 +5,11 @@ expression on the compute type.
 Note [bfloat16 in the kernels]: C has no portable bfloat16, so an element
 is stored as its 16 bits (``uint16_t``) and computed in float: loading
 shifts the bits into the top of a float (exact), storing rounds the float
-to nearest even once (NaN stays NaN, keeping its sign). float16 works the
-same way with gcc's ``_Float16`` doing the rounding. numpy's answer through
+to nearest even once (NaN stays NaN, keeping its sign). A wider value
+(double, int32, int64) is rounded to float "to odd" first (toward zero,
+the last bit set when inexact), which makes the two roundings one, as
+``ml_dtypes`` rounds a double or an int64 directly. float16 works the same
+way with gcc's ``_Float16`` doing the rounding. numpy's answer through
 ``ml_dtypes`` is the same: float32 arithmetic rounded to bfloat16.
 
 Note [Integer Pow]: numpy raises for an integer to a negative integer
@@ -57,6 +60,15 @@ static inline uint16_t ge_bf16_store(float f) {
   if (f != f) return (uint16_t)((x.u >> 16) | 0x40u);
   return (uint16_t)((x.u + 0x7fffu + ((x.u >> 16) & 1u)) >> 16);
 }
+static inline uint16_t ge_bf16_store_wide(long double d) {
+  union { uint32_t u; float f; } x;
+  x.f = (float)d;
+  if ((long double)x.f != d && x.f - x.f == 0) {
+    if (fabsl((long double)x.f) > fabsl(d)) x.u -= 1;
+    x.u |= 1u;
+  }
+  return ge_bf16_store(x.f);
+}
 """
 
 # Integer x ** n (Note [Integer Pow]); C is the compute type, U unsigned.
@@ -80,10 +92,13 @@ def load(dtype: DataType, value: str) -> str:
     return f"({ctype})({value})"
 
 
-def store(dtype: DataType, value: str) -> str:
-    """C: ``value`` (a number) rounded or wrapped into ``dtype``'s storage."""
+def store(dtype: DataType, value: str, wide: bool = False) -> str:
+    """C: ``value`` (a number) rounded or wrapped into ``dtype``'s storage;
+    ``wide`` when it may not be a float (Note [bfloat16 in the kernels])."""
     storage, _, _, _ = C_TYPES[dtype]
     if dtype is DataType.DT_BF16:
+        if wide:
+            return f"ge_bf16_store_wide((long double)({value}))"
         return f"ge_bf16_store((float)({value}))"
     if dtype is DataType.DT_BOOL:
         return f"({storage})(({value}) != 0)"
@@ -95,7 +110,8 @@ def convert(src: DataType, dst: DataType, value: str) -> str:
     ``dst``'s storage (GE's promotion casts the input to the promoted type)."""
     if src is dst:
         return load(dst, value)
-    return load(dst, store(dst, load(src, value)))
+    wide = C_TYPES[src][1] != "float"
+    return load(dst, store(dst, load(src, value), wide))
 
 
 def _div(dtype: DataType, kind: str) -> str:
