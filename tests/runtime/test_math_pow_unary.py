@@ -18,7 +18,7 @@ import pytest
 from math_harness import math_session, run
 
 from ge.es import GraphBuilder, TensorHolder
-from ge.es.math import Pow, Rsqrt, Sigmoid, Tanh
+from ge.es.math import Maximum, Pow, Rsqrt, Sigmoid, Tanh
 from ge.graph import DataType
 from ge.graph.numpy_dtypes import from_numpy_dtype, to_numpy_dtype
 from ge.session import Session
@@ -122,14 +122,17 @@ def pow_operands(
 
 
 def check_pow_graph(
-    session: Session, name: str, pairs: list[tuple[np.dtype, np.dtype]]
+    session: Session,
+    name: str,
+    pairs: list[tuple[np.dtype, np.dtype]],
+    broadcasts: list[tuple[list[int], list[int]]],
 ) -> None:
     builder = GraphBuilder(name)
     arrays: list[np.ndarray] = []
     checks: list[tuple[str, np.dtype, np.ndarray]] = []
     for d1, d2 in pairs:
         out = to_numpy_dtype(promote_pair(from_numpy_dtype(d1), from_numpy_dtype(d2)))
-        for case, (s1, s2) in enumerate(BROADCASTS):
+        for case, (s1, s2) in enumerate(broadcasts):
             a, b = pow_operands(d1, d2, s1, s2, 2 * case)
             x1 = builder.create_input(
                 len(arrays), data_type=from_numpy_dtype(d1), shape=s1
@@ -163,7 +166,7 @@ def check_pow_graph(
 @pytest.mark.parametrize("dtype_name", POW_DTYPES)
 def test_pow_same_dtype_every_broadcast(session: Session, dtype_name: str) -> None:
     dtype = np.dtype(dtype_name)
-    check_pow_graph(session, f"pow_{dtype_name}", [(dtype, dtype)])
+    check_pow_graph(session, f"pow_{dtype_name}", [(dtype, dtype)], BROADCASTS)
 
 
 # Pairs whose promotion is another dtype (GE's table, ge_ir/promotion.py).
@@ -194,7 +197,8 @@ def test_pow_promotes_mixed_dtypes(session: Session) -> None:
             from_numpy_dtype(np.dtype(a)), from_numpy_dtype(np.dtype(b))
         )
         assert to_numpy_dtype(promoted) == np.dtype(out)
-    check_pow_graph(session, "pow_mixed", pairs)
+    # the broadcast plans are the same-dtype test's; a few per pair suffice
+    check_pow_graph(session, "pow_mixed", pairs, BROADCASTS[1:5])
 
 
 def test_pow_integer_rules(session: Session) -> None:
@@ -310,3 +314,21 @@ def test_unary_refuse_integers() -> None:
     for op, name in ((Rsqrt, "Rsqrt"), (Sigmoid, "Sigmoid"), (Tanh, "Tanh")):
         with pytest.raises((TypeError, ValueError), match=name):
             op(x)
+
+
+def test_bfloat16_literals(session: Session) -> None:
+    """A number beside a bfloat16 tensor of a one-type-variable op
+    (Maximum) becomes a bfloat16 constant, and one bfloat16 cannot hold is
+    refused; Pow's exponent has its own type variable, so 2 is an int64
+    constant and bfloat16 with int64 promotes to bfloat16."""
+    a = np.array([1.5, -3.0, 0.25], BF16)
+    builder = GraphBuilder("bf16_literal")
+    x = builder.create_input(0, data_type=DataType.DT_BF16, shape=[3])
+    with pytest.raises(ValueError, match="does not fit in bfloat16"):
+        Maximum(x, 1e40)
+    builder.set_graph_output(Maximum(x, 1.0), 0)
+    builder.set_graph_output(Pow(x, 2), 1)
+    got = run(session, builder.build_and_reset(), [a])
+    assert [g.dtype for g in got] == [BF16, BF16]
+    assert got[0].astype(np.float32).tolist() == [1.5, 1.0, 1.0]
+    assert got[1].astype(np.float32).tolist() == [2.25, 9.0, 0.0625]
