@@ -2,8 +2,8 @@
 library against numpy: every dtype their specs allow, bfloat16 included
 (through ml_dtypes: float32 arithmetic rounded to bfloat16), numpy's
 broadcasting (0-d, empty and size-1 dims), NaN and infinities, integer
-wrap-around and the integer rule for negative powers (Note [Integer Pow]
-in ops/math/_exprs.py).
+wrap-around and the integer rule for negative powers (the note "Integer
+Pow" in ops/math/_exprs.py, docs/math-ops.md).
 
 One graph per dtype (or per group of dtype pairs) holds every case, so a
 dtype costs one compile of many nodes."""
@@ -85,8 +85,9 @@ def ints(
 
 
 def int_pow(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Note [Integer Pow] in numpy: numpy's wrapping power for n >= 0; for
-    n < 0 the integer part of 1 / a**-n (1, +-1 for -1, else 0)."""
+    """The integer rule ("Integer Pow" in ops/math/_exprs.py) in numpy:
+    numpy's wrapping power for n >= 0; for n < 0 the integer part of
+    1 / a**-n (1, +-1 for -1, else 0)."""
     b = np.broadcast_to(b, np.broadcast_shapes(a.shape, b.shape))
     out = np.power(a, np.where(b < 0, 0, b).astype(b.dtype))
     if a.dtype.kind == "u":
@@ -203,7 +204,7 @@ def test_pow_promotes_mixed_dtypes(session: Session) -> None:
 
 def test_pow_integer_rules(session: Session) -> None:
     """The documented integer answers, spelled out: wrap-around, 0 ** 0,
-    and negative powers (Note [Integer Pow])."""
+    and negative powers ("Integer Pow" in ops/math/_exprs.py)."""
     a = np.array([2, 3, -1, -1, 1, 0, 2, -3, 0, 7], np.int8)
     b = np.array([7, 5, -3, -2, -9, -1, -1, 3, 0, 0], np.int8)
     builder = GraphBuilder("pow_int_rules")
