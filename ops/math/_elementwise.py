@@ -23,7 +23,9 @@ once per machine, and here once per process.
 Integer arithmetic wraps (computed in the unsigned type of the width, as
 numpy's results are); integer division truncates toward zero, x / 0 is 0
 and MIN / -1 is MIN. float16 is computed in float and rounded once, which
-is what numpy does.
+is what numpy does; bfloat16 likewise (Note [bfloat16 in the kernels] in
+_exprs.py). A promoting op (Pow) converts each input to the output's dtype
+first, as GE's promotion casts them.
 """
 
 from __future__ import annotations
@@ -37,91 +39,20 @@ from ge.device.kernels import build_kernel
 from ge.graph import DataType
 from ge.runtime import Tensor
 
-# DataType -> (storage C type, compute C type, unsigned C type or None, kind)
-C_TYPES: dict[DataType, tuple[str, str, str | None, str]] = {
-    DataType.DT_FLOAT16: ("_Float16", "float", None, "f"),
-    DataType.DT_FLOAT: ("float", "float", None, "f"),
-    DataType.DT_DOUBLE: ("double", "double", None, "f"),
-    DataType.DT_INT8: ("int8_t", "int32_t", "uint32_t", "i"),
-    DataType.DT_INT16: ("int16_t", "int32_t", "uint32_t", "i"),
-    DataType.DT_INT32: ("int32_t", "int32_t", "uint32_t", "i"),
-    DataType.DT_INT64: ("int64_t", "int64_t", "uint64_t", "i"),
-    DataType.DT_UINT8: ("uint8_t", "uint32_t", "uint32_t", "u"),
-    DataType.DT_UINT16: ("uint16_t", "uint32_t", "uint32_t", "u"),
-}
-_INT_MIN = {
-    DataType.DT_INT8: "INT8_MIN",
-    DataType.DT_INT16: "INT16_MIN",
-    DataType.DT_INT32: "INT32_MIN",
-    DataType.DT_INT64: "INT64_MIN",
-}
+from ._exprs import (
+    C_TYPES,
+    HELPERS,
+    INT_POW,
+    binary_expr,
+    convert,
+    load,
+    store,
+    unary_expr,
+)
+
+__all__ = ["C_TYPES", "Kernels", "broadcast_plan", "binary_source", "unary_source"]
 
 ROWS_PER_BLOCK = 4096
-
-
-def _div(dtype: DataType, kind: str) -> str:
-    if kind == "f":
-        return "a / b"
-    if kind == "u":
-        return "b == 0 ? 0 : a / b"
-    low = _INT_MIN[dtype]
-    return f"b == 0 ? 0 : ((a == {low} && b == -1) ? a : a / b)"
-
-
-def binary_expr(op: str, dtype: DataType) -> str:
-    """The C expression of ``op`` on ``a`` and ``b`` (compute type C)."""
-    _, _, unsigned, kind = C_TYPES[dtype]
-    wrap = {"+": "add", "-": "sub", "*": "mul"}
-    for sym, name in wrap.items():
-        if op == name:
-            if kind == "f":
-                return f"a {sym} b"
-            return f"(C)((U)a {sym} (U)b)"
-    if op == "div":
-        return _div(dtype, kind)
-    if op == "maximum":
-        return "(a != a || a > b) ? a : b" if kind == "f" else "a > b ? a : b"
-    if op == "minimum":
-        return "(a != a || a < b) ? a : b" if kind == "f" else "a < b ? a : b"
-    raise ValueError(f"unknown binary op {op}")
-
-
-def _f(value: float) -> str:
-    """A C double literal, inf and NaN included."""
-    if math.isnan(value):
-        return '__builtin_nan("")'
-    if math.isinf(value):
-        return "__builtin_inf()" if value > 0 else "(-__builtin_inf())"
-    return repr(float(value))
-
-
-def unary_expr(op: str, dtype: DataType, attrs: dict[str, float]) -> str:
-    """The C expression of ``op`` on ``a`` (compute type C)."""
-    _, ctype, _, kind = C_TYPES[dtype]
-    sfx = "f" if ctype == "float" else ""
-    if op == "neg":
-        return "-a" if kind == "f" else "(C)(0 - (U)a)"
-    if op == "abs":
-        return f"fabs{sfx}(a)" if kind == "f" else "a < 0 ? (C)(0 - (U)a) : a"
-    if op == "relu":
-        return "(a > 0 || a != a) ? a : 0" if kind == "f" else "a > 0 ? a : 0"
-    if op == "sqrt":
-        return f"sqrt{sfx}(a)"
-    base, scale, shift = attrs["base"], attrs["scale"], attrs["shift"]
-    arg = (
-        "a"
-        if (scale, shift) == (1.0, 0.0)
-        else f"(C)({_f(scale)}) * a + (C)({_f(shift)})"
-    )
-    if op == "exp":
-        if base == -1.0:
-            return f"exp{sfx}({arg})"
-        return f"exp{sfx}((C)log({_f(base)}) * ({arg}))"
-    if op == "log":
-        if base == -1.0:
-            return f"log{sfx}({arg})"
-        return f"log{sfx}({arg}) / (C)log({_f(base)})"
-    raise ValueError(f"unknown unary op {op}")
 
 
 def broadcast_plan(
@@ -164,14 +95,23 @@ typedef {u} U;
 """
 
 
+def _header(dtype: DataType, op: str) -> str:
+    """Typedefs of the output's types, and the helpers the kernel uses."""
+    t, c, u, kind = C_TYPES[dtype]
+    text = _HEADER.format(t=t, c=c, u=u or "uint64_t") + HELPERS
+    return text + (INT_POW if op == "pow" and kind != "f" else "")
+
+
 def binary_source(
     kernel: str,
     op: str,
-    dtype: DataType,
+    dtypes: tuple[DataType, DataType, DataType],
     plan: list[tuple[int, int, int]],
     sizes: tuple[int, int, int],
 ) -> str:
-    t, c, u, _ = C_TYPES[dtype]
+    """y = op(x1, x2) with x1, x2 and y of ``dtypes``; the inputs are
+    converted to y's dtype (the same one, but for a promoting op)."""
+    d1, d2, dtype = dtypes
     inner, ia, ib = plan[-1]
     outer = plan[:-1]
     rows = math.prod(d for d, _, _ in outer)
@@ -180,13 +120,18 @@ def binary_source(
         for d, x, y in reversed(outer)
     )
     n1, n2, n = sizes
-    return _HEADER.format(t=t, c=c, u=u or "uint64_t") + f"""
-static inline T ge_op(C a, C b) {{ return (T)({binary_expr(op, dtype)}); }}
+    t1, t2 = C_TYPES[d1][0], C_TYPES[d2][0]
+    a = convert(d1, dtype, f"pa[j * {ia}u]")
+    b = convert(d2, dtype, f"pb[j * {ib}u]")
+    return _header(dtype, op) + f"""typedef {t1} T1;
+typedef {t2} T2;
 
-GE_KERNEL({kernel}, GE_IN(T, GE_ELEMS({n1})), GE_IN(T, GE_ELEMS({n2})),
+static inline C ge_op(C a, C b) {{ return (C)({binary_expr(op, dtype)}); }}
+
+GE_KERNEL({kernel}, GE_IN(T1, GE_ELEMS({n1})), GE_IN(T2, GE_ELEMS({n2})),
           GE_OUT(T, GE_ELEMS({n}))) {{
-  const T *a = GE_PTR(const T, 0);
-  const T *b = GE_PTR(const T, 1);
+  const T1 *a = GE_PTR(const T1, 0);
+  const T2 *b = GE_PTR(const T2, 1);
   T *y = GE_PTR(T, 2);
   uint64_t begin, end;
   if ({n}u == 0) return;
@@ -194,11 +139,11 @@ GE_KERNEL({kernel}, GE_IN(T, GE_ELEMS({n1})), GE_IN(T, GE_ELEMS({n2})),
   for (uint64_t r = begin; r < end; ++r) {{
     uint64_t rem = r, oa = 0, ob = 0;
 {walk}    (void)rem;
-    const T *pa = a + oa;
-    const T *pb = b + ob;
+    const T1 *pa = a + oa;
+    const T2 *pb = b + ob;
     T *py = y + r * {inner}u;
     for (uint64_t j = 0; j < {inner}u; ++j)
-      py[j] = ge_op((C)pa[j * {ia}u], (C)pb[j * {ib}u]);
+      py[j] = {store(dtype, f"ge_op({a}, {b})")};
   }}
 }}
 """
@@ -207,16 +152,16 @@ GE_KERNEL({kernel}, GE_IN(T, GE_ELEMS({n1})), GE_IN(T, GE_ELEMS({n2})),
 def unary_source(
     kernel: str, op: str, dtype: DataType, n: int, attrs: dict[str, float]
 ) -> str:
-    t, c, u, _ = C_TYPES[dtype]
-    return _HEADER.format(t=t, c=c, u=u or "uint64_t") + f"""
-static inline T ge_op(C a) {{ return (T)({unary_expr(op, dtype, attrs)}); }}
+    result = store(dtype, f"ge_op({load(dtype, 'a[i]')})")
+    return _header(dtype, op) + f"""
+static inline C ge_op(C a) {{ return (C)({unary_expr(op, dtype, attrs)}); }}
 
 GE_KERNEL({kernel}, GE_IN(T, GE_ELEMS({n})), GE_OUT(T, GE_ELEMS({n}))) {{
   const T *a = GE_PTR(const T, 0);
   T *y = GE_PTR(T, 1);
   uint64_t begin, end;
   ge_block_range(block_idx, block_dim, {n}u, &begin, &end);
-  for (uint64_t i = begin; i < end; ++i) y[i] = ge_op((C)a[i]);
+  for (uint64_t i = begin; i < end; ++i) y[i] = {result};
 }}
 """
 
@@ -262,15 +207,19 @@ class Kernels:
 
     def binary(self, x1: Tensor, x2: Tensor, y: Tensor) -> LaunchConfig:
         """The launch of y = op(x1, x2) for these tensors (built if new)."""
-        dtype = check_dtype(self.op_type, x1)
+        dtypes = (
+            check_dtype(self.op_type, x1),
+            check_dtype(self.op_type, x2),
+            check_dtype(self.op_type, y),
+        )
         a, b, out = dims(x1), dims(x2), dims(y)
-        key = (dtype, a, b, out)
+        key = (dtypes, a, b, out)
 
         def make() -> tuple[str, int]:
             plan = broadcast_plan(a, b, out)
             sizes = (math.prod(a), math.prod(b), math.prod(out))
             rows = math.prod(d for d, _, _ in plan[:-1])
-            return binary_source(self.kernel, self.op, dtype, plan, sizes), rows
+            return binary_source(self.kernel, self.op, dtypes, plan, sizes), rows
 
         return self.get(key, make)
 

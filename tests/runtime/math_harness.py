@@ -38,6 +38,10 @@ MATH_OPS = (
     "Log",
     "MatMul",
     "Cast",
+    "Pow",
+    "Rsqrt",
+    "Sigmoid",
+    "Tanh",
 )
 
 _lock = threading.RLock()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 
+import ml_dtypes
 import numpy as np
 import pytest
 from _rt_support import unique
@@ -265,6 +266,7 @@ NUMPY_TYPES = {
     DataType.DT_BOOL: np.bool_,
     DataType.DT_COMPLEX64: np.complex64,
     DataType.DT_COMPLEX128: np.complex128,
+    DataType.DT_BF16: ml_dtypes.bfloat16,
 }
 
 
@@ -438,7 +440,6 @@ def test_numpy_mapping_both_ways(dtype: DataType) -> None:
 @pytest.mark.parametrize(
     "dtype",
     [
-        DataType.DT_BF16,
         DataType.DT_FLOAT8_E4M3FN,
         DataType.DT_FLOAT8_E5M2,
         DataType.DT_HIFLOAT8,
@@ -468,14 +469,27 @@ def test_numpy_dtypes_without_a_ge_type_raise_type_error() -> None:
 
 
 def test_bfloat16_tensor_from_raw_bytes_round_trips() -> None:
+    """DT_BF16's numpy dtype is ml_dtypes' bfloat16: raw bytes read as it."""
     raw = bytes(range(12))
     tensor = Tensor(raw, data_type=DataType.DT_BF16, shape=[2, 3])
     assert tensor.shape == [2, 3] and tensor.size == 12
     assert tensor.tobytes() == raw
-    with pytest.raises(TypeError, match="DT_BF16 has no numpy dtype"):
-        tensor.numpy()
-    with pytest.raises(TypeError):
-        tensor.data  # noqa: B018
+    array = tensor.numpy()
+    assert array.dtype == ml_dtypes.bfloat16 and array.shape == (2, 3)
+    assert array.tobytes() == raw
+
+
+def test_bfloat16_tensor_from_numbers_rounds_to_nearest_even() -> None:
+    """Numbers become bfloat16 as ml_dtypes (and GE) round: to nearest even;
+    a finite number bfloat16 cannot hold is refused, as for float16."""
+    values = [1.0, 1.00390625, 1.01171875, -2.5, 0.0]
+    tensor = Tensor(values, data_type=DataType.DT_BF16)
+    want = np.array(values, np.float32).astype(ml_dtypes.bfloat16)
+    assert tensor.numpy().tobytes() == want.tobytes()
+    assert tensor.data == [1.0, 1.0, 1.015625, -2.5, 0.0]
+    assert from_numpy_dtype(np.dtype(ml_dtypes.bfloat16)) is DataType.DT_BF16
+    with pytest.raises(ValueError, match="too large for DT_BF16"):
+        Tensor([1e39], data_type=DataType.DT_BF16)
 
 
 # --- ge.graph.Tensor -----------------------------------------------------------------

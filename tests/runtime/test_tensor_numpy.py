@@ -22,7 +22,7 @@ from ge.custom_op import get_execute_ctx, register_op, register_op_impl
 from ge.es import GraphBuilder
 from ge.ge_global import GeApi
 from ge.graph import DataType, Graph, Placement, Tensor
-from ge.graph.numpy_dtypes import _TO_NUMPY
+from ge.graph.numpy_dtypes import _TO_NUMPY, float_info, kind
 from ge.runtime import Tensor as RuntimeTensor
 from ge.runtime import TensorDesc
 from ge.session import ExecuteError, Session
@@ -36,8 +36,8 @@ def sample(np_dtype: np.dtype) -> np.ndarray:
         return np.array([[True, False, True], [False, False, True]])
     if np_dtype.kind == "c":
         return np.array([[1 + 2j, -3.5j, 0], [1e30, 2, -1]], dtype=np_dtype)
-    if np_dtype.kind == "f":
-        info = np.finfo(np_dtype)
+    if kind(np_dtype) == "f":  # bfloat16 too (ml_dtypes)
+        info = float_info(np_dtype)
         return np.array(
             [[info.max, info.tiny, -0.0], [1 / 3, np.inf, -info.max]], dtype=np_dtype
         )

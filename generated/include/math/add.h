@@ -9,19 +9,21 @@ namespace ge {
 ///
 /// Returns x1 + x2 element-wise, broadcasting as numpy does.
 ///
-/// Integers wrap on overflow (two's complement), as numpy does.
+/// Integers wrap on overflow (two's complement), as numpy does; for bool,
+/// x1 + x2 is x1 or x2, as numpy's. float16 and bfloat16 are computed in
+/// float and rounded once.
 ///
 /// Inputs:
-///   x1 (required, T: float32, int32, int64, float16, int16, int8, uint8, float64): The first operand.
-///   x2 (required, T: float32, int32, int64, float16, int16, int8, uint8, float64): The second operand; broadcast against x1.
+///   x1 (required, T: float32, int32, int64, float16, int16, int8, uint8, float64, bfloat16, bool): The first operand.
+///   x2 (required, T: float32, int32, int64, float16, int16, int8, uint8, float64, bfloat16, bool): The second operand; broadcast against x1.
 ///
 /// Outputs:
-///   y (required, T: float32, int32, int64, float16, int16, int8, uint8, float64): The result; the broadcast shape of x1 and x2.
+///   y (required, T: float32, int32, int64, float16, int16, int8, uint8, float64, bfloat16, bool): The result; the broadcast shape of x1 and x2.
 REG_OP(Add)
     .INPUT(x1, "T")
     .INPUT(x2, "T")
     .OUTPUT(y, "T")
-    .DATATYPE(T, TensorType({DT_FLOAT, DT_INT32, DT_INT64, DT_FLOAT16, DT_INT16, DT_INT8, DT_UINT8, DT_DOUBLE}))
+    .DATATYPE(T, TensorType({DT_FLOAT, DT_INT32, DT_INT64, DT_FLOAT16, DT_INT16, DT_INT8, DT_UINT8, DT_DOUBLE, DT_BF16, DT_BOOL}))
     .OP_END_FACTORY_REG(Add);
 }  // namespace ge
 

@@ -13,13 +13,14 @@ namespace ge {
 /// integers truncate toward zero, and where C and numpy leave the result
 /// undefined (NaN, infinities, values out of range) NaN gives 0 and the rest
 /// saturate to the type's limits. Anything to bool is x != 0 (NaN is true);
-/// bool gives 0 or 1. Floats round to nearest even.
+/// bool gives 0 or 1. Floats round to nearest even, once (a double or an
+/// int64 to bfloat16 too).
 ///
 /// Inputs:
-///   x (required, SrcT: bool, float16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64): The tensor to convert.
+///   x (required, SrcT: bool, float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64): The tensor to convert.
 ///
 /// Outputs:
-///   y (required, DstT: bool, float16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64): x converted to dst_type: the shape of x.
+///   y (required, DstT: bool, float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64): x converted to dst_type: the shape of x.
 ///
 /// Attrs:
 ///   dst_type (int): The DataType to convert to, as its number (DataType.DT_INT32 works).
@@ -27,8 +28,8 @@ REG_OP(Cast)
     .INPUT(x, "SrcT")
     .OUTPUT(y, "DstT")
     .REQUIRED_ATTR(dst_type, Int)
-    .DATATYPE(SrcT, TensorType({DT_BOOL, DT_FLOAT16, DT_FLOAT, DT_DOUBLE, DT_INT8, DT_INT16, DT_INT32, DT_INT64, DT_UINT8, DT_UINT16, DT_UINT32, DT_UINT64}))
-    .DATATYPE(DstT, TensorType({DT_BOOL, DT_FLOAT16, DT_FLOAT, DT_DOUBLE, DT_INT8, DT_INT16, DT_INT32, DT_INT64, DT_UINT8, DT_UINT16, DT_UINT32, DT_UINT64}))
+    .DATATYPE(SrcT, TensorType({DT_BOOL, DT_FLOAT16, DT_BF16, DT_FLOAT, DT_DOUBLE, DT_INT8, DT_INT16, DT_INT32, DT_INT64, DT_UINT8, DT_UINT16, DT_UINT32, DT_UINT64}))
+    .DATATYPE(DstT, TensorType({DT_BOOL, DT_FLOAT16, DT_BF16, DT_FLOAT, DT_DOUBLE, DT_INT8, DT_INT16, DT_INT32, DT_INT64, DT_UINT8, DT_UINT16, DT_UINT32, DT_UINT64}))
     .OP_END_FACTORY_REG(Cast);
 }  // namespace ge
 

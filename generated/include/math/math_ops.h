@@ -13,9 +13,13 @@
 #include "math/minimum.h"
 #include "math/mul.h"
 #include "math/neg.h"
+#include "math/pow.h"
 #include "math/real_div.h"
 #include "math/relu.h"
+#include "math/rsqrt.h"
+#include "math/sigmoid.h"
 #include "math/sqrt.h"
 #include "math/sub.h"
+#include "math/tanh.h"
 
 #endif  // GE_OPS_MATH_MATH_OPS_H_

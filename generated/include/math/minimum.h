@@ -12,16 +12,16 @@ namespace ge {
 /// A NaN in either input gives NaN, as numpy.minimum.
 ///
 /// Inputs:
-///   x1 (required, T: float16, float32, float64, int32, int64, int8, uint8): The first operand.
-///   x2 (required, T: float16, float32, float64, int32, int64, int8, uint8): The second operand; broadcast against x1.
+///   x1 (required, T: float16, float32, float64, int32, int64, int8, uint8, bfloat16): The first operand.
+///   x2 (required, T: float16, float32, float64, int32, int64, int8, uint8, bfloat16): The second operand; broadcast against x1.
 ///
 /// Outputs:
-///   y (required, T: float16, float32, float64, int32, int64, int8, uint8): The result; the broadcast shape of x1 and x2.
+///   y (required, T: float16, float32, float64, int32, int64, int8, uint8, bfloat16): The result; the broadcast shape of x1 and x2.
 REG_OP(Minimum)
     .INPUT(x1, "T")
     .INPUT(x2, "T")
     .OUTPUT(y, "T")
-    .DATATYPE(T, TensorType({DT_FLOAT16, DT_FLOAT, DT_DOUBLE, DT_INT32, DT_INT64, DT_INT8, DT_UINT8}))
+    .DATATYPE(T, TensorType({DT_FLOAT16, DT_FLOAT, DT_DOUBLE, DT_INT32, DT_INT64, DT_INT8, DT_UINT8, DT_BF16}))
     .OP_END_FACTORY_REG(Minimum);
 }  // namespace ge
 

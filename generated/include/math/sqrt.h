@@ -10,14 +10,14 @@ namespace ge {
 /// Returns the square root of x element-wise; negative x gives NaN.
 ///
 /// Inputs:
-///   x (required, T: float16, float32, float64): The input.
+///   x (required, T: float16, float32, float64, bfloat16): The input.
 ///
 /// Outputs:
-///   y (required, T: float16, float32, float64): The result; the shape of x.
+///   y (required, T: float16, float32, float64, bfloat16): The result; the shape of x.
 REG_OP(Sqrt)
     .INPUT(x, "T")
     .OUTPUT(y, "T")
-    .DATATYPE(T, TensorType({DT_FLOAT16, DT_FLOAT, DT_DOUBLE}))
+    .DATATYPE(T, TensorType({DT_FLOAT16, DT_FLOAT, DT_DOUBLE, DT_BF16}))
     .OP_END_FACTORY_REG(Sqrt);
 }  // namespace ge
 

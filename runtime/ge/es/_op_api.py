@@ -23,7 +23,7 @@ from ge.es.tensor_like import is_tensor_like, literal_array
 from ge.graph.attrs import AttrType, check_attr_value
 from ge.graph.graph import Graph as IrGraph
 from ge.graph.graph import InputKind, IrInput, IrOutput, Node, TensorMeta
-from ge.graph.numpy_dtypes import has_numpy_dtype, to_numpy_dtype
+from ge.graph.numpy_dtypes import has_numpy_dtype, kind, to_numpy_dtype
 from ge.graph.tensor import Tensor
 from ge.graph.types import DataType, dtype_from_spec_name
 from ge_ir.dtype_rules import DtypeRules, DtypeSpec, SlotRule
@@ -429,7 +429,7 @@ class OpDef:
                 raise self._value_error(
                     where, f"{value!r} does not fit in {dtype.spec_name}"
                 )
-        if target.kind == "f" and array.size and array.dtype.kind in "iuf":
+        if kind(target) == "f" and array.size and array.dtype.kind in "iuf":
             with np.errstate(over="ignore"):
                 cast = array.astype(target)
             if np.any(np.isinf(cast) & np.isfinite(array)):

@@ -1,7 +1,12 @@
 """DataType <-> numpy dtype, and converting numbers to a DataType. Types
 numpy cannot hold have no mapping.
 
-What works without a numpy dtype: bfloat16, the fp8/fp6/fp4 types, the
+bfloat16 has the ``ml_dtypes`` package's ``bfloat16`` (numpy has none): a
+float of numpy's kind "V" that converts to and from the other floats by
+round-to-nearest-even; ``is_number_dtype`` and ``float_info`` treat it as
+the float it is.
+
+What works without a numpy dtype: the fp8/fp6/fp4 types, the
 sub-byte integers, complex32, strings and the quantised types are valid
 ``DataType`` members everywhere (graphs, specs, attrs, model files); tensors of
 them can be created from raw bytes (``Tensor(data=bytes, ...)``) and moved as
@@ -20,9 +25,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 
 from ge.graph.types import DataType
+
+BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
 
 _TO_NUMPY: dict[DataType, np.dtype] = {
     DataType.DT_FLOAT: np.dtype(np.float32),
@@ -39,6 +47,7 @@ _TO_NUMPY: dict[DataType, np.dtype] = {
     DataType.DT_BOOL: np.dtype(np.bool_),
     DataType.DT_COMPLEX64: np.dtype(np.complex64),
     DataType.DT_COMPLEX128: np.dtype(np.complex128),
+    DataType.DT_BF16: BFLOAT16,
 }
 _FROM_NUMPY = {v: k for k, v in _TO_NUMPY.items()}
 
@@ -68,27 +77,43 @@ def has_numpy_dtype(data_type: DataType) -> bool:
     return DataType(data_type) in _TO_NUMPY
 
 
+def kind(dtype: np.dtype) -> str:
+    """numpy's kind letter, with bfloat16 a float ("f") as it is."""
+    return "f" if dtype == BFLOAT16 else dtype.kind
+
+
+def is_number_dtype(dtype: np.dtype) -> bool:
+    """Whether arrays of ``dtype`` hold numbers (bool and bfloat16 included)."""
+    return kind(np.dtype(dtype)) in "biufc"
+
+
+def float_info(dtype: np.dtype) -> Any:
+    """``np.finfo`` of a float dtype, bfloat16 included."""
+    return ml_dtypes.finfo(dtype) if dtype == BFLOAT16 else np.finfo(dtype)
+
+
 def convert(array: np.ndarray, data_type: DataType) -> np.ndarray:
     """``array`` as a C-ordered array of ``data_type``'s numpy dtype,
     refusing conversions that change values (Note [Conversions that change
     values]). TypeError for a type numpy lacks."""
     target = to_numpy_dtype(data_type)
     source = array.dtype
-    if source.kind == "c" and target.kind != "c":
+    source_kind, target_kind = kind(source), kind(target)
+    if source_kind == "c" and target_kind != "c":
         raise TypeError(f"complex data cannot be stored as {DataType(data_type).name}")
     name = DataType(data_type).name
-    if array.size and target.kind in "iu":
-        if source.kind == "f":
+    if array.size and target_kind in "iu":
+        if source_kind == "f":
             finite = np.isfinite(array)
             if not finite.all():
                 bad = array[~finite].flat[0]
                 raise ValueError(
                     f"{bad} cannot be stored as {name} (not a finite number)"
                 )
-        if source.kind in "iuf":
+        if source_kind in "iuf":
             info = np.iinfo(target)
             low, high = array.min(), array.max()
-            if source.kind == "f":
+            if source_kind == "f":
                 low, high = np.trunc(low), np.trunc(high)
             low, high = low.item(), high.item()
             if low < info.min or high > info.max:
@@ -98,11 +123,11 @@ def convert(array: np.ndarray, data_type: DataType) -> np.ndarray:
                 )
     with np.errstate(over="ignore", invalid="ignore"):
         typed = np.array(array, dtype=target, order="C")
-    if typed.size and target.kind in "fc" and source.kind in "iufc":
+    if typed.size and target_kind in "fc" and source_kind in "iufc":
         overflowed = np.isinf(typed) & ~np.isinf(array)
         if overflowed.any():
             bad = array[overflowed].flat[0]
-            largest = np.finfo(target).max
+            largest = float_info(target).max
             raise ValueError(f"{bad} is too large for {name} (at most {largest})")
     return typed
 

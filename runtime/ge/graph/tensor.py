@@ -31,6 +31,7 @@ from ge.graph.numpy_dtypes import (
     convert,
     from_numpy_dtype,
     has_numpy_dtype,
+    is_number_dtype,
     to_numpy_dtype,
 )
 from ge.graph.paths import check_path
@@ -71,7 +72,7 @@ def _default_data_type(data: Any) -> DataType:
     """GE's default, DT_FLOAT, except that a numpy array or scalar keeps its
     own dtype (TypeError if GE has none for it)."""
     if isinstance(data, (np.ndarray, np.generic)):
-        if data.dtype.kind not in "biufc":
+        if not is_number_dtype(data.dtype):
             raise TypeError(f"tensor data must be numbers, got {data.dtype}")
         return from_numpy_dtype(data.dtype)
     return DataType.DT_FLOAT
@@ -185,7 +186,7 @@ class Tensor:
             raise ValueError(
                 "tensor data must be a regular (non-ragged) list of numbers"
             ) from None
-        if array.dtype.kind not in "biufc":
+        if not is_number_dtype(array.dtype):
             what = type(data).__name__ if array.dtype == object else array.dtype
             raise TypeError(f"tensor data must be numbers, got {what}")
         if not has_numpy_dtype(data_type):

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from ge.graph.numpy_dtypes import convert, to_numpy_dtype
+from ge.graph.numpy_dtypes import convert, is_number_dtype, to_numpy_dtype
 from ge.graph.types import DataType, Format
 from ge.runtime.lease import Lease, data_lease
 from ge.runtime.types import (
@@ -114,7 +114,7 @@ class Tensor:
             value = np.asarray(data)
         except ValueError:  # numpy refuses ragged lists
             raise ValueError("copy_from takes a regular array of numbers") from None
-        if value.dtype.kind not in "biufc":
+        if not is_number_dtype(value.dtype):
             raise TypeError(f"copy_from takes numbers, got {value.dtype}")
         try:
             value = np.broadcast_to(value, target.shape)

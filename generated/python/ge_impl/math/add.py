@@ -34,6 +34,8 @@ KERNEL_NAME = "math_add"
                 "int8",
                 "uint8",
                 "float64",
+                "bfloat16",
+                "bool",
             ),
         },
         inputs={

@@ -29,6 +29,7 @@ _AUTHOR: dict[str, Any] = {}
             "SrcT": (
                 "bool",
                 "float16",
+                "bfloat16",
                 "float32",
                 "float64",
                 "int8",
@@ -43,6 +44,7 @@ _AUTHOR: dict[str, Any] = {}
             "DstT": (
                 "bool",
                 "float16",
+                "bfloat16",
                 "float32",
                 "float64",
                 "int8",

@@ -25,7 +25,16 @@ KERNEL_NAME = "math_minimum"
     output_names=("y",),
     dtype_rules=_cop.DtypeRules.from_table(
         type_vars={
-            "T": ("float16", "float32", "float64", "int32", "int64", "int8", "uint8"),
+            "T": (
+                "float16",
+                "float32",
+                "float64",
+                "int32",
+                "int64",
+                "int8",
+                "uint8",
+                "bfloat16",
+            ),
         },
         inputs={
             "x1": "T",

@@ -25,7 +25,15 @@ KERNEL_NAME = "math_neg"
     output_names=("y",),
     dtype_rules=_cop.DtypeRules.from_table(
         type_vars={
-            "T": ("float32", "float16", "float64", "int32", "int64", "int8"),
+            "T": (
+                "float32",
+                "float16",
+                "float64",
+                "int32",
+                "int64",
+                "int8",
+                "bfloat16",
+            ),
         },
         inputs={
             "x": "T",

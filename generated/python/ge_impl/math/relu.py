@@ -35,6 +35,7 @@ KERNEL_NAME = "math_relu"
                 "int64",
                 "uint8",
                 "uint16",
+                "bfloat16",
             ),
         },
         inputs={

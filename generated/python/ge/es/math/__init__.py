@@ -12,10 +12,14 @@ from .maximum import Maximum
 from .minimum import Minimum
 from .mul import Mul
 from .neg import Neg
+from .pow import Pow
 from .real_div import RealDiv
 from .relu import Relu
+from .rsqrt import Rsqrt
+from .sigmoid import Sigmoid
 from .sqrt import Sqrt
 from .sub import Sub
+from .tanh import Tanh
 
 __all__ = [
     "Abs",
@@ -29,8 +33,12 @@ __all__ = [
     "Minimum",
     "Mul",
     "Neg",
+    "Pow",
     "RealDiv",
     "Relu",
+    "Rsqrt",
+    "Sigmoid",
     "Sqrt",
     "Sub",
+    "Tanh",
 ]

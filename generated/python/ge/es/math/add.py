@@ -19,6 +19,8 @@ _OP = _api.OpDef(
             "int8",
             "uint8",
             "float64",
+            "bfloat16",
+            "bool",
         ),
     },
     inputs=(
@@ -37,15 +39,17 @@ def Add(
 ) -> TensorHolder:
     """Returns x1 + x2 element-wise, broadcasting as numpy does.
 
-    Integers wrap on overflow (two's complement), as numpy does.
+    Integers wrap on overflow (two's complement), as numpy does; for bool,
+    x1 + x2 is x1 or x2, as numpy's. float16 and bfloat16 are computed in
+    float and rounded once.
 
     Args:
-        x1: The first operand. Dtype T: float32, int32, int64, float16, int16, int8, uint8, float64.
-        x2: The second operand; broadcast against x1. Dtype T: float32, int32, int64, float16, int16, int8, uint8, float64.
+        x1: The first operand. Dtype T: float32, int32, int64, float16, int16, int8, uint8, float64, bfloat16, bool.
+        x2: The second operand; broadcast against x1. Dtype T: float32, int32, int64, float16, int16, int8, uint8, float64, bfloat16, bool.
         name: Node name; a unique one is made when None.
 
     Returns:
-        The result; the broadcast shape of x1 and x2. Dtype T: float32, int32, int64, float16, int16, int8, uint8, float64.
+        The result; the broadcast shape of x1 and x2. Dtype T: float32, int32, int64, float16, int16, int8, uint8, float64, bfloat16, bool.
 
     Raises:
         TypeError: an argument has the wrong type.

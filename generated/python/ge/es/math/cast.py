@@ -13,6 +13,7 @@ _OP = _api.OpDef(
         "SrcT": (
             "bool",
             "float16",
+            "bfloat16",
             "float32",
             "float64",
             "int8",
@@ -27,6 +28,7 @@ _OP = _api.OpDef(
         "DstT": (
             "bool",
             "float16",
+            "bfloat16",
             "float32",
             "float64",
             "int8",
@@ -57,15 +59,16 @@ def Cast(
     integers truncate toward zero, and where C and numpy leave the result
     undefined (NaN, infinities, values out of range) NaN gives 0 and the rest
     saturate to the type's limits. Anything to bool is x != 0 (NaN is true);
-    bool gives 0 or 1. Floats round to nearest even.
+    bool gives 0 or 1. Floats round to nearest even, once (a double or an
+    int64 to bfloat16 too).
 
     Args:
-        x: The tensor to convert. Dtype SrcT: bool, float16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64.
+        x: The tensor to convert. Dtype SrcT: bool, float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64.
         dst_type: The DataType to convert to, as its number (DataType.DT_INT32 works). int, required.
         name: Node name; a unique one is made when None.
 
     Returns:
-        x converted to dst_type: the shape of x. Dtype DstT: bool, float16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64.
+        x converted to dst_type: the shape of x. Dtype DstT: bool, float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64.
 
     Raises:
         TypeError: an argument has the wrong type.

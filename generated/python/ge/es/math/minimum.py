@@ -10,7 +10,16 @@ from ge.es.tensor_like import TensorLike
 _OP = _api.OpDef(
     "Minimum",
     type_vars={
-        "T": ("float16", "float32", "float64", "int32", "int64", "int8", "uint8"),
+        "T": (
+            "float16",
+            "float32",
+            "float64",
+            "int32",
+            "int64",
+            "int8",
+            "uint8",
+            "bfloat16",
+        ),
     },
     inputs=(
         _api.Input("x1", "T"),
@@ -31,12 +40,12 @@ def Minimum(
     A NaN in either input gives NaN, as numpy.minimum.
 
     Args:
-        x1: The first operand. Dtype T: float16, float32, float64, int32, int64, int8, uint8.
-        x2: The second operand; broadcast against x1. Dtype T: float16, float32, float64, int32, int64, int8, uint8.
+        x1: The first operand. Dtype T: float16, float32, float64, int32, int64, int8, uint8, bfloat16.
+        x2: The second operand; broadcast against x1. Dtype T: float16, float32, float64, int32, int64, int8, uint8, bfloat16.
         name: Node name; a unique one is made when None.
 
     Returns:
-        The result; the broadcast shape of x1 and x2. Dtype T: float16, float32, float64, int32, int64, int8, uint8.
+        The result; the broadcast shape of x1 and x2. Dtype T: float16, float32, float64, int32, int64, int8, uint8, bfloat16.
 
     Raises:
         TypeError: an argument has the wrong type.

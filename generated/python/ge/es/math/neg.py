@@ -10,7 +10,7 @@ from ge.es.tensor_like import TensorLike
 _OP = _api.OpDef(
     "Neg",
     type_vars={
-        "T": ("float32", "float16", "float64", "int32", "int64", "int8"),
+        "T": ("float32", "float16", "float64", "int32", "int64", "int8", "bfloat16"),
     },
     inputs=(_api.Input("x", "T"),),
     outputs=(_api.Output("y", "T"),),
@@ -25,11 +25,11 @@ def Neg(
     """Returns -x element-wise. Integers wrap (-MIN is MIN), as numpy does.
 
     Args:
-        x: The input. Dtype T: float32, float16, float64, int32, int64, int8.
+        x: The input. Dtype T: float32, float16, float64, int32, int64, int8, bfloat16.
         name: Node name; a unique one is made when None.
 
     Returns:
-        The result; the shape of x. Dtype T: float32, float16, float64, int32, int64, int8.
+        The result; the shape of x. Dtype T: float32, float16, float64, int32, int64, int8, bfloat16.
 
     Raises:
         TypeError: an argument has the wrong type.
