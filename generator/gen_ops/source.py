@@ -314,6 +314,12 @@ def _decode_error_span(path: str, raw: bytes, offset: int) -> Span:
 
 def load_spec(file: Path, display: str, sink: Sink) -> LoadedSpec | None:
     """Read and parse one spec; None (with diagnostics) when it cannot be read."""
+    raw = read_spec(file, display, sink)
+    return None if raw is None else load_spec_text(raw, display, sink)
+
+
+def read_spec(file: Path, display: str, sink: Sink) -> bytes | None:
+    """The bytes of one spec; None (with diagnostics) when it cannot be read."""
     origin = Span(display, 1, 1)
     try:
         # Non-blocking, so that a FIFO swapped in after discovery cannot hang
@@ -340,7 +346,7 @@ def load_spec(file: Path, display: str, sink: Sink) -> LoadedSpec | None:
             "YAML file",
         )
         return None
-    return load_spec_text(raw, display, sink)
+    return raw
 
 
 def load_spec_text(raw: bytes, display: str, sink: Sink) -> LoadedSpec | None:
