@@ -119,7 +119,7 @@ def command(specs: Path, root: Path, anchor: str, cold: bool) -> tuple[float, fl
         GEN_OPS + ["compat", "--specs", str(specs), "--registry", str(root),
                    "--release-version", anchor, "-q"]
         + (["--no-cache"] if cold else []),
-        capture_output=True, text=True, check=False,
+        capture_output=True, text=True, check=False, env=_report.CHILD_ENV,
     )  # fmt: skip
     elapsed = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
