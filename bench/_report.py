@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-
 # gen-ops runs as a user's does: with bytecode files (a machine that sets
 # PYTHONDONTWRITEBYTECODE, as some CI images do, would otherwise compile
 # every module of gen-ops in every process it times).
