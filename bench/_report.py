@@ -1,4 +1,5 @@
-"""What every benchmark's JSON starts with, and writing it."""
+"""What every benchmark's JSON starts with, and writing it; the environment
+its gen-ops processes run in."""
 
 from __future__ import annotations
 
@@ -8,6 +9,11 @@ import platform
 import sys
 from pathlib import Path
 from typing import Any
+
+# gen-ops runs as a user's does: with bytecode files (a machine that sets
+# PYTHONDONTWRITEBYTECODE, as some CI images do, would otherwise compile
+# every module of gen-ops in every process it times).
+CHILD_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
 def header(benchmark: str) -> dict[str, Any]:

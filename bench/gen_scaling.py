@@ -27,11 +27,6 @@ import _report  # bench/ is the script's directory
 ROOT = Path(__file__).resolve().parents[1]
 GEN_OPS = [sys.executable, "-m", "gen_ops"]
 
-# As a user runs gen-ops: with bytecode files (a machine that sets
-# PYTHONDONTWRITEBYTECODE, as some CI images do, would otherwise compile
-# every module of gen-ops in every run).
-CHILD_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-
 DTYPES = ["float32", "float16", "int32", "int64", "bfloat16"]
 
 
@@ -93,7 +88,7 @@ def run(args: list[str]) -> tuple[float, float]:
     result = subprocess.run(
         GEN_OPS + args,
         cwd=ROOT,
-        env=CHILD_ENV,
+        env=_report.CHILD_ENV,
         capture_output=True,
         text=True,
         check=False,

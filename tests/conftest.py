@@ -13,6 +13,16 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
 
+@pytest.fixture(autouse=True)
+def _private_spec_cache(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each test's gen-ops runs (in-process or not) keep models in a spec
+    cache of their own, never the user's (Note [Spec cache])."""
+    directory = tmp_path_factory.mktemp("gen-ops-cache")
+    monkeypatch.setenv("GEN_OPS_CACHE_DIR", str(directory))
+
+
 @pytest.fixture
 def clean_registries() -> Iterator[None]:
     """Empty op prototype and implementation registries around a test."""

@@ -278,13 +278,16 @@ def _report(
 
 
 def _load(
-    args: argparse.Namespace, sink: Sink
+    args: argparse.Namespace, sink: Sink, cached: bool = False
 ) -> tuple[list[discovery.SpecFile], list[OpSpec]]:
-    from gen_ops import pipeline
+    """The spec files and the models of the valid ones; ``cached``: through
+    the spec cache (Note [Spec cache])."""
+    from gen_ops import pipeline, spec_cache
 
     roots = args.specs or [Path("specs")]
     files = discovery.discover(roots, sink)
-    ops = pipeline.load_and_check(files, sink)
+    cache = spec_cache.open_cache(roots) if cached else None
+    ops = pipeline.load_and_check(files, sink, cache)
     excluded = _excluded(args)
     _note_unknown_excluded(excluded, {op.op_type for op in ops}, sink)
     return files, [op for op in ops if op.op_type not in excluded]
@@ -645,6 +648,7 @@ def cmd_roundtrip(argv: Sequence[str]) -> int:
 def cmd_history(command: str, argv: Sequence[str]) -> int:
     """``gen-ops release``, ``compat``, ``changelog``: the history registry
     (docs/releases.md)."""
+    from gen_ops.collector import collector_paused
     from gen_ops.history import commands
 
     handler = {
@@ -652,7 +656,12 @@ def cmd_history(command: str, argv: Sequence[str]) -> int:
         "compat": commands.cmd_compat,
         "changelog": commands.cmd_changelog,
     }[command]
-    return handler(argv)
+    # The whole command, not only its loading and comparing: what those make
+    # lives on until the command returns, and a collector running again
+    # meanwhile would walk all of it (Note [Registries and the cycle
+    # collector]); by the time it runs again, all of it is freed.
+    with collector_paused():
+        return handler(argv)
 
 
 def cmd_package(argv: Sequence[str]) -> int:

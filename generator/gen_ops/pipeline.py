@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 from gen_ops import facts, layout, schema_check, semantics
@@ -20,8 +21,9 @@ from gen_ops.discovery import SpecFile, discover
 from gen_ops.facts import OpFacts
 from gen_ops.model import OpSpec
 from gen_ops.outputs import OutputFile, Target
-from gen_ops.semantics import Claim
-from gen_ops.source import load_spec, load_spec_text
+from gen_ops.semantics import Claim, Names
+from gen_ops.source import load_spec_text, read_spec
+from gen_ops.spec_cache import SpecCache
 
 __all__ = [
     "Target",
@@ -38,37 +40,62 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Checked:
-    """A spec that passed every check: its file, model, facts, and where its
-    op type stands (E801 points there)."""
+    """A spec that passed every check: its file, model, and where its op
+    type stands (E801 points there)."""
 
     file: SpecFile
     model: OpSpec
-    facts: OpFacts
     op_at: Span
 
+    @cached_property
+    def facts(self) -> OpFacts:
+        """What the op gives the files it shares with others (only a render
+        needs them: they are worked out when first asked for)."""
+        return facts.of(self.model)
 
-def load_and_check(files: Sequence[SpecFile], sink: Sink) -> list[OpSpec]:
-    """Load every spec and check all of them; the models of the valid ones."""
-    return [c.model for c in check(files, sink)]
+
+def load_and_check(
+    files: Sequence[SpecFile], sink: Sink, cache: SpecCache | None = None
+) -> list[OpSpec]:
+    """Load every spec and check all of them; the models of the valid ones.
+    With a ``cache``, a spec it holds is not loaded, and the models of the
+    specs loaded with no diagnostic are kept in it (Note [Spec cache])."""
+    return [c.model for c in check(files, sink, cache=cache)]
 
 
-def _check_one(file: SpecFile, sink: Sink) -> tuple[Claim | None, Checked | None]:
-    """One spec loaded and checked on its own: what it claims across specs
-    (None if it did not load) and, if it passed, its checked model."""
-    spec = load_spec(file.path, file.display, sink)
+def _check_one(
+    file: SpecFile, sink: Sink, cache: SpecCache | None
+) -> tuple[Claim | None, Checked | None]:
+    """One spec loaded and checked on its own, or its model taken from
+    ``cache``: what it claims across specs (None if it did not load) and,
+    if it passed, its checked model."""
+    raw = read_spec(file.path, file.display, sink)
+    if raw is None:
+        return None, None
+    if cache is not None:
+        kept = cache.get(file, raw)
+        if kept is not None:
+            claim = Claim(kept.op_type, kept.span, Names.of(kept))
+            return claim, Checked(file, kept, kept.span)
+    before = len(sink.items)
+    spec = load_spec_text(raw, file.display, sink)
     if spec is None:
         return None, None
     spec = dataclasses.replace(spec, label=file.label, project=file.project)
     model = semantics.check_spec(spec, sink) if schema_check.check(spec, sink) else None
-    the_facts = facts.of(model) if model is not None else None
-    claim = semantics.claim(spec, the_facts)
-    if model is None or the_facts is None:
+    claim = semantics.claim(spec, None if model is None else Names.of(model))
+    if model is None:
         return claim, None
-    return claim, Checked(file, model, the_facts, claim.op_at)
+    if cache is not None and len(sink.items) == before:
+        cache.put(file, raw, model)
+    return claim, Checked(file, model, claim.op_at)
 
 
 def check(
-    files: Sequence[SpecFile], sink: Sink, kept: Mapping[Path, Claim] | None = None
+    files: Sequence[SpecFile],
+    sink: Sink,
+    kept: Mapping[Path, Claim] | None = None,
+    cache: SpecCache | None = None,
 ) -> list[Checked]:
     """Load and check every spec of ``files`` but those in ``kept`` (the
     claims of specs known valid, by path), then check all of them across
@@ -83,7 +110,7 @@ def check(
             if file.path in kept:
                 claims.append(kept[file.path])
                 continue
-            claim, one = _check_one(file, sink)
+            claim, one = _check_one(file, sink, cache)
             if claim is not None:
                 claims.append(claim)
             if one is not None:
@@ -92,6 +119,8 @@ def check(
     # A spec with any error (in loading, structure, meaning or across specs)
     # yields no model.
     failed = {d.span.path for d in sink.items if d.severity is Severity.ERROR}
+    if cache is not None:
+        cache.save()
     checked = [c for c in passed if c.op_at.path not in failed]
     return sorted(checked, key=lambda c: c.model.op_type)
 

@@ -268,24 +268,26 @@ class _Builder:
 
     def _mapping(self, node: yaml.MappingNode, where: YamlPath) -> dict[str, Any]:
         result: dict[str, Any] = {}
-        first_seen: dict[str, Span] = {}
+        first_seen: dict[str, tuple[int, int]] = {}  # (line, column) of keys
         for key_node, value_node in node.value:
-            key_pos = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
-            key_span = Span(self.path, *key_pos)
+            mark = key_node.start_mark
+            key_pos = (mark.line + 1, mark.column + 1)
             if not isinstance(key_node, yaml.ScalarNode):
-                raise _Unsupported("mapping keys must be plain names", key_span)
+                raise _Unsupported(
+                    "mapping keys must be plain names", Span(self.path, *key_pos)
+                )
             try:
                 key = key_node.value if key_node.tag == _STR else _scalar(key_node)
             except (_Unsupported, ValueError, binascii.Error):
                 raise _Unsupported(
-                    "mapping keys must be plain names", key_span
+                    "mapping keys must be plain names", Span(self.path, *key_pos)
                 ) from None
             if not isinstance(key, str):
                 # YAML 1.2 would read `1:` or `true:` as non-strings; specs use
                 # names only, so say so instead of guessing.
                 self.sink.emit(
                     "E203",
-                    key_span,
+                    Span(self.path, *key_pos),
                     f"mapping key {key_node.value!r} is not a name",
                     "quote it if it is meant as text",
                 )
@@ -293,15 +295,16 @@ class _Builder:
             if key in first_seen:
                 self.sink.emit(
                     "E103",
-                    key_span,
+                    Span(self.path, *key_pos),
                     f"duplicate key '{key}' (first defined at line "
-                    f"{first_seen[key].line})",
+                    f"{first_seen[key][0]})",
                     "remove one of the two entries",
                 )
                 continue
-            first_seen[key] = key_span
-            self.positions.keys[where + (key,)] = key_pos
-            result[key] = self.build(value_node, where + (key,))
+            first_seen[key] = key_pos
+            inner = where + (key,)
+            self.positions.keys[inner] = key_pos
+            result[key] = self.build(value_node, inner)
         return result
 
 
@@ -314,6 +317,12 @@ def _decode_error_span(path: str, raw: bytes, offset: int) -> Span:
 
 def load_spec(file: Path, display: str, sink: Sink) -> LoadedSpec | None:
     """Read and parse one spec; None (with diagnostics) when it cannot be read."""
+    raw = read_spec(file, display, sink)
+    return None if raw is None else load_spec_text(raw, display, sink)
+
+
+def read_spec(file: Path, display: str, sink: Sink) -> bytes | None:
+    """The bytes of one spec; None (with diagnostics) when it cannot be read."""
     origin = Span(display, 1, 1)
     try:
         # Non-blocking, so that a FIFO swapped in after discovery cannot hang
@@ -340,7 +349,7 @@ def load_spec(file: Path, display: str, sink: Sink) -> LoadedSpec | None:
             "YAML file",
         )
         return None
-    return load_spec_text(raw, display, sink)
+    return raw
 
 
 def load_spec_text(raw: bytes, display: str, sink: Sink) -> LoadedSpec | None:

@@ -86,6 +86,12 @@ def _parser(name: str, description: str, statuses: str) -> argparse.ArgumentPars
     parser.add_argument(
         "-q", "--quiet", action="store_true", help="print only problems"
     )
+    parser.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="load every spec, not the models the spec cache kept of unchanged "
+        "ones ($GEN_OPS_CACHE_DIR; docs/performance.md)",
+    )
     return parser
 
 
@@ -168,7 +174,7 @@ def _print(sink: Sink, args: argparse.Namespace) -> None:
 def _specs(args: argparse.Namespace, sink: Sink, command: str) -> list[OpSpec] | None:
     """The current specs (of ``--module``), or None when they cannot be
     used (the diagnostics are printed)."""
-    files, ops = cli._load(args, sink)
+    files, ops = cli._load(args, sink, cached=not args.no_cache)
     if sink.has_errors:
         cli._report(sink, args.quiet, len(files), args.format, args.max_errors)
         print(f"gen-ops {command}: nothing was done", file=sys.stderr)

@@ -17,7 +17,7 @@ range of diagnostic codes, around a small shared context (``context``):
 Problems are collected, never raised; a spec with an error yields no model.
 """
 
-from gen_ops.semantics.across import Claim, check_across, claim
+from gen_ops.semantics.across import Claim, Names, check_across, claim
 from gen_ops.semantics.spec import check_spec
 
-__all__ = ["Claim", "check_across", "check_spec", "claim"]
+__all__ = ["Claim", "Names", "check_across", "check_spec", "claim"]

@@ -10,27 +10,64 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from gen_ops.diagnostics import Sink, Span
-from gen_ops.facts import OpFacts
 from gen_ops.layout import module_header_stem
+from gen_ops.model import OpSpec
+from gen_ops.names import exported_names
 from gen_ops.source import LoadedSpec
+
+
+class Claimed(Protocol):
+    """What a valid spec's op claims across specs: ``Names``, or the
+    ``OpFacts`` the render cache keeps (which hold the same fields)."""
+
+    @property
+    def op_type(self) -> str: ...
+    @property
+    def module(self) -> str: ...
+    @property
+    def file_stem(self) -> str: ...
+    @property
+    def span(self) -> Span: ...  # the op's model span (E802 points here)
+    @property
+    def exported(self) -> tuple[str, ...]: ...  # names ge.es.<module> exports
+
+
+@dataclass(frozen=True)
+class Names:
+    op_type: str
+    module: str
+    file_stem: str
+    span: Span
+    exported: tuple[str, ...]
+
+    @staticmethod
+    def of(model: OpSpec) -> Names:
+        return Names(
+            model.op_type,
+            model.module,
+            model.file_stem,
+            model.span,
+            exported_names(model),
+        )
 
 
 @dataclass(frozen=True)
 class Claim:
     """What one spec claims across specs: the op type it names (``op`` as
-    written, if a string) and where, and, when it yields a model, the
-    model's facts (module, file stem, exported names)."""
+    written, if a string) and where, and, when it yields a model, what the
+    model claims (module, file stem, exported names)."""
 
     op: str | None
     op_at: Span
-    facts: OpFacts | None
+    facts: Claimed | None
 
 
-def claim(spec: LoadedSpec, facts: OpFacts | None) -> Claim:
+def claim(spec: LoadedSpec, names: Claimed | None) -> Claim:
     op = spec.data.get("op") if isinstance(spec.data, dict) else None
-    return Claim(op if isinstance(op, str) else None, spec.positions.at(("op",)), facts)
+    return Claim(op if isinstance(op, str) else None, spec.positions.at(("op",)), names)
 
 
 def check_across(claims: Sequence[Claim], sink: Sink) -> None:
@@ -56,9 +93,9 @@ def _unique_op_types(claims: Sequence[Claim], sink: Sink) -> None:
         )
 
 
-def _distinct_files_and_names(models: Sequence[OpFacts], sink: Sink) -> None:
-    stems: dict[tuple[str, str], OpFacts] = {}
-    exported: dict[tuple[str, str], OpFacts] = {}
+def _distinct_files_and_names(models: Sequence[Claimed], sink: Sink) -> None:
+    stems: dict[tuple[str, str], Claimed] = {}
+    exported: dict[tuple[str, str], Claimed] = {}
     for model in models:
         key = (model.module, model.file_stem)
         earlier = stems.setdefault(key, model)
