@@ -8,8 +8,15 @@
  * (looping over blocks, patching refreshed addresses into argument buffers,
  * replaying a compiled graph's launches) happens here, not in Python.
  */
+#define _GNU_SOURCE
+#include <limits.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #define GE_EXPORT __attribute__((visibility("default")))
 
@@ -24,14 +31,154 @@ GE_EXPORT const char *ge_native_source(void) { return GE_NATIVE_SOURCE; }
 typedef void (*ge_kernel_fn)(uint32_t block_idx, uint32_t block_dim,
                              const uint64_t *args);
 
-/* One launch: every block of `fn` over `args`. The one loop over blocks. */
+/* Note [Worker pool]: the blocks of a launch run in parallel on a pool of
+ * threads, one per core the device is given (ge_pool_resize; the Python side
+ * passes the session option or the cores of sched_getaffinity). The thread
+ * that launches takes part: with n threads there are n - 1 workers, and
+ * participant p runs the contiguous blocks [block_dim * p / n,
+ * block_dim * (p + 1) / n), so consecutive launches of a chain give a core
+ * the same part of each tensor (its own cache). A launch is published by
+ * bumping `generation`; workers spin on it for a while (a replay's next
+ * launch follows within nanoseconds) and then sleep on a futex. The
+ * launching thread runs its share, then waits for `pending` to reach 0:
+ * each launch completes before the next starts, so replay keeps its order.
+ * One thread owns the pool at a time (a try-lock per replay or launch):
+ * another run that finds it busy runs its blocks inline on its own thread,
+ * so concurrent runs never wait for each other and never oversubscribe.
+ * A launch with fewer than `min_blocks` blocks runs inline (no handoff). */
+#define GE_MAX_THREADS 256
+#define GE_SPIN 20000 /* polls before sleeping: tens of microseconds */
+
+static pthread_mutex_t pool_owner = PTHREAD_MUTEX_INITIALIZER;
+static pthread_t pool_workers[GE_MAX_THREADS];
+static uint32_t pool_threads = 1; /* participants, the launcher included */
+static uint32_t pool_min_blocks = 2;
+static _Atomic uint32_t pool_generation;
+static _Atomic uint32_t pool_pending;
+static _Atomic uint32_t pool_stop;
+static uint32_t pool_epoch; /* set before workers start, read as they start */
+static ge_kernel_fn job_fn;
+static const uint64_t *job_args;
+static uint32_t job_blocks;
+
+static void futex_wait(_Atomic uint32_t *word, uint32_t value) {
+  syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT_PRIVATE, value, NULL, NULL, 0);
+}
+
+static _Atomic uint32_t pool_sleepers; /* threads in futex_wait */
+
+static void futex_wake(_Atomic uint32_t *word) {
+  if (atomic_load(&pool_sleepers) == 0) return; /* no system call when all spin */
+  syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
+}
+
+static inline void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  __asm__ __volatile__("yield");
+#endif
+}
+
+/* Wait until *word != value: spin, then sleep. */
+static void await_change(_Atomic uint32_t *word, uint32_t value) {
+  for (int i = 0; i < GE_SPIN; ++i) {
+    if (atomic_load_explicit(word, memory_order_acquire) != value) return;
+    cpu_relax();
+  }
+  atomic_fetch_add(&pool_sleepers, 1); /* seq_cst: a waker sees it or we see the change */
+  while (atomic_load(word) == value) futex_wait(word, value);
+  atomic_fetch_sub(&pool_sleepers, 1);
+}
+
+/* One loop over blocks: participant `part` of `parts`. */
+static inline void run_share(ge_kernel_fn fn, uint32_t block_dim, const uint64_t *args,
+                             uint32_t part, uint32_t parts) {
+  uint32_t begin = (uint32_t)((uint64_t)block_dim * part / parts);
+  uint32_t end = (uint32_t)((uint64_t)block_dim * (part + 1) / parts);
+  for (uint32_t block = begin; block < end; ++block) fn(block, block_dim, args);
+}
+
+static void *worker_main(void *arg) {
+  uint32_t part = (uint32_t)(uintptr_t)arg;
+  uint32_t seen = pool_epoch; /* the generation when the pool started */
+  for (;;) {
+    await_change(&pool_generation, seen);
+    seen = atomic_load_explicit(&pool_generation, memory_order_acquire);
+    if (atomic_load_explicit(&pool_stop, memory_order_acquire)) return NULL;
+    run_share(job_fn, job_blocks, job_args, part, pool_threads);
+    if (atomic_fetch_sub(&pool_pending, 1) == 1)
+      futex_wake(&pool_pending);
+  }
+}
+
+/* Every block of one launch on the pool (the caller owns it). */
+static void launch_parallel(ge_kernel_fn fn, uint32_t block_dim, const uint64_t *args) {
+  job_fn = fn;
+  job_args = args;
+  job_blocks = block_dim;
+  atomic_store_explicit(&pool_pending, pool_threads - 1, memory_order_release);
+  atomic_fetch_add(&pool_generation, 1);
+  futex_wake(&pool_generation);
+  run_share(fn, block_dim, args, 0, pool_threads);
+  uint32_t left;
+  while ((left = atomic_load_explicit(&pool_pending, memory_order_acquire)) != 0)
+    await_change(&pool_pending, left);
+}
+
+/* One launch: every block of `fn` over `args`, in parallel when the caller
+ * owns the pool and the launch is big enough. */
 static inline void launch_blocks(ge_kernel_fn fn, uint32_t block_dim,
-                                 const uint64_t *args) {
-  for (uint32_t block = 0; block < block_dim; ++block) fn(block, block_dim, args);
+                                 const uint64_t *args, int owner) {
+  if (owner && block_dim >= pool_min_blocks)
+    launch_parallel(fn, block_dim, args);
+  else
+    run_share(fn, block_dim, args, 0, 1);
+}
+
+/* Take the pool if it is free and has workers (1) or run inline (0). */
+static int pool_take(void) {
+  return pool_threads > 1 && pthread_mutex_trylock(&pool_owner) == 0;
+}
+
+static void pool_stop_workers(void) {
+  atomic_store_explicit(&pool_stop, 1, memory_order_release);
+  atomic_fetch_add(&pool_generation, 1);
+  futex_wake(&pool_generation);
+  for (uint32_t i = 1; i < pool_threads; ++i) pthread_join(pool_workers[i], NULL);
+  atomic_store_explicit(&pool_stop, 0, memory_order_release);
+  pool_threads = 1;
+}
+
+/* Use `threads` participants (the caller included): 0 when every worker
+ * started, else the error of the thread that could not (the pool then has
+ * the workers that did start). Waits for a running launch to finish. */
+GE_EXPORT int ge_pool_resize(uint32_t threads) {
+  if (threads < 1) threads = 1;
+  if (threads > GE_MAX_THREADS) threads = GE_MAX_THREADS;
+  pthread_mutex_lock(&pool_owner);
+  pool_stop_workers();
+  int error = 0;
+  pool_epoch = atomic_load(&pool_generation);
+  for (uint32_t i = 1; i < threads && !error; ++i) {
+    error = pthread_create(&pool_workers[i], NULL, worker_main, (void *)(uintptr_t)i);
+    if (!error) pool_threads = i + 1;
+  }
+  pthread_mutex_unlock(&pool_owner);
+  return error;
+}
+
+GE_EXPORT uint32_t ge_pool_threads(void) { return pool_threads; }
+
+/* Launches with fewer blocks than this run inline. */
+GE_EXPORT void ge_pool_min_blocks(uint32_t blocks) {
+  pool_min_blocks = blocks < 2 ? 2 : blocks;
 }
 
 GE_EXPORT void ge_launch(ge_kernel_fn fn, uint32_t block_dim, const uint64_t *args) {
-  launch_blocks(fn, block_dim, args);
+  int owner = block_dim >= pool_min_blocks && pool_take();
+  launch_blocks(fn, block_dim, args, owner);
+  if (owner) pthread_mutex_unlock(&pool_owner);
 }
 
 /* A compiled graph's launch: the kernel, its blocks and its argument buffer
@@ -44,9 +191,11 @@ typedef struct ge_task {
 } ge_task;
 
 /* Every task in order. The one replay loop: ge_run and ge_replay use it. */
-static inline void replay(const ge_task *tasks, uint32_t ntasks) {
+static void replay(const ge_task *tasks, uint32_t ntasks) {
+  int owner = ntasks > 0 && pool_take();
   for (uint32_t t = 0; t < ntasks; ++t)
-    launch_blocks(tasks[t].fn, tasks[t].block_dim, tasks[t].args);
+    launch_blocks(tasks[t].fn, tasks[t].block_dim, tasks[t].args, owner);
+  if (owner) pthread_mutex_unlock(&pool_owner);
 }
 
 /* Address refresh and replay in one call: write each run-time address into
