@@ -1,0 +1,157 @@
+"""Blocks on every core (Note [Worker pool] in native.c): every sample op
+gives the same bytes with its blocks on the worker pool as with every block
+on the launching thread, at every block count 1..8, through both launch
+paths (``ge_launch`` from execute, ``ge_run`` replaying annotated launches);
+and the pool's thread option."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+import pytest
+from op_harness import ROOT, build, ge_session, run
+
+from ge.custom_op import bootstrap
+from ge.device import native, rt
+from ge.device.kernels import EXTENT_PER_BLOCK, Kernel
+from ge.session import Session
+
+BLOCKS = range(1, 9)
+ANNOTATED = [
+    ROOT / "examples/annotated_args_refresh/add_ops.py",
+    ROOT / "ops/custom/scale_custom.py",
+    ROOT / "ops/custom/sum_n_custom.py",
+]
+
+
+@pytest.fixture(scope="module")
+def session() -> Iterator[Session]:
+    bootstrap.load_custom_op_plugins(os.pathsep.join(map(str, ANNOTATED)))
+    with ge_session() as s:
+        yield s
+
+
+@pytest.fixture
+def pool() -> Iterator[None]:
+    before = native.threads()
+    yield
+    native.set_threads(before)
+
+
+def forced_blocks(monkeypatch: pytest.MonkeyPatch, blocks: int) -> None:
+    """Execute-path launches run on ``blocks`` blocks, whatever the op chose,
+    when the kernel splits its work by ``ge_block_range`` (no per-block
+    extents: the block count does not change what the kernel computes)."""
+    launch = rt.launch
+
+    def forced(kernel: Kernel, block_dim: int, stream: int, args: Any) -> None:
+        if all(d.extent != EXTENT_PER_BLOCK for d in kernel.decls):
+            block_dim = blocks
+        launch(kernel, block_dim, stream, args)
+
+    monkeypatch.setattr(rt, "launch", forced)
+
+
+def sample(shape: tuple[int, ...], seed: int) -> np.ndarray:
+    return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+
+
+def execute_cases() -> dict[str, Callable[[Session], list[np.ndarray]]]:
+    from ge.es.custom import (
+        CastCustom,
+        ConcatCustom,
+        FillCustom,
+        LayerNormCustom,
+        PadCustom,
+        ReduceSumCustom,
+        SplitCustom,
+    )
+    from ge.graph import DataType
+
+    x, y = sample((37, 29), 1), sample((37, 29), 2)
+    DT_F32 = DataType.DT_FLOAT
+
+    def graph(name: str, arrays: list[np.ndarray], body: Any) -> Any:
+        return lambda s: run(s, build(name, arrays, body), *arrays)
+
+    return {
+        "cast": graph(
+            "c", [x], lambda b, a: CastCustom(a, dst_type=DataType.DT_FLOAT16)
+        ),
+        "concat": graph(
+            "k", [x, y], lambda b, a, c: ConcatCustom([a, c], concat_dim=1)
+        ),
+        "fill": graph(
+            "f", [], lambda b: FillCustom(b, shape=[37, 29], dtype=DT_F32, value=1.5)
+        ),
+        "layer_norm": graph(
+            "l", [x], lambda b, a: list(LayerNormCustom(a, begin_norm_axis=1))
+        ),
+        "pad": graph("p", [x], lambda b, a: PadCustom(a, paddings=[[1, 2], [3, 0]])),
+        "reduce_sum": graph("r", [x], lambda b, a: ReduceSumCustom(a, axes=[0])),
+        "split": graph("s", [x], lambda b, a: SplitCustom(a, num_split=1, split_dim=0)),
+    }
+
+
+def per_block_case(name: str, blocks: int) -> Callable[[Session], list[np.ndarray]]:
+    """Ops whose kernels handle a fixed chunk per block: the shape decides
+    the block count (``launch_config`` / execute choose elements / chunk)."""
+    from ge.es.custom import (
+        AnnotatedAddCustom,
+        NoRefreshAddCustom,
+        ScaleCustom,
+        SumNCustom,
+    )
+
+    chunk, body = {
+        "annotated_add": (1024, lambda b, p, q: AnnotatedAddCustom(p, q)),
+        "no_refresh_add": (1024, lambda b, p, q: NoRefreshAddCustom(p, q)),
+        "scale": (64, lambda b, p, q: ScaleCustom(p, q, alpha=2.5)),
+        "sum_n": (256, lambda b, p, q: SumNCustom([p, q, p])),
+    }[name]
+    arrays = [sample((blocks * chunk,), 3), sample((blocks * chunk,), 4)]
+    return lambda s: run(s, build(f"{name}{blocks}", arrays, body), *arrays)
+
+
+def serial_and_parallel(
+    case: Callable[[Session], list[np.ndarray]], session: Session, threads: int
+) -> tuple[list[bytes], list[bytes]]:
+    native.set_threads(1)
+    serial = [a.tobytes() for a in case(session)]
+    native.set_threads(threads)
+    return serial, [a.tobytes() for a in case(session)]
+
+
+@pytest.mark.parametrize("blocks", BLOCKS)
+@pytest.mark.parametrize(
+    "op", ["cast", "concat", "fill", "layer_norm", "pad", "reduce_sum", "split"]
+)
+def test_execute_ops_give_the_serial_bytes(
+    session: Session, pool: None, monkeypatch: pytest.MonkeyPatch, op: str, blocks: int
+) -> None:
+    forced_blocks(monkeypatch, blocks)
+    serial, parallel = serial_and_parallel(execute_cases()[op], session, max(2, blocks))
+    assert parallel == serial
+
+
+@pytest.mark.parametrize("blocks", BLOCKS)
+@pytest.mark.parametrize("op", ["annotated_add", "no_refresh_add", "scale", "sum_n"])
+def test_per_block_ops_give_the_serial_bytes(
+    session: Session, pool: None, op: str, blocks: int
+) -> None:
+    serial, parallel = serial_and_parallel(
+        per_block_case(op, blocks), session, max(2, blocks)
+    )
+    assert parallel == serial
+
+
+def test_thread_option_is_checked(pool: None) -> None:
+    native.set_threads(3)
+    assert native.threads() == 3
+    for bad in (0, -1, 257, "two"):
+        with pytest.raises(ValueError, match="threads"):
+            native.set_threads(bad)  # type: ignore[arg-type]
+    assert native.threads() == 3
