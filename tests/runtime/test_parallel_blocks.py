@@ -155,3 +155,10 @@ def test_thread_option_is_checked(pool: None) -> None:
         with pytest.raises(ValueError, match="threads"):
             native.set_threads(bad)  # type: ignore[arg-type]
     assert native.threads() == 3
+
+
+def test_session_option_sets_the_threads(session: Session, pool: None) -> None:
+    Session({"ge.cpu.threads": "3"})
+    assert native.threads() == 3
+    with pytest.raises(ValueError, match="ge.cpu.threads"):
+        Session({"ge.cpu.threads": "many"})
