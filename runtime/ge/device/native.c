@@ -34,38 +34,43 @@ typedef void (*ge_kernel_fn)(uint32_t block_idx, uint32_t block_dim,
 /* Note [Worker pool]: the blocks of a launch run in parallel on a pool of
  * threads, one per core the device is given (ge_pool_resize; the Python side
  * passes the session option or the cores of sched_getaffinity). The thread
- * that launches takes part: with n threads there are n - 1 workers, and
- * participant p runs the contiguous blocks [block_dim * p / n,
- * block_dim * (p + 1) / n), so consecutive launches of a chain give a core
- * the same part of each tensor (its own cache). A launch is published by
- * bumping `generation`; workers spin on it for a while (a replay's next
- * launch follows within nanoseconds) and then sleep on a futex. The
- * launching thread runs its share, then waits for `pending` to reach 0:
- * each launch completes before the next starts, so replay keeps its order.
+ * that launches takes part: with n threads there are n - 1 workers.
+ * A launch is published by bumping `generation`; workers spin on it for a
+ * while (a replay's next launch follows within nanoseconds), then sleep on
+ * a futex. Every participant, the launcher included, claims chunks of
+ * consecutive blocks from `cursor` (the generation in the high half, the
+ * next block in the low half, advanced by compare-and-swap) until none
+ * are left; the launcher then waits until `done` counts every block. So a
+ * worker that the machine's scheduler has not run yet holds nothing up (the
+ * others take its blocks), and each launch completes before the next
+ * starts: replay keeps its order. Chunks are about a quarter of a fair
+ * share, so a preempted worker delays a launch by one chunk at most.
  * One thread owns the pool at a time (a try-lock per replay or launch):
  * another run that finds it busy runs its blocks inline on its own thread,
  * so concurrent runs never wait for each other and never oversubscribe.
  * A launch with fewer than `min_blocks` blocks runs inline (no handoff). */
 #define GE_MAX_THREADS 256
 #define GE_SPIN 20000 /* polls before sleeping: tens of microseconds */
+#define GE_CLOSED 0xffffffffu /* cursor's low half while a job is being set up */
 
 static pthread_mutex_t pool_owner = PTHREAD_MUTEX_INITIALIZER;
 static pthread_t pool_workers[GE_MAX_THREADS];
 static uint32_t pool_threads = 1; /* participants, the launcher included */
 static uint32_t pool_min_blocks = 2;
 static _Atomic uint32_t pool_generation;
-static _Atomic uint32_t pool_pending;
 static _Atomic uint32_t pool_stop;
+static _Atomic uint32_t pool_sleepers; /* threads in futex_wait */
 static uint32_t pool_epoch; /* set before workers start, read as they start */
+static _Atomic uint64_t job_cursor;
+static _Atomic uint32_t job_done;
+static _Atomic uint32_t job_blocks;
+static _Atomic uint32_t job_chunk;
 static ge_kernel_fn job_fn;
 static const uint64_t *job_args;
-static uint32_t job_blocks;
 
 static void futex_wait(_Atomic uint32_t *word, uint32_t value) {
   syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT_PRIVATE, value, NULL, NULL, 0);
 }
-
-static _Atomic uint32_t pool_sleepers; /* threads in futex_wait */
 
 static void futex_wake(_Atomic uint32_t *word) {
   if (atomic_load(&pool_sleepers) == 0) return; /* no system call when all spin */
@@ -91,39 +96,52 @@ static void await_change(_Atomic uint32_t *word, uint32_t value) {
   atomic_fetch_sub(&pool_sleepers, 1);
 }
 
-/* One loop over blocks: participant `part` of `parts`. */
-static inline void run_share(ge_kernel_fn fn, uint32_t block_dim, const uint64_t *args,
-                             uint32_t part, uint32_t parts) {
-  uint32_t begin = (uint32_t)((uint64_t)block_dim * part / parts);
-  uint32_t end = (uint32_t)((uint64_t)block_dim * (part + 1) / parts);
-  for (uint32_t block = begin; block < end; ++block) fn(block, block_dim, args);
+/* Claim and run chunks of launch `generation` until none are left. */
+static void run_chunks(uint32_t generation) {
+  uint64_t cursor = atomic_load_explicit(&job_cursor, memory_order_acquire);
+  while ((uint32_t)(cursor >> 32) == generation) {
+    uint32_t next = (uint32_t)cursor;
+    uint32_t total = atomic_load_explicit(&job_blocks, memory_order_relaxed);
+    if (next >= total) return; /* all claimed, or the job is being set up */
+    uint32_t chunk = atomic_load_explicit(&job_chunk, memory_order_relaxed);
+    uint32_t end = total - next > chunk ? next + chunk : total;
+    uint64_t claimed = ((uint64_t)generation << 32) | end;
+    if (!atomic_compare_exchange_weak(&job_cursor, &cursor, claimed)) continue;
+    /* Ours until `done` counts them: the job cannot change meanwhile. */
+    for (uint32_t block = next; block < end; ++block) job_fn(block, total, job_args);
+    if (atomic_fetch_add(&job_done, end - next) + (end - next) == total)
+      futex_wake(&job_done);
+    cursor = atomic_load_explicit(&job_cursor, memory_order_acquire);
+  }
 }
 
 static void *worker_main(void *arg) {
-  uint32_t part = (uint32_t)(uintptr_t)arg;
-  uint32_t seen = pool_epoch; /* the generation when the pool started */
+  (void)arg;
+  uint32_t seen = pool_epoch;
   for (;;) {
     await_change(&pool_generation, seen);
-    seen = atomic_load_explicit(&pool_generation, memory_order_acquire);
-    if (atomic_load_explicit(&pool_stop, memory_order_acquire)) return NULL;
-    run_share(job_fn, job_blocks, job_args, part, pool_threads);
-    if (atomic_fetch_sub(&pool_pending, 1) == 1)
-      futex_wake(&pool_pending);
+    seen = atomic_load(&pool_generation);
+    if (atomic_load(&pool_stop)) return NULL;
+    run_chunks(seen);
   }
 }
 
 /* Every block of one launch on the pool (the caller owns it). */
 static void launch_parallel(ge_kernel_fn fn, uint32_t block_dim, const uint64_t *args) {
+  uint32_t generation = atomic_load(&pool_generation) + 1;
+  uint32_t chunk = block_dim / (pool_threads * 4);
+  atomic_store(&job_cursor, ((uint64_t)generation << 32) | GE_CLOSED);
   job_fn = fn;
   job_args = args;
-  job_blocks = block_dim;
-  atomic_store_explicit(&pool_pending, pool_threads - 1, memory_order_release);
-  atomic_fetch_add(&pool_generation, 1);
+  atomic_store(&job_blocks, block_dim);
+  atomic_store(&job_chunk, chunk ? chunk : 1);
+  atomic_store(&job_done, 0);
+  atomic_store(&job_cursor, (uint64_t)generation << 32); /* open: block 0 next */
+  atomic_store(&pool_generation, generation);
   futex_wake(&pool_generation);
-  run_share(fn, block_dim, args, 0, pool_threads);
-  uint32_t left;
-  while ((left = atomic_load_explicit(&pool_pending, memory_order_acquire)) != 0)
-    await_change(&pool_pending, left);
+  run_chunks(generation);
+  uint32_t done;
+  while ((done = atomic_load(&job_done)) != block_dim) await_change(&job_done, done);
 }
 
 /* One launch: every block of `fn` over `args`, in parallel when the caller
@@ -133,7 +151,7 @@ static inline void launch_blocks(ge_kernel_fn fn, uint32_t block_dim,
   if (owner && block_dim >= pool_min_blocks)
     launch_parallel(fn, block_dim, args);
   else
-    run_share(fn, block_dim, args, 0, 1);
+    for (uint32_t block = 0; block < block_dim; ++block) fn(block, block_dim, args);
 }
 
 /* Take the pool if it is free and has workers (1) or run inline (0). */
@@ -142,7 +160,7 @@ static int pool_take(void) {
 }
 
 static void pool_stop_workers(void) {
-  atomic_store_explicit(&pool_stop, 1, memory_order_release);
+  atomic_store(&pool_stop, 1);
   atomic_fetch_add(&pool_generation, 1);
   futex_wake(&pool_generation);
   for (uint32_t i = 1; i < pool_threads; ++i) pthread_join(pool_workers[i], NULL);
@@ -161,7 +179,7 @@ GE_EXPORT int ge_pool_resize(uint32_t threads) {
   int error = 0;
   pool_epoch = atomic_load(&pool_generation);
   for (uint32_t i = 1; i < threads && !error; ++i) {
-    error = pthread_create(&pool_workers[i], NULL, worker_main, (void *)(uintptr_t)i);
+    error = pthread_create(&pool_workers[i], NULL, worker_main, NULL);
     if (!error) pool_threads = i + 1;
   }
   pthread_mutex_unlock(&pool_owner);
