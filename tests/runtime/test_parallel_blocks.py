@@ -6,6 +6,7 @@ and the pool's thread option."""
 
 from __future__ import annotations
 
+import ctypes
 import os
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -162,3 +163,55 @@ def test_session_option_sets_the_threads(session: Session, pool: None) -> None:
     assert native.threads() == 3
     with pytest.raises(ValueError, match="ge.cpu.threads"):
         Session({"ge.cpu.threads": "many"})
+
+
+# -- kernel faults (Note [Kernel faults] in native.c) -------------------------------
+
+FAULTY = r"""
+#include "ge_kernel.h"
+GE_KERNEL(faulty, GE_OUT(float, GE_PER_BLOCK(4)), GE_SCALAR(), GE_SCALAR()) {
+  float *y = GE_PTR(float, 0);
+  if (block_idx == args[1]) *(volatile float *)(uintptr_t)args[2] = 1.0f;
+  for (int i = 0; i < 4; ++i) y[block_idx * 4 + i] = (float)block_idx + 1.0f;
+}
+"""
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+@pytest.mark.parametrize("bad", [0, 3, 7])
+def test_a_fault_in_one_block_is_reported_for_the_launch(
+    pool: None, threads: int, bad: int
+) -> None:
+    from ge.device.kernels import load_kernel
+    from ge.device.memory import DeviceBuffer
+
+    native.set_threads(threads)
+    kernel = load_kernel(FAULTY, "faulty", name="faulty")
+    out = DeviceBuffer(8 * 4 * 4)
+    with pytest.raises(
+        native.KernelFault, match=f"kernel faulty faulted .* block {bad}$"
+    ):
+        rt.launch(kernel, 8, rt.DEFAULT_STREAM, [out.addr, bad, 8])
+    # The process, the pool and the launcher go on.
+    rt.launch(kernel, 8, rt.DEFAULT_STREAM, [out.addr, 99, 8])
+    values = np.frombuffer(ctypes.string_at(out.addr, 128), np.float32)
+    assert list(values[::4]) == [float(b + 1) for b in range(8)]
+
+
+def test_a_fault_stops_a_replay_after_its_launch(pool: None) -> None:
+    from ge.device.kernels import load_kernel
+    from ge.device.native import Task
+
+    native.set_threads(2)
+    kernel = load_kernel(FAULTY, "faulty", name="faulty")
+    out = np.zeros(32, np.float32)
+    slots = (ctypes.c_uint64 * 9)(
+        *[out.ctypes.data, 99, 8, out.ctypes.data, 6, 8, out.ctypes.data, 99, 8]
+    )
+    tasks = (Task * 3)()
+    for t in range(3):
+        tasks[t].fn, tasks[t].block_dim = kernel.address, 8
+        tasks[t].args = ctypes.addressof(slots) + 24 * t
+    code = native.library().ge_replay(ctypes.addressof(tasks), 3)
+    assert code >> 32 == 1  # the second launch
+    assert native.fault_message(code, "x") == "x faulted (SIGSEGV) in block 6"

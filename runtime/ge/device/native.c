@@ -12,6 +12,8 @@
 #include <limits.h>
 #include <linux/futex.h>
 #include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -96,8 +98,120 @@ static void await_change(_Atomic uint32_t *word, uint32_t value) {
   atomic_fetch_sub(&pool_sleepers, 1);
 }
 
+/* Note [Kernel faults]: a kernel that faults (SIGSEGV, SIGBUS, SIGFPE or
+ * SIGILL) in any block, on the launching thread or a worker, fails its
+ * launch instead of killing the process: every thread that runs blocks
+ * holds a guard (its thread and, while it runs blocks, a recovery point);
+ * the handler (ge_fault_install) jumps back to the recovery point of the
+ * faulting thread, which records the fault, counts its blocks as done and
+ * goes on. The launch reports the first fault: ge_launch, ge_run and
+ * ge_replay return 0, or signal | block << 8 | task << 32, and a replay
+ * stops after the launch that faulted. A fault outside any guard goes to
+ * the handler that was installed before (Python's faulthandler, or the
+ * default action). What a faulting kernel wrote is not undone: the
+ * process survives, the launch's outputs are garbage. */
+#define GE_GUARDS 1024
+
+typedef struct ge_guard {
+  _Atomic uintptr_t owner; /* pthread_self() of the thread holding it; 0 free */
+  sigjmp_buf *volatile env; /* set while the thread runs blocks */
+  volatile uint32_t block;  /* the block it runs */
+  volatile int signal;      /* the fault's signal */
+} ge_guard;
+
+static ge_guard guards[GE_GUARDS];
+static const int fault_signals[4] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
+static struct sigaction previous_actions[4];
+static _Atomic uint64_t job_fault; /* the first fault of the current launch */
+
+static ge_guard *guard_take(void) {
+  uintptr_t self = (uintptr_t)pthread_self();
+  for (int i = 0; i < GE_GUARDS; ++i) {
+    uintptr_t free_slot = 0;
+    if (atomic_load_explicit(&guards[i].owner, memory_order_relaxed) == 0 &&
+        atomic_compare_exchange_strong(&guards[i].owner, &free_slot, self)) {
+      guards[i].env = NULL;
+      return &guards[i];
+    }
+  }
+  return NULL; /* more threads than guards: run unguarded */
+}
+
+static void guard_release(ge_guard *guard) {
+  if (guard) atomic_store(&guard->owner, 0);
+}
+
+static void chain_fault(int sig, siginfo_t *info, void *context) {
+  for (int i = 0; i < 4; ++i) {
+    if (fault_signals[i] != sig) continue;
+    struct sigaction *old = &previous_actions[i];
+    if ((old->sa_flags & SA_SIGINFO) && old->sa_sigaction) {
+      old->sa_sigaction(sig, info, context);
+      return;
+    }
+    if (!(old->sa_flags & SA_SIGINFO) && old->sa_handler != SIG_DFL &&
+        old->sa_handler != SIG_IGN) {
+      old->sa_handler(sig);
+      return;
+    }
+  }
+  /* The default action: reinstate it; the instruction faults again. */
+  struct sigaction action = {0};
+  action.sa_handler = SIG_DFL;
+  sigaction(sig, &action, NULL);
+}
+
+static void on_fault(int sig, siginfo_t *info, void *context) {
+  uintptr_t self = (uintptr_t)pthread_self();
+  for (int i = 0; i < GE_GUARDS; ++i) {
+    ge_guard *guard = &guards[i];
+    if (atomic_load_explicit(&guard->owner, memory_order_relaxed) == self &&
+        guard->env != NULL) {
+      guard->signal = sig;
+      siglongjmp(*guard->env, 1);
+    }
+  }
+  chain_fault(sig, info, context);
+}
+
+/* Install the fault handler (once): 0, or errno's value. */
+GE_EXPORT int ge_fault_install(void) {
+  static int installed;
+  if (installed) return 0;
+  struct sigaction action = {0};
+  action.sa_sigaction = on_fault;
+  action.sa_flags = SA_SIGINFO | SA_NODEFER; /* NODEFER: the jump leaves no mask */
+  sigemptyset(&action.sa_mask);
+  for (int i = 0; i < 4; ++i)
+    if (sigaction(fault_signals[i], &action, &previous_actions[i]) != 0) return -1;
+  installed = 1;
+  return 0;
+}
+
+/* Blocks [begin, end) of a launch under `guard`: 0, or the fault code
+ * (signal | block << 8) of the block that faulted. */
+static uint64_t run_blocks(ge_guard *guard, ge_kernel_fn fn, uint32_t begin,
+                           uint32_t end, uint32_t block_dim, const uint64_t *args) {
+  if (guard == NULL) {
+    for (uint32_t block = begin; block < end; ++block) fn(block, block_dim, args);
+    return 0;
+  }
+  sigjmp_buf env;
+  if (sigsetjmp(env, 0)) {
+    guard->env = NULL;
+    return (uint64_t)(guard->signal & 0xff) | ((uint64_t)guard->block << 8);
+  }
+  guard->env = &env;
+  for (uint32_t block = begin; block < end; ++block) {
+    guard->block = block;
+    fn(block, block_dim, args);
+  }
+  guard->env = NULL;
+  return 0;
+}
+
 /* Claim and run chunks of launch `generation` until none are left. */
-static void run_chunks(uint32_t generation) {
+static void run_chunks(uint32_t generation, ge_guard *guard) {
   uint64_t cursor = atomic_load_explicit(&job_cursor, memory_order_acquire);
   while ((uint32_t)(cursor >> 32) == generation) {
     uint32_t next = (uint32_t)cursor;
@@ -108,7 +222,9 @@ static void run_chunks(uint32_t generation) {
     uint64_t claimed = ((uint64_t)generation << 32) | end;
     if (!atomic_compare_exchange_weak(&job_cursor, &cursor, claimed)) continue;
     /* Ours until `done` counts them: the job cannot change meanwhile. */
-    for (uint32_t block = next; block < end; ++block) job_fn(block, total, job_args);
+    uint64_t fault = run_blocks(guard, job_fn, next, end, total, job_args);
+    uint64_t none = 0;
+    if (fault) atomic_compare_exchange_strong(&job_fault, &none, fault);
     if (atomic_fetch_add(&job_done, end - next) + (end - next) == total)
       futex_wake(&job_done);
     cursor = atomic_load_explicit(&job_cursor, memory_order_acquire);
@@ -118,16 +234,21 @@ static void run_chunks(uint32_t generation) {
 static void *worker_main(void *arg) {
   (void)arg;
   uint32_t seen = pool_epoch;
+  ge_guard *guard = guard_take();
   for (;;) {
     await_change(&pool_generation, seen);
     seen = atomic_load(&pool_generation);
-    if (atomic_load(&pool_stop)) return NULL;
-    run_chunks(seen);
+    if (atomic_load(&pool_stop)) break;
+    run_chunks(seen, guard);
   }
+  guard_release(guard);
+  return NULL;
 }
 
-/* Every block of one launch on the pool (the caller owns it). */
-static void launch_parallel(ge_kernel_fn fn, uint32_t block_dim, const uint64_t *args) {
+/* Every block of one launch on the pool (the caller owns it): 0 or the
+ * launch's first fault. */
+static uint64_t launch_parallel(ge_kernel_fn fn, uint32_t block_dim,
+                                const uint64_t *args, ge_guard *guard) {
   uint32_t generation = atomic_load(&pool_generation) + 1;
   uint32_t chunk = block_dim / (pool_threads * 4);
   atomic_store(&job_cursor, ((uint64_t)generation << 32) | GE_CLOSED);
@@ -136,22 +257,23 @@ static void launch_parallel(ge_kernel_fn fn, uint32_t block_dim, const uint64_t 
   atomic_store(&job_blocks, block_dim);
   atomic_store(&job_chunk, chunk ? chunk : 1);
   atomic_store(&job_done, 0);
+  atomic_store(&job_fault, 0);
   atomic_store(&job_cursor, (uint64_t)generation << 32); /* open: block 0 next */
   atomic_store(&pool_generation, generation);
   futex_wake(&pool_generation);
-  run_chunks(generation);
+  run_chunks(generation, guard);
   uint32_t done;
   while ((done = atomic_load(&job_done)) != block_dim) await_change(&job_done, done);
+  return atomic_load(&job_fault);
 }
 
 /* One launch: every block of `fn` over `args`, in parallel when the caller
- * owns the pool and the launch is big enough. */
-static inline void launch_blocks(ge_kernel_fn fn, uint32_t block_dim,
-                                 const uint64_t *args, int owner) {
+ * owns the pool and the launch is big enough; 0 or its first fault. */
+static inline uint64_t launch_blocks(ge_kernel_fn fn, uint32_t block_dim,
+                                     const uint64_t *args, int owner, ge_guard *guard) {
   if (owner && block_dim >= pool_min_blocks)
-    launch_parallel(fn, block_dim, args);
-  else
-    for (uint32_t block = 0; block < block_dim; ++block) fn(block, block_dim, args);
+    return launch_parallel(fn, block_dim, args, guard);
+  return run_blocks(guard, fn, 0, block_dim, block_dim, args);
 }
 
 /* Take the pool if it is free and has workers (1) or run inline (0). */
@@ -193,10 +315,14 @@ GE_EXPORT void ge_pool_min_blocks(uint32_t blocks) {
   pool_min_blocks = blocks < 2 ? 2 : blocks;
 }
 
-GE_EXPORT void ge_launch(ge_kernel_fn fn, uint32_t block_dim, const uint64_t *args) {
+/* One launch: 0, or its first fault (Note [Kernel faults]). */
+GE_EXPORT uint64_t ge_launch(ge_kernel_fn fn, uint32_t block_dim, const uint64_t *args) {
+  ge_guard *guard = guard_take();
   int owner = block_dim >= pool_min_blocks && pool_take();
-  launch_blocks(fn, block_dim, args, owner);
+  uint64_t fault = launch_blocks(fn, block_dim, args, owner, guard);
   if (owner) pthread_mutex_unlock(&pool_owner);
+  guard_release(guard);
+  return fault;
 }
 
 /* A compiled graph's launch: the kernel, its blocks and its argument buffer
@@ -208,12 +334,20 @@ typedef struct ge_task {
   uint32_t reserved;
 } ge_task;
 
-/* Every task in order. The one replay loop: ge_run and ge_replay use it. */
-static void replay(const ge_task *tasks, uint32_t ntasks) {
-  int owner = ntasks > 0 && pool_take();
-  for (uint32_t t = 0; t < ntasks; ++t)
-    launch_blocks(tasks[t].fn, tasks[t].block_dim, tasks[t].args, owner);
+/* Every task in order, up to the first that faults. The one replay loop:
+ * ge_run and ge_replay use it. 0, or the fault with its task's index. */
+static uint64_t replay(const ge_task *tasks, uint32_t ntasks) {
+  if (ntasks == 0) return 0;
+  ge_guard *guard = guard_take();
+  int owner = pool_take();
+  uint64_t fault = 0;
+  for (uint32_t t = 0; t < ntasks && !fault; ++t) {
+    fault = launch_blocks(tasks[t].fn, tasks[t].block_dim, tasks[t].args, owner, guard);
+    if (fault) fault |= (uint64_t)t << 32;
+  }
   if (owner) pthread_mutex_unlock(&pool_owner);
+  guard_release(guard);
+  return fault;
 }
 
 /* Address refresh and replay in one call: write each run-time address into
@@ -224,18 +358,18 @@ static void replay(const ge_task *tasks, uint32_t ntasks) {
  *              and outputs, constants, workspaces; ge/engine/layout.py)
  *   offsets[i] added to the address (a tensor's offset inside its buffer)
  */
-GE_EXPORT void ge_run(uint64_t *table, const uint32_t *slots, const uint32_t *sources,
+GE_EXPORT uint64_t ge_run(uint64_t *table, const uint32_t *slots, const uint32_t *sources,
             const uint64_t *offsets, uint32_t nbound, const uint64_t *addrs,
             const ge_task *tasks, uint32_t ntasks) {
   for (uint32_t i = 0; i < nbound; ++i) {
     uint64_t value = addrs[sources[i]] + offsets[i];
     if (table[slots[i]] != value) table[slots[i]] = value; /* only what changed */
   }
-  replay(tasks, ntasks);
+  return replay(tasks, ntasks);
 }
 
 /* Replay only: the execute path's task segments, and the floor the
  * benchmarks compare against. */
-GE_EXPORT void ge_replay(const ge_task *tasks, uint32_t ntasks) {
-  replay(tasks, ntasks);
+GE_EXPORT uint64_t ge_replay(const ge_task *tasks, uint32_t ntasks) {
+  return replay(tasks, ntasks);
 }

@@ -15,6 +15,7 @@ from __future__ import annotations
 import ctypes
 import hashlib
 import os
+import signal
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -37,13 +38,14 @@ class Task(ctypes.Structure):
     ]
 
 
-_u32, _vp = ctypes.c_uint32, ctypes.c_void_p
+_u32, _u64, _vp = ctypes.c_uint32, ctypes.c_uint64, ctypes.c_void_p
 # The launcher's functions. ctypes releases the GIL around each call, so
 # runs on several threads execute their kernels in parallel.
 _SIGNATURES = {
-    "ge_launch": ctypes.CFUNCTYPE(None, _vp, _u32, _vp),
-    "ge_run": ctypes.CFUNCTYPE(None, _vp, _vp, _vp, _vp, _u32, _vp, _vp, _u32),
-    "ge_replay": ctypes.CFUNCTYPE(None, _vp, _u32),
+    "ge_launch": ctypes.CFUNCTYPE(_u64, _vp, _u32, _vp),
+    "ge_run": ctypes.CFUNCTYPE(_u64, _vp, _vp, _vp, _vp, _u32, _vp, _vp, _u32),
+    "ge_replay": ctypes.CFUNCTYPE(_u64, _vp, _u32),
+    "ge_fault_install": ctypes.CFUNCTYPE(ctypes.c_int),
     "ge_pool_resize": ctypes.CFUNCTYPE(ctypes.c_int, _u32),
     "ge_pool_threads": ctypes.CFUNCTYPE(_u32),
     "ge_pool_min_blocks": ctypes.CFUNCTYPE(None, _u32),
@@ -54,9 +56,10 @@ _SIGNATURES = {
 class Launcher:
     """The launcher's functions, called through ctypes."""
 
-    ge_launch: Callable[..., None]
-    ge_run: Callable[..., None]
-    ge_replay: Callable[..., None]
+    ge_launch: Callable[..., int]
+    ge_run: Callable[..., int]
+    ge_replay: Callable[..., int]
+    ge_fault_install: Callable[[], int]
     ge_pool_resize: Callable[[int], int]
     ge_pool_threads: Callable[[], int]
     ge_pool_min_blocks: Callable[[int], None]
@@ -125,6 +128,8 @@ def library() -> Launcher:
             raise RuntimeError(f"the native launcher has no function {name}")
         functions[name] = prototype(address)
     launcher = Launcher(**functions)
+    if launcher.ge_fault_install() != 0:
+        raise RuntimeError("the native launcher could not install its fault handler")
     _start_pool(launcher, default_threads())
     return launcher
 
@@ -187,3 +192,22 @@ def threads() -> int:
 def set_min_blocks(blocks: int) -> None:
     """Launches with fewer blocks than this run inline (at least 2)."""
     library().ge_pool_min_blocks(max(2, int(blocks)))
+
+
+# -- kernel faults (Note [Kernel faults] in native.c) ------------------------------
+
+
+class KernelFault(RuntimeError):
+    """A kernel faulted (a stray pointer, a division by zero...) in a block
+    of a launch; the process survives, the launch's outputs are garbage."""
+
+
+def fault_message(code: int, what: str) -> str:
+    """What a launcher's fault code says: ``signal | block << 8 | task << 32``
+    (the task index only from a replay); ``what`` names the launch."""
+    number, block = code & 0xFF, (code >> 8) & 0xFFFFFF
+    try:
+        name = signal.Signals(number).name
+    except ValueError:
+        name = f"signal {number}"
+    return f"{what} faulted ({name}) in block {block}"
