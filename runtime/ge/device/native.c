@@ -39,14 +39,17 @@ typedef void (*ge_kernel_fn)(uint32_t block_idx, uint32_t block_dim,
  * that launches takes part: with n threads there are n - 1 workers.
  * A launch is published by bumping `generation`; workers spin on it for a
  * while (a replay's next launch follows within nanoseconds), then sleep on
- * a futex. Every participant, the launcher included, claims chunks of
- * consecutive blocks from `cursor` (the generation in the high half, the
- * next block in the low half, advanced by compare-and-swap) until none
- * are left; the launcher then waits until `done` counts every block. So a
- * worker that the machine's scheduler has not run yet holds nothing up (the
- * others take its blocks), and each launch completes before the next
- * starts: replay keeps its order. Chunks are about a quarter of a fair
- * share, so a preempted worker delays a launch by one chunk at most.
+ * a futex. Participant p (the launcher is 0) has a home range, the
+ * contiguous blocks [block_dim * p / n, block_dim * (p + 1) / n), so the
+ * launches of a chain give a core the same part of each tensor (its own
+ * cache); each range has a cursor (the generation in the high half, the
+ * next block in the low half, advanced by compare-and-swap). A participant
+ * claims chunks (an eighth of a share) of its own range, then of the
+ * others' until none are left, and the launcher waits until `done` counts
+ * every block. So a worker that the machine's scheduler has not run yet
+ * holds nothing up (the others take its range), a preempted one delays a
+ * launch by one chunk at most, and each launch completes before the next
+ * starts: replay keeps its order.
  * One thread owns the pool at a time (a try-lock per replay or launch):
  * another run that finds it busy runs its blocks inline on its own thread,
  * so concurrent runs never wait for each other and never oversubscribe.
@@ -63,7 +66,11 @@ static _Atomic uint32_t pool_generation;
 static _Atomic uint32_t pool_stop;
 static _Atomic uint32_t pool_sleepers; /* threads in futex_wait */
 static uint32_t pool_epoch; /* set before workers start, read as they start */
-static _Atomic uint64_t job_cursor;
+typedef struct ge_cursor { /* one per participant, on its own cache line */
+  _Atomic uint64_t value;    /* generation << 32 | the next block of the range */
+  char pad[56];
+} ge_cursor;
+static ge_cursor job_cursors[GE_MAX_THREADS];
 static _Atomic uint32_t job_done;
 static _Atomic uint32_t job_blocks;
 static _Atomic uint32_t job_chunk;
@@ -210,36 +217,56 @@ static uint64_t run_blocks(ge_guard *guard, ge_kernel_fn fn, uint32_t begin,
   return 0;
 }
 
-/* Claim and run chunks of launch `generation` until none are left. */
-static void run_chunks(uint32_t generation, ge_guard *guard) {
-  uint64_t cursor = atomic_load_explicit(&job_cursor, memory_order_acquire);
-  while ((uint32_t)(cursor >> 32) == generation) {
+/* Participant `part`'s home range of blocks: [home(part), home(part + 1)). */
+static inline uint32_t home(uint32_t part, uint32_t total) {
+  return (uint32_t)((uint64_t)total * part / pool_threads);
+}
+
+/* Claim the next chunk of participant `owner`'s range and run it: 1, or 0
+ * when that range has nothing left (or belongs to another launch). */
+static int run_chunk(uint32_t generation, uint32_t owner, ge_guard *guard) {
+  _Atomic uint64_t *word = &job_cursors[owner].value;
+  uint64_t cursor = atomic_load_explicit(word, memory_order_acquire);
+  for (;;) {
     uint32_t next = (uint32_t)cursor;
+    if ((uint32_t)(cursor >> 32) != generation || next == GE_CLOSED) return 0;
     uint32_t total = atomic_load_explicit(&job_blocks, memory_order_relaxed);
-    if (next >= total) return; /* all claimed, or the job is being set up */
+    uint32_t last = home(owner + 1, total);
+    if (next >= last) return 0;
     uint32_t chunk = atomic_load_explicit(&job_chunk, memory_order_relaxed);
-    uint32_t end = total - next > chunk ? next + chunk : total;
+    uint32_t end = last - next > chunk ? next + chunk : last;
     uint64_t claimed = ((uint64_t)generation << 32) | end;
-    if (!atomic_compare_exchange_weak(&job_cursor, &cursor, claimed)) continue;
+    if (!atomic_compare_exchange_weak(word, &cursor, claimed)) continue;
     /* Ours until `done` counts them: the job cannot change meanwhile. */
     uint64_t fault = run_blocks(guard, job_fn, next, end, total, job_args);
     uint64_t none = 0;
     if (fault) atomic_compare_exchange_strong(&job_fault, &none, fault);
     if (atomic_fetch_add(&job_done, end - next) + (end - next) == total)
       futex_wake(&job_done);
-    cursor = atomic_load_explicit(&job_cursor, memory_order_acquire);
+    return 1;
+  }
+}
+
+/* Participant `part` of launch `generation`: its home range first (the
+ * same blocks every launch, so a chain's data stays in its core's cache),
+ * then what is left of the others' (a participant not yet running). */
+static void run_chunks(uint32_t generation, uint32_t part, ge_guard *guard) {
+  for (uint32_t i = 0; i < pool_threads; ++i) {
+    uint32_t owner = (part + i) % pool_threads;
+    while (run_chunk(generation, owner, guard)) {
+    }
   }
 }
 
 static void *worker_main(void *arg) {
-  (void)arg;
+  uint32_t part = (uint32_t)(uintptr_t)arg;
   uint32_t seen = pool_epoch;
   ge_guard *guard = guard_take();
   for (;;) {
     await_change(&pool_generation, seen);
     seen = atomic_load(&pool_generation);
     if (atomic_load(&pool_stop)) break;
-    run_chunks(seen, guard);
+    run_chunks(seen, part, guard);
   }
   guard_release(guard);
   return NULL;
@@ -250,18 +277,20 @@ static void *worker_main(void *arg) {
 static uint64_t launch_parallel(ge_kernel_fn fn, uint32_t block_dim,
                                 const uint64_t *args, ge_guard *guard) {
   uint32_t generation = atomic_load(&pool_generation) + 1;
-  uint32_t chunk = block_dim / (pool_threads * 4);
-  atomic_store(&job_cursor, ((uint64_t)generation << 32) | GE_CLOSED);
+  uint32_t chunk = block_dim / (pool_threads * 8);
+  for (uint32_t q = 0; q < pool_threads; ++q) /* closed while the job is set up */
+    atomic_store(&job_cursors[q].value, ((uint64_t)(generation - 1) << 32) | GE_CLOSED);
   job_fn = fn;
   job_args = args;
   atomic_store(&job_blocks, block_dim);
   atomic_store(&job_chunk, chunk ? chunk : 1);
   atomic_store(&job_done, 0);
   atomic_store(&job_fault, 0);
-  atomic_store(&job_cursor, (uint64_t)generation << 32); /* open: block 0 next */
+  for (uint32_t q = 0; q < pool_threads; ++q) /* open: each range's first block */
+    atomic_store(&job_cursors[q].value, ((uint64_t)generation << 32) | home(q, block_dim));
   atomic_store(&pool_generation, generation);
   futex_wake(&pool_generation);
-  run_chunks(generation, guard);
+  run_chunks(generation, 0, guard);
   uint32_t done;
   while ((done = atomic_load(&job_done)) != block_dim) await_change(&job_done, done);
   return atomic_load(&job_fault);
@@ -301,7 +330,7 @@ GE_EXPORT int ge_pool_resize(uint32_t threads) {
   int error = 0;
   pool_epoch = atomic_load(&pool_generation);
   for (uint32_t i = 1; i < threads && !error; ++i) {
-    error = pthread_create(&pool_workers[i], NULL, worker_main, NULL);
+    error = pthread_create(&pool_workers[i], NULL, worker_main, (void *)(uintptr_t)i);
     if (!error) pool_threads = i + 1;
   }
   pthread_mutex_unlock(&pool_owner);
