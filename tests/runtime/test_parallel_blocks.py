@@ -37,9 +37,31 @@ def session() -> Iterator[Session]:
 
 @pytest.fixture
 def pool() -> Iterator[None]:
+    """Every launch of 2 blocks or more on the pool (no threshold of work,
+    no backoff: Note [Pool backoff] in native.c), as the tests compare the
+    pool's bytes with the serial ones."""
     before = native.threads()
+    min_blocks = native.get_min_blocks()
+    backoff = native.set_backoff(False)
+    native.set_min_blocks(2)
     yield
     native.set_threads(before)
+    native.set_min_blocks(min_blocks)
+    native.set_backoff(backoff)
+
+
+def test_pool_defaults_and_settings_round_trip() -> None:
+    """The defaults (launches of 16 blocks or more on the pool, backoff on)
+    and their setters."""
+    assert native.get_min_blocks() == 16
+    assert native.backoff() is True
+    native.set_min_blocks(1)  # clamped: one block never needs the pool
+    assert native.get_min_blocks() == 2
+    native.set_min_blocks(16)
+    assert native.set_backoff(False) is True
+    assert native.backoff() is False
+    assert native.set_backoff(True) is False
+    assert native.backoff() is True
 
 
 def forced_blocks(monkeypatch: pytest.MonkeyPatch, blocks: int) -> None:

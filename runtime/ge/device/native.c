@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #define GE_EXPORT __attribute__((visibility("default")))
@@ -53,7 +54,8 @@ typedef void (*ge_kernel_fn)(uint32_t block_idx, uint32_t block_dim,
  * One thread owns the pool at a time (a try-lock per replay or launch):
  * another run that finds it busy runs its blocks inline on its own thread,
  * so concurrent runs never wait for each other and never oversubscribe.
- * A launch with fewer than `min_blocks` blocks runs inline (no handoff). */
+ * A launch with fewer than `min_blocks` blocks runs inline (no handoff),
+ * and so do launches after the pool lost (Note [Pool backoff]). */
 #define GE_MAX_THREADS 256
 #define GE_SPIN 20000 /* polls before sleeping: tens of microseconds */
 #define GE_CLOSED 0xffffffffu /* cursor's low half while a job is being set up */
@@ -61,7 +63,11 @@ typedef void (*ge_kernel_fn)(uint32_t block_idx, uint32_t block_dim,
 static pthread_mutex_t pool_owner = PTHREAD_MUTEX_INITIALIZER;
 static pthread_t pool_workers[GE_MAX_THREADS];
 static uint32_t pool_threads = 1; /* participants, the launcher included */
-static uint32_t pool_min_blocks = 2;
+/* Launches of fewer blocks run inline: below 16 blocks of the sample ops
+ * (1,024 floats each, about 2 us of work) the handoff to a second core costs
+ * (0.5 to 0.7 us measured) at least what it could save (docs/performance.md). */
+#define GE_MIN_BLOCKS 16
+static uint32_t pool_min_blocks = GE_MIN_BLOCKS;
 static _Atomic uint32_t pool_generation;
 static _Atomic uint32_t pool_stop;
 static _Atomic uint32_t pool_sleepers; /* threads in futex_wait */
@@ -222,9 +228,10 @@ static inline uint32_t home(uint32_t part, uint32_t total) {
   return (uint32_t)((uint64_t)total * part / pool_threads);
 }
 
-/* Claim the next chunk of participant `owner`'s range and run it: 1, or 0
- * when that range has nothing left (or belongs to another launch). */
-static int run_chunk(uint32_t generation, uint32_t owner, ge_guard *guard) {
+/* Claim the next chunk of participant `owner`'s range and run it: the
+ * blocks it ran, or 0 when that range has nothing left (or belongs to
+ * another launch). */
+static uint32_t run_chunk(uint32_t generation, uint32_t owner, ge_guard *guard) {
   _Atomic uint64_t *word = &job_cursors[owner].value;
   uint64_t cursor = atomic_load_explicit(word, memory_order_acquire);
   for (;;) {
@@ -243,18 +250,79 @@ static int run_chunk(uint32_t generation, uint32_t owner, ge_guard *guard) {
     if (fault) atomic_compare_exchange_strong(&job_fault, &none, fault);
     if (atomic_fetch_add(&job_done, end - next) + (end - next) == total)
       futex_wake(&job_done);
-    return 1;
+    return end - next;
   }
 }
 
 /* Participant `part` of launch `generation`: its home range first (the
  * same blocks every launch, so a chain's data stays in its core's cache),
  * then what is left of the others' (a participant not yet running). */
-static void run_chunks(uint32_t generation, uint32_t part, ge_guard *guard) {
+static uint32_t run_chunks(uint32_t generation, uint32_t part, ge_guard *guard) {
+  uint32_t ran = 0, blocks;
   for (uint32_t i = 0; i < pool_threads; ++i) {
     uint32_t owner = (part + i) % pool_threads;
-    while (run_chunk(generation, owner, guard)) {
-    }
+    while ((blocks = run_chunk(generation, owner, guard))) ran += blocks;
+  }
+  return ran;
+}
+
+/* Note [Pool backoff]: on a machine whose cores are busy with other
+ * processes a worker may not run for a scheduler time slice, and a launch
+ * whose chunk it holds waits for it; measured on the shared 2-core machine
+ * the pool was slower than inline at every size (docs/performance.md). So
+ * the launcher judges each pool launch against the same launch (kernel and
+ * block count) run inline: a launch big enough for the pool first runs
+ * inline, timed; later ones run on the pool, and if one took longer than
+ * the last inline run, the pool lost: the next `pool_backoff` launches big
+ * enough for the pool run inline (and are timed again; doubling after each
+ * loss up to GE_BACKOFF_MAX, halving after each win). A loaded machine thus pays for one probe every GE_BACKOFF_MAX
+ * launches; an idle one keeps the pool. The state belongs to the pool's
+ * owner (read and written under `pool_owner`). */
+#define GE_BACKOFF_MAX 256
+static int pool_adaptive = 1;
+static uint32_t pool_backoff; /* inline launches after the next loss, halved */
+static uint32_t pool_skip;    /* launches still to run inline */
+
+static inline uint64_t now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* The last inline time of a launch (kernel, block count): a direct-mapped
+ * table, so the pool is judged against what that launch costs inline (the
+ * launcher's own rate during a pool launch is no estimate of that: on SMT
+ * siblings or a shared memory bus the other participant slows it down). */
+#define GE_RATES 256
+typedef struct ge_rate {
+  ge_kernel_fn fn;
+  uint32_t blocks;
+  uint64_t inline_ns; /* 0: not measured yet */
+} ge_rate;
+static ge_rate pool_rates[GE_RATES];
+
+static ge_rate *rate_of(ge_kernel_fn fn, uint32_t blocks) {
+  uint32_t h = (uint32_t)((uintptr_t)fn >> 4) ^ (blocks * 2654435761u);
+  ge_rate *rate = &pool_rates[(h ^ (h >> 16)) % GE_RATES];
+  if (rate->fn != fn || rate->blocks != blocks) {
+    rate->fn = fn;
+    rate->blocks = blocks;
+    rate->inline_ns = 0;
+  }
+  return rate;
+}
+
+/* A pool launch of `total` blocks took `wall` ns; the launcher ran `mine`
+ * of them in `own` ns; inline it last took `inline_ns` (0: unknown). */
+static void pool_judge(uint32_t total, uint32_t mine, uint64_t own, uint64_t wall,
+                       uint64_t inline_ns) {
+  int lost = inline_ns ? wall > inline_ns : mine && wall * mine > own * total;
+  if (lost) {
+    pool_backoff = pool_backoff ? pool_backoff * 2 : 1;
+    if (pool_backoff > GE_BACKOFF_MAX) pool_backoff = GE_BACKOFF_MAX;
+    pool_skip = pool_backoff;
+  } else {
+    pool_backoff /= 2;
   }
 }
 
@@ -275,7 +343,8 @@ static void *worker_main(void *arg) {
 /* Every block of one launch on the pool (the caller owns it): 0 or the
  * launch's first fault. */
 static uint64_t launch_parallel(ge_kernel_fn fn, uint32_t block_dim,
-                                const uint64_t *args, ge_guard *guard) {
+                                const uint64_t *args, ge_guard *guard,
+                                uint64_t inline_ns) {
   uint32_t generation = atomic_load(&pool_generation) + 1;
   uint32_t chunk = block_dim / (pool_threads * 8);
   for (uint32_t q = 0; q < pool_threads; ++q) /* closed while the job is set up */
@@ -288,11 +357,14 @@ static uint64_t launch_parallel(ge_kernel_fn fn, uint32_t block_dim,
   atomic_store(&job_fault, 0);
   for (uint32_t q = 0; q < pool_threads; ++q) /* open: each range's first block */
     atomic_store(&job_cursors[q].value, ((uint64_t)generation << 32) | home(q, block_dim));
+  uint64_t start = pool_adaptive ? now_ns() : 0;
   atomic_store(&pool_generation, generation);
   futex_wake(&pool_generation);
-  run_chunks(generation, 0, guard);
+  uint32_t mine = run_chunks(generation, 0, guard);
+  uint64_t own = pool_adaptive ? now_ns() - start : 0;
   uint32_t done;
   while ((done = atomic_load(&job_done)) != block_dim) await_change(&job_done, done);
+  if (pool_adaptive) pool_judge(block_dim, mine, own, now_ns() - start, inline_ns);
   return atomic_load(&job_fault);
 }
 
@@ -300,9 +372,17 @@ static uint64_t launch_parallel(ge_kernel_fn fn, uint32_t block_dim,
  * owns the pool and the launch is big enough; 0 or its first fault. */
 static inline uint64_t launch_blocks(ge_kernel_fn fn, uint32_t block_dim,
                                      const uint64_t *args, int owner, ge_guard *guard) {
-  if (owner && block_dim >= pool_min_blocks)
-    return launch_parallel(fn, block_dim, args, guard);
-  return run_blocks(guard, fn, 0, block_dim, block_dim, args);
+  if (!owner || block_dim < pool_min_blocks)
+    return run_blocks(guard, fn, 0, block_dim, block_dim, args);
+  if (!pool_adaptive) return launch_parallel(fn, block_dim, args, guard, 0);
+  ge_rate *rate = rate_of(fn, block_dim); /* Note [Pool backoff] */
+  if (pool_skip == 0 && rate->inline_ns)
+    return launch_parallel(fn, block_dim, args, guard, rate->inline_ns);
+  if (pool_skip) --pool_skip;
+  uint64_t start = now_ns();
+  uint64_t fault = run_blocks(guard, fn, 0, block_dim, block_dim, args);
+  rate->inline_ns = now_ns() - start;
+  return fault;
 }
 
 /* Take the pool if it is free and has workers (1) or run inline (0). */
@@ -339,9 +419,26 @@ GE_EXPORT int ge_pool_resize(uint32_t threads) {
 
 GE_EXPORT uint32_t ge_pool_threads(void) { return pool_threads; }
 
-/* Launches with fewer blocks than this run inline. */
-GE_EXPORT void ge_pool_min_blocks(uint32_t blocks) {
-  pool_min_blocks = blocks < 2 ? 2 : blocks;
+/* Launches with fewer blocks than this run inline; returns the previous
+ * threshold (0 leaves it as it is). */
+GE_EXPORT uint32_t ge_pool_min_blocks(uint32_t blocks) {
+  uint32_t previous = pool_min_blocks;
+  if (blocks) pool_min_blocks = blocks < 2 ? 2 : blocks;
+  return previous;
+}
+
+/* Note [Pool backoff] on (1) or off (0; every launch of at least
+ * min_blocks runs on the pool); -1 leaves it. Returns the previous setting. */
+GE_EXPORT int ge_pool_adaptive(int on) {
+  pthread_mutex_lock(&pool_owner);
+  int previous = pool_adaptive;
+  if (on >= 0) {
+    pool_adaptive = on != 0;
+    pool_backoff = pool_skip = 0;
+    for (int i = 0; i < GE_RATES; ++i) pool_rates[i].inline_ns = 0;
+  }
+  pthread_mutex_unlock(&pool_owner);
+  return previous;
 }
 
 /* One launch: 0, or its first fault (Note [Kernel faults]). */

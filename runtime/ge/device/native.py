@@ -48,7 +48,8 @@ _SIGNATURES = {
     "ge_fault_install": ctypes.CFUNCTYPE(ctypes.c_int),
     "ge_pool_resize": ctypes.CFUNCTYPE(ctypes.c_int, _u32),
     "ge_pool_threads": ctypes.CFUNCTYPE(_u32),
-    "ge_pool_min_blocks": ctypes.CFUNCTYPE(None, _u32),
+    "ge_pool_min_blocks": ctypes.CFUNCTYPE(_u32, _u32),
+    "ge_pool_adaptive": ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_int),
 }
 
 
@@ -62,7 +63,8 @@ class Launcher:
     ge_fault_install: Callable[[], int]
     ge_pool_resize: Callable[[int], int]
     ge_pool_threads: Callable[[], int]
-    ge_pool_min_blocks: Callable[[int], None]
+    ge_pool_min_blocks: Callable[[int], int]
+    ge_pool_adaptive: Callable[[int], int]
 
 
 HERE = Path(__file__).resolve().parent
@@ -192,6 +194,25 @@ def threads() -> int:
 def set_min_blocks(blocks: int) -> None:
     """Launches with fewer blocks than this run inline (at least 2)."""
     library().ge_pool_min_blocks(max(2, int(blocks)))
+
+
+def get_min_blocks() -> int:
+    """The block count from which a launch runs on the pool (default 16:
+    Note [Worker pool] in native.c)."""
+    return int(library().ge_pool_min_blocks(0))
+
+
+def set_backoff(on: bool) -> bool:
+    """Turn the pool's backoff (Note [Pool backoff] in native.c: launches run
+    inline for a while after the pool was slower than inline) on or off;
+    off, every launch of at least ``get_min_blocks()`` blocks runs on the
+    pool. Returns the previous setting."""
+    return bool(library().ge_pool_adaptive(1 if on else 0))
+
+
+def backoff() -> bool:
+    """Whether the pool backs off after a launch it made slower."""
+    return bool(library().ge_pool_adaptive(-1))
 
 
 # -- kernel faults (Note [Kernel faults] in native.c) ------------------------------
