@@ -228,10 +228,9 @@ static inline uint32_t home(uint32_t part, uint32_t total) {
   return (uint32_t)((uint64_t)total * part / pool_threads);
 }
 
-/* Claim the next chunk of participant `owner`'s range and run it: the
- * blocks it ran, or 0 when that range has nothing left (or belongs to
- * another launch). */
-static uint32_t run_chunk(uint32_t generation, uint32_t owner, ge_guard *guard) {
+/* Claim the next chunk of participant `owner`'s range and run it: 1, or 0
+ * when that range has nothing left (or belongs to another launch). */
+static int run_chunk(uint32_t generation, uint32_t owner, ge_guard *guard) {
   _Atomic uint64_t *word = &job_cursors[owner].value;
   uint64_t cursor = atomic_load_explicit(word, memory_order_acquire);
   for (;;) {
@@ -250,20 +249,19 @@ static uint32_t run_chunk(uint32_t generation, uint32_t owner, ge_guard *guard) 
     if (fault) atomic_compare_exchange_strong(&job_fault, &none, fault);
     if (atomic_fetch_add(&job_done, end - next) + (end - next) == total)
       futex_wake(&job_done);
-    return end - next;
+    return 1;
   }
 }
 
 /* Participant `part` of launch `generation`: its home range first (the
  * same blocks every launch, so a chain's data stays in its core's cache),
  * then what is left of the others' (a participant not yet running). */
-static uint32_t run_chunks(uint32_t generation, uint32_t part, ge_guard *guard) {
-  uint32_t ran = 0, blocks;
+static void run_chunks(uint32_t generation, uint32_t part, ge_guard *guard) {
   for (uint32_t i = 0; i < pool_threads; ++i) {
     uint32_t owner = (part + i) % pool_threads;
-    while ((blocks = run_chunk(generation, owner, guard))) ran += blocks;
+    while (run_chunk(generation, owner, guard)) {
+    }
   }
-  return ran;
 }
 
 /* Note [Pool backoff]: on a machine whose cores are busy with other
@@ -272,12 +270,15 @@ static uint32_t run_chunks(uint32_t generation, uint32_t part, ge_guard *guard) 
  * the pool was slower than inline at every size (docs/performance.md). So
  * the launcher judges each pool launch against the same launch (kernel and
  * block count) run inline: a launch big enough for the pool first runs
- * inline, timed; later ones run on the pool, and if one took longer than
- * the last inline run, the pool lost: the next `pool_backoff` launches big
- * enough for the pool run inline (and are timed again; doubling after each
- * loss up to GE_BACKOFF_MAX, halving after each win). A loaded machine thus pays for one probe every GE_BACKOFF_MAX
- * launches; an idle one keeps the pool. The state belongs to the pool's
- * owner (read and written under `pool_owner`). */
+ * inline, timed, and so does every GE_REMEASURE-th (the inline time stays
+ * fresh, and an inline launch costs nothing against inline); the others
+ * run on the pool. A pool launch that did not save an eighth of the last
+ * inline time lost: the next `pool_backoff` launches big enough for the
+ * pool run inline (timed too), the backoff doubling after each loss up to
+ * GE_BACKOFF_MAX and halving after each win. A machine where the pool
+ * cannot win pays for one pool launch every GE_BACKOFF_MAX or so; one
+ * where it wins keeps it for 7 launches in 8. The state belongs to the
+ * pool's owner (read and written under `pool_owner`). */
 #define GE_BACKOFF_MAX 256
 static int pool_adaptive = 1;
 static uint32_t pool_backoff; /* inline launches after the next loss, halved */
@@ -294,9 +295,11 @@ static inline uint64_t now_ns(void) {
  * launcher's own rate during a pool launch is no estimate of that: on SMT
  * siblings or a shared memory bus the other participant slows it down). */
 #define GE_RATES 256
+#define GE_REMEASURE 8 /* every 8th launch of a kind runs inline, timed */
 typedef struct ge_rate {
   ge_kernel_fn fn;
   uint32_t blocks;
+  uint32_t launches;  /* of this kind since its entry was made */
   uint64_t inline_ns; /* 0: not measured yet */
 } ge_rate;
 static ge_rate pool_rates[GE_RATES];
@@ -307,17 +310,18 @@ static ge_rate *rate_of(ge_kernel_fn fn, uint32_t blocks) {
   if (rate->fn != fn || rate->blocks != blocks) {
     rate->fn = fn;
     rate->blocks = blocks;
+    rate->launches = 0;
     rate->inline_ns = 0;
   }
+  ++rate->launches;
   return rate;
 }
 
-/* A pool launch of `total` blocks took `wall` ns; the launcher ran `mine`
- * of them in `own` ns; inline it last took `inline_ns` (0: unknown). */
-static void pool_judge(uint32_t total, uint32_t mine, uint64_t own, uint64_t wall,
-                       uint64_t inline_ns) {
-  int lost = inline_ns ? wall > inline_ns : mine && wall * mine > own * total;
-  if (lost) {
+/* A pool launch took `wall` ns, the same launch inline last `inline_ns`:
+ * the pool wins only when it saved an eighth (a launch whose second core
+ * saves nothing risks a worker's preemption for no gain). */
+static void pool_judge(uint64_t wall, uint64_t inline_ns) {
+  if (wall * 8 > inline_ns * 7) {
     pool_backoff = pool_backoff ? pool_backoff * 2 : 1;
     if (pool_backoff > GE_BACKOFF_MAX) pool_backoff = GE_BACKOFF_MAX;
     pool_skip = pool_backoff;
@@ -357,14 +361,13 @@ static uint64_t launch_parallel(ge_kernel_fn fn, uint32_t block_dim,
   atomic_store(&job_fault, 0);
   for (uint32_t q = 0; q < pool_threads; ++q) /* open: each range's first block */
     atomic_store(&job_cursors[q].value, ((uint64_t)generation << 32) | home(q, block_dim));
-  uint64_t start = pool_adaptive ? now_ns() : 0;
+  uint64_t start = inline_ns ? now_ns() : 0;
   atomic_store(&pool_generation, generation);
   futex_wake(&pool_generation);
-  uint32_t mine = run_chunks(generation, 0, guard);
-  uint64_t own = pool_adaptive ? now_ns() - start : 0;
+  run_chunks(generation, 0, guard);
   uint32_t done;
   while ((done = atomic_load(&job_done)) != block_dim) await_change(&job_done, done);
-  if (pool_adaptive) pool_judge(block_dim, mine, own, now_ns() - start, inline_ns);
+  if (inline_ns) pool_judge(now_ns() - start, inline_ns);
   return atomic_load(&job_fault);
 }
 
@@ -376,7 +379,7 @@ static inline uint64_t launch_blocks(ge_kernel_fn fn, uint32_t block_dim,
     return run_blocks(guard, fn, 0, block_dim, block_dim, args);
   if (!pool_adaptive) return launch_parallel(fn, block_dim, args, guard, 0);
   ge_rate *rate = rate_of(fn, block_dim); /* Note [Pool backoff] */
-  if (pool_skip == 0 && rate->inline_ns)
+  if (pool_skip == 0 && rate->inline_ns && rate->launches % GE_REMEASURE)
     return launch_parallel(fn, block_dim, args, guard, rate->inline_ns);
   if (pool_skip) --pool_skip;
   uint64_t start = now_ns();
