@@ -50,7 +50,7 @@ os.environ.setdefault(
     os.pathsep.join([str(EXAMPLE / "add_ops.py"), str(TILELANG / "add_custom_op.py")]),
 )
 
-from ge.device import rt  # noqa: E402
+from ge.device import native, rt  # noqa: E402
 from ge.device.kernels import load_kernel  # noqa: E402
 from ge.device.native import Task, library  # noqa: E402
 from ge.es import GraphBuilder  # noqa: E402
@@ -61,6 +61,18 @@ from ge.graph import DataType, Placement, Tensor  # noqa: E402
 from ge.session import Session  # noqa: E402
 
 BLOCK = 1024
+BANDWIDTH_FLAGS = ("-march=native",)
+BANDWIDTH_SOURCE = """
+#include "ge_kernel.h"
+GE_KERNEL(bandwidth_add, GE_IN(float, GE_COUNT_OF(3)), GE_IN(float, GE_COUNT_OF(3)),
+          GE_OUT(float, GE_COUNT_OF(3)), GE_SCALAR()) {
+  const float *x = GE_PTR(const float, 0), *y = GE_PTR(const float, 1);
+  float *z = GE_PTR(float, 2);
+  uint64_t begin, end;
+  ge_block_range(block_idx, block_dim, args[3], &begin, &end);
+  for (uint64_t i = begin; i < end; ++i) z[i] = x[i] + y[i];
+}
+"""
 
 
 def timed(
@@ -259,6 +271,36 @@ class Case:
 
         return run
 
+    def bandwidth_runner(self) -> Callable[[int], object]:
+        """The memory-bandwidth floor: the same K adds over the same arrays
+        by a C loop built for this CPU (-O3 -march=native, vectorised), one
+        block per device thread, replayed natively (no runtime)."""
+        kernel = load_kernel(
+            BANDWIDTH_SOURCE, "bandwidth_add", name="bandwidth", flags=BANDWIDTH_FLAGS
+        )
+        replay = library().ge_replay
+        c, k, blocks = self.out, self.k, native.threads()
+        tables = []
+        for a, b in self.device_sets:
+            slots = (ctypes.c_uint64 * (4 * k))()
+            tasks = (Task * k)()
+            for t in range(k):
+                slots[4 * t : 4 * t + 4] = [
+                    a.addr if t == 0 else c.addr,
+                    b.addr,
+                    c.addr,
+                    self.n,
+                ]
+                tasks[t].fn = kernel.address
+                tasks[t].args = ctypes.addressof(slots) + 32 * t
+                tasks[t].block_dim = blocks
+            tables.append((slots, tasks))
+
+        def run(i: int) -> None:
+            replay(ctypes.addressof(tables[i & 1][1]), k)
+
+        return run
+
     def ort_runner(self) -> Callable[[int], object] | None:
         try:
             import onnx
@@ -387,6 +429,32 @@ def foreign_rows(
     return rows, ratios
 
 
+PEERS = ("numpy", "ort", "torch")
+
+
+def peer_ratios(
+    median: Callable[[str, int, int], float | None], ks: list[int], ns: list[int]
+) -> dict[str, float]:
+    """Issue 14's targets: annotated against the fastest peer at N = 8,192
+    and 1,048,576 (K = 16, 128), and against the bandwidth floor at
+    1,048,576; K = 1, N = 1,024: annotated minus replay."""
+    checks: dict[str, float] = {}
+    for n in (8192, 1048576):
+        for k in (16, 128):
+            ann = median("annotated", k, n) if k in ks and n in ns else None
+            if ann is None:
+                continue
+            peers = [v for p in PEERS if (v := median(p, k, n)) is not None]
+            checks[f"annotated_vs_fastest_peer_K{k}_N{n}"] = ann / min(peers)
+            floor = median("bandwidth", k, n)
+            if n == 1048576 and floor:
+                checks[f"annotated_vs_bandwidth_K{k}_N{n}"] = ann / floor
+    ann, rep = median("annotated", 1, 1024), median("replay", 1, 1024)
+    if ann is not None and rep is not None:
+        checks["annotated_minus_replay_us_K1_N1024"] = ann - rep
+    return checks
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -421,6 +489,11 @@ def main() -> int:
                 tuple[str, Callable[[int], object] | None, Callable[[], np.ndarray]]
             ] = [
                 ("replay", case.replay_runner(), lambda case=case: case.out.numpy()),
+                (
+                    "bandwidth",
+                    case.bandwidth_runner(),
+                    lambda case=case: case.out.numpy(),
+                ),
                 (
                     "annotated",
                     case.graph_runner(case.annotated_id),
@@ -492,10 +565,11 @@ def main() -> int:
         checks["execute_vs_annotated_K16_N1024"] = median("execute", 16, 1024) / median(
             "annotated", 16, 1024
         )
+    checks.update(peer_ratios(median, ks, ns))
     checks.update(foreign_ratios)
     print()
     for name, value in checks.items():
-        print(f"{name}: {value:.2f}x")
+        print(f"{name}: {value:.2f}{' us' if name.endswith('_us_K1_N1024') else 'x'}")
     result = {
         **_report.header("run_overhead"),
         "rows": rows,

@@ -2,7 +2,7 @@
 device: a precompiled kernel library called through the task table.
 
 1. compile the kernel with the TileLang stand-in (add_custom_kernel.py) into
-   add_kernel.so, a plain ``gcc -shared -fPIC -O2`` library exporting
+   add_kernel.so, a plain ``gcc -shared -fPIC -O3`` library exporting
    ``call(x, y, z, stream)``;
 2. gen-ops has generated the op's builder, prototype and base class
    (``make demo`` runs it first);

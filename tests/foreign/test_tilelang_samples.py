@@ -209,3 +209,20 @@ def test_a_damaged_payload_in_the_file_is_refused(offline_model: Path) -> None:
     )
     with pytest.raises(FileFormatError, match="has no library to call"):
         load_model_bytes(stripped)
+
+
+def test_the_stand_in_optimises_as_the_kernel_toolchain() -> None:
+    """The TileLang stand-in's library and ge's kernels are built with the
+    same optimisation flags, so the foreign/annotated bench compares the
+    same code (docs/performance.md)."""
+    import importlib.util
+
+    from ge.device.toolchain import BASE_FLAGS, OPT_FLAGS
+
+    path = SAMPLES / "tilelang_kernel" / "add_custom_kernel.py"
+    spec = importlib.util.spec_from_file_location("add_custom_kernel", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert tuple(module.OPT_FLAGS) == OPT_FLAGS
+    assert set(OPT_FLAGS) <= set(BASE_FLAGS)

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ge.device.elf import BadKernelBinary, read_image
+from ge.device.isa import check_level
 from ge.device.loader import map_image
 from ge.device.toolchain import build_shared
 
@@ -124,8 +125,18 @@ class Binary:
         self.data = data  # kept: model files store binaries
         self.size = len(data)
         self._image = map_image(read_image(data), digest[:12])
+        self.isa_level = self._isa_level()
+        check_level(self.isa_level, f"kernel binary {digest[:12]}")
         self._kernels: dict[str, Kernel] = {}
         self._lock = threading.Lock()
+
+    def _isa_level(self) -> int:
+        """The level ge_kernel.h recorded (Note [ISA levels]); 1 if none."""
+        try:
+            at = self._image.data("ge_isa_level", 4)
+        except BadKernelBinary:
+            return 1
+        return ctypes.c_uint32.from_address(at).value if at else 1
 
     def symbol(self, name: str) -> int | None:
         """The address of exported function ``name`` (None if absent)."""

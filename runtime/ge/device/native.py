@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import ctypes
 import hashlib
+import os
+import signal
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -36,13 +38,18 @@ class Task(ctypes.Structure):
     ]
 
 
-_u32, _vp = ctypes.c_uint32, ctypes.c_void_p
+_u32, _u64, _vp = ctypes.c_uint32, ctypes.c_uint64, ctypes.c_void_p
 # The launcher's functions. ctypes releases the GIL around each call, so
 # runs on several threads execute their kernels in parallel.
 _SIGNATURES = {
-    "ge_launch": ctypes.CFUNCTYPE(None, _vp, _u32, _vp),
-    "ge_run": ctypes.CFUNCTYPE(None, _vp, _vp, _vp, _vp, _u32, _vp, _vp, _u32),
-    "ge_replay": ctypes.CFUNCTYPE(None, _vp, _u32),
+    "ge_launch": ctypes.CFUNCTYPE(_u64, _vp, _u32, _vp),
+    "ge_run": ctypes.CFUNCTYPE(_u64, _vp, _vp, _vp, _vp, _u32, _vp, _vp, _u32),
+    "ge_replay": ctypes.CFUNCTYPE(_u64, _vp, _u32),
+    "ge_fault_install": ctypes.CFUNCTYPE(ctypes.c_int),
+    "ge_pool_resize": ctypes.CFUNCTYPE(ctypes.c_int, _u32),
+    "ge_pool_threads": ctypes.CFUNCTYPE(_u32),
+    "ge_pool_min_blocks": ctypes.CFUNCTYPE(_u32, _u32),
+    "ge_pool_adaptive": ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_int),
 }
 
 
@@ -50,9 +57,14 @@ _SIGNATURES = {
 class Launcher:
     """The launcher's functions, called through ctypes."""
 
-    ge_launch: Callable[..., None]
-    ge_run: Callable[..., None]
-    ge_replay: Callable[..., None]
+    ge_launch: Callable[..., int]
+    ge_run: Callable[..., int]
+    ge_replay: Callable[..., int]
+    ge_fault_install: Callable[[], int]
+    ge_pool_resize: Callable[[int], int]
+    ge_pool_threads: Callable[[], int]
+    ge_pool_min_blocks: Callable[[int], int]
+    ge_pool_adaptive: Callable[[int], int]
 
 
 HERE = Path(__file__).resolve().parent
@@ -117,4 +129,106 @@ def library() -> Launcher:
         if address is None:
             raise RuntimeError(f"the native launcher has no function {name}")
         functions[name] = prototype(address)
-    return Launcher(**functions)
+    launcher = Launcher(**functions)
+    if launcher.ge_fault_install() != 0:
+        raise RuntimeError("the native launcher could not install its fault handler")
+    _start_pool(launcher, default_threads())
+    return launcher
+
+
+# -- the worker pool (Note [Worker pool] in native.c) ------------------------------
+
+THREADS_ENV = "GE_CPU_THREADS"
+MAX_THREADS = 256
+
+
+def default_threads() -> int:
+    """The device's threads: ``$GE_CPU_THREADS`` if set, else the cores
+    this process may run on (``sched_getaffinity``)."""
+    text = os.environ.get(THREADS_ENV, "").strip()
+    if text:
+        return parse_threads(text, THREADS_ENV)
+    try:
+        return max(1, min(MAX_THREADS, len(os.sched_getaffinity(0))))
+    except (AttributeError, OSError):
+        return max(1, min(MAX_THREADS, os.cpu_count() or 1))
+
+
+def parse_threads(value: object, what: str) -> int:
+    """A thread count from an option's text (or an int): 1..MAX_THREADS."""
+    try:
+        count = int(str(value).strip())
+    except ValueError:
+        count = 0
+    if not 1 <= count <= MAX_THREADS:
+        raise ValueError(
+            f"{what} is the number of threads the CPU device runs blocks on, "
+            f"1..{MAX_THREADS}; got {value!r}"
+        )
+    return count
+
+
+def _start_pool(launcher: Launcher, threads: int) -> None:
+    error = launcher.ge_pool_resize(threads)
+    if error:
+        raise RuntimeError(
+            f"the CPU device could not start {threads} threads "
+            f"({os.strerror(error)}); it has {launcher.ge_pool_threads()}"
+        )
+
+
+def set_threads(threads: int) -> None:
+    """Run launches on ``threads`` threads (the launching one included; 1:
+    every block on the launching thread). Waits for a running launch."""
+    count = parse_threads(threads, "threads")
+    launcher = library()
+    if launcher.ge_pool_threads() != count:
+        _start_pool(launcher, count)
+
+
+def threads() -> int:
+    """The threads launches run on."""
+    return int(library().ge_pool_threads())
+
+
+def set_min_blocks(blocks: int) -> None:
+    """Launches with fewer blocks than this run inline (at least 2)."""
+    library().ge_pool_min_blocks(max(2, int(blocks)))
+
+
+def get_min_blocks() -> int:
+    """The block count from which a launch runs on the pool (default 16:
+    Note [Worker pool] in native.c)."""
+    return int(library().ge_pool_min_blocks(0))
+
+
+def set_backoff(on: bool) -> bool:
+    """Turn the pool's backoff (Note [Pool backoff] in native.c: launches run
+    inline for a while after the pool was slower than inline) on or off;
+    off, every launch of at least ``get_min_blocks()`` blocks runs on the
+    pool. Returns the previous setting."""
+    return bool(library().ge_pool_adaptive(1 if on else 0))
+
+
+def backoff() -> bool:
+    """Whether the pool backs off after a launch it made slower."""
+    return bool(library().ge_pool_adaptive(-1))
+
+
+# -- kernel faults (Note [Kernel faults] in native.c) ------------------------------
+
+
+class KernelFault(RuntimeError):
+    """A kernel faulted (a stray pointer, a division by zero...) in a block
+    of a launch; the process survives, the launch's outputs are garbage."""
+
+
+def fault_message(code: int, what: str) -> str:
+    """What a launcher's fault code says: ``signal | block << 8 | task << 32``
+    (the task index only from a replay); ``what`` names the launch."""
+    number, block = code & 0xFF, (code >> 8) & 0xFFFFFF
+    try:
+        name = signal.Signals(number).name
+    except ValueError:
+        name = f"signal {number}"
+    return f"{what} faulted ({name}) in block {block}"

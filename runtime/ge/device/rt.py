@@ -23,7 +23,7 @@ from contextvars import ContextVar
 from ge.device.args import MAX_BLOCK_DIM, scalar_bits
 from ge.device.kernels import ArgDecl, ArgKind, Binary, Kernel, load_binary
 from ge.device.memory import DeviceBuffer, region_of
-from ge.device.native import library
+from ge.device.native import KernelFault, fault_message, library
 
 __all__ = [
     "LaunchError",
@@ -258,7 +258,9 @@ def launch(kernel: Kernel, block_dim: int, stream: int, args: Sequence[object]) 
     check_stream(stream)
     slots = check_launch(kernel, block_dim, args)
     buffer = (ctypes.c_uint64 * max(len(slots), 1))(*slots)
-    library().ge_launch(kernel.address, block_dim, buffer)
+    fault = library().ge_launch(kernel.address, block_dim, buffer)
+    if fault:
+        raise KernelFault(fault_message(fault, f"kernel {kernel.name}"))
 
 
 def launch_kernel(

@@ -19,7 +19,7 @@ import ctypes
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, NoReturn, Protocol
 
 import numpy as np
 
@@ -32,7 +32,7 @@ from ge.custom_op.contexts import (
 )
 from ge.device import rt
 from ge.device.memory import DeviceBuffer
-from ge.device.native import Task, library
+from ge.device.native import KernelFault, Task, fault_message, library
 from ge.engine.errors import ExecuteError
 from ge.engine.layout import ARENA, BufferKind, BufferLayout
 from ge.engine.tasks import Binding, ForeignCall, TaskSpec, TaskTable
@@ -358,7 +358,8 @@ class CompiledGraph:
                 self._check_outputs(outputs)
                 self._write_each_address(outputs, addrs, self._first_output)
             if self.only_tasks:
-                self._ge_run(*state.native_args, self.ntasks)
+                if fault := self._ge_run(*state.native_args, self.ntasks):
+                    self._fault(fault, 0)
             else:
                 self._run_steps(state, stream)
             for j, source in self.output_copies:
@@ -380,6 +381,16 @@ class CompiledGraph:
         for i, tensor in enumerate(tensors):
             addrs[first + i] = tensor.addr
 
+    def _fault(self, code: int, first: int) -> NoReturn:
+        """Raise KernelFault for a replay's fault code (Note [Kernel faults]
+        in native.c); ``first`` is the replayed segment's first task."""
+        task = first + (code >> 32)
+        kernel = self.task_specs[task].kernel.name
+        raise KernelFault(
+            fault_message(code, f"graph '{self.name}' launch {task} (kernel {kernel})")
+            + "; the run's outputs are not valid"
+        )
+
     def _run_steps(self, state: RunState, stream: int) -> None:
         """A graph with execute nodes: refresh the task slots once, then run
         task segments natively and execute nodes in Python, in order."""
@@ -387,9 +398,10 @@ class CompiledGraph:
         tasks = state.native_args[-1]
         for step in self.steps:
             if isinstance(step, TaskSegment):
-                self._ge_replay(
+                if fault := self._ge_replay(
                     tasks + ctypes.sizeof(Task) * step.start, step.end - step.start
-                )
+                ):
+                    self._fault(fault, step.start)
             else:
                 _Execute(self, state, step, stream).run()
 

@@ -32,11 +32,15 @@ from typing import Any
 from ge._container import FileFormatError, Section, read, write
 from ge.device.args import MAX_BLOCK_DIM
 from ge.device.foreign import ADAPTER_PREFIX
+from ge.device.isa import check_level
 from ge.engine.layout import BufferKind, BufferLayout
 
 MAGIC = b"GECPUOM\0"
-VERSION = 2  # the newest this reader reads; a model without foreign calls is 1
+VERSION = 3  # the newest this reader reads; a model without foreign calls is 1
 PLAIN_VERSION = 1
+PORTABLE_VERSION = 2  # foreign calls
+ISA_VERSION = 3  # kernels above the baseline ISA (isa_level > 1)
+MAX_ISA_LEVEL = 255
 WHAT = "model file"
 
 PLAN, KERNELS, TASKS, SLOTS, BINDINGS, CONSTS, PORTABLE = 1, 2, 3, 4, 5, 6, 7
@@ -85,6 +89,8 @@ class ModelData:
     portable_ops: tuple[str, ...] = ()
     payloads: tuple[bytes, ...] = ()
     foreign: tuple[tuple[int, int, str, str], ...] = ()
+    # The highest ISA level of the kernels (Note [ISA levels] in ge.device.isa).
+    isa_level: int = 1
 
     @cached_property
     def layout(self) -> BufferLayout:
@@ -143,8 +149,14 @@ def encode(model: ModelData) -> bytes:
         Section(BINDINGS, b"".join(_BINDING.pack(*b) for b in model.bindings)),
         Section(CONSTS, model.consts),
     ]
+    if model.isa_level > 1:
+        plan["isa_level"] = model.isa_level
+        sections[0] = Section(
+            PLAN, json.dumps(plan, sort_keys=True, separators=(",", ":")).encode()
+        )
+    version = ISA_VERSION if model.isa_level > 1 else PLAIN_VERSION
     if not model.payloads:
-        return write(MAGIC, PLAIN_VERSION, sections)
+        return write(MAGIC, version, sections)
     plan.update(
         portable_ops=list(model.portable_ops),
         portable_sha256=[hashlib.sha256(b).hexdigest() for b in model.payloads],
@@ -156,7 +168,7 @@ def encode(model: ModelData) -> bytes:
     sections.append(
         Section(PORTABLE, b"".join(_LENGTH.pack(len(b)) + b for b in model.payloads))
     )
-    return write(MAGIC, VERSION, sections)
+    return write(MAGIC, max(version, PORTABLE_VERSION), sections)
 
 
 # -- decoding ---------------------------------------------------------------------
@@ -234,6 +246,8 @@ def decode(data: bytes) -> ModelData:
         raise _fail(f"the plan section is not JSON: {exc}") from None
     if not isinstance(plan, dict):
         raise _fail("the plan section is not an object")
+    isa_level = _int(plan.get("isa_level", 1), "isa_level", MAX_ISA_LEVEL)
+    check_level(isa_level, WHAT)  # before any kernel is read
     const_sizes = _ints(plan.get("const_sizes"), "const_sizes", MAX_BUFFER_BYTES)
     workspace_sizes = _ints(
         plan.get("workspace_sizes"), "workspace_sizes", MAX_BUFFER_BYTES
@@ -283,6 +297,7 @@ def decode(data: bytes) -> ModelData:
         slots=slots,
         bindings=bindings,  # type: ignore[arg-type]
         consts=sections[CONSTS],
+        isa_level=max(1, isa_level),
         **_portable(plan, sections, version),
     )
     _check_references(model)

@@ -37,6 +37,19 @@ class _Entry:
         )
 
 
+THREADS_OPTION = "ge.cpu.threads"
+
+
+def _device_threads(options: Mapping[str, str]) -> None:
+    """The ``ge.cpu.threads`` option: the CPU device's worker threads (the
+    device is one per process, so the last session that sets it wins)."""
+    value = options.get(THREADS_OPTION)
+    if value is not None:
+        from ge.device import native
+
+        native.set_threads(native.parse_threads(value, f"option {THREADS_OPTION}"))
+
+
 class Session:
     """Graphs by id, each compiled once per input-shape key and run on the
     CPU device. Needs ``GeApi().ge_initialize(...)`` first (as GE does)."""
@@ -49,6 +62,7 @@ class Session:
         if options is not None and not isinstance(options, Mapping):
             raise TypeError("Session options are a dict of str to str")
         self._options = {**global_options(), **dict(options or {})}
+        _device_threads(self._options)
         self._graphs: dict[int, _Entry] = {}
         self._cache = ImplCache()
         self._variables = VariableStore()  # Note [Variables] (ge.engine.variables)

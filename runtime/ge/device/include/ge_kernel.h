@@ -82,6 +82,33 @@ typedef struct ge_arg_decl {
   GE_EXPORT void name(uint32_t block_idx, uint32_t block_dim,                 \
                       const uint64_t *args)
 
+/* The instruction-set level the compiler may use with this build's flags
+ * (Note [ISA levels] in ge/device/isa.py): 1 x86-64, 2 x86-64-v2,
+ * 3 x86-64-v3, 4 x86-64-v4. Any feature of a level counts as the level. A
+ * binary whose level this CPU lacks is refused at load. */
+#if defined(__AVX512F__) || defined(__AVX512BW__) || defined(__AVX512CD__) || \
+    defined(__AVX512DQ__) || defined(__AVX512VL__)
+#define GE_ISA_LEVEL 4u
+#elif defined(__AVX__) || defined(__AVX2__) || defined(__BMI__) ||          \
+    defined(__BMI2__) || defined(__F16C__) || defined(__FMA__) ||            \
+    defined(__LZCNT__) || defined(__MOVBE__)
+#define GE_ISA_LEVEL 3u
+#elif defined(__SSE3__) || defined(__SSSE3__) || defined(__SSE4_1__) ||     \
+    defined(__SSE4_2__) || defined(__POPCNT__)
+#define GE_ISA_LEVEL 2u
+#else
+#define GE_ISA_LEVEL 1u
+#endif
+#if defined(__x86_64__)
+GE_EXPORT const uint32_t ge_isa_level = GE_ISA_LEVEL;
+#endif
+
+/* Restrict-qualified views of pointer slots: the kernel promises the
+ * buffers do not overlap, so the compiler vectorises loops over them
+ * without run-time overlap checks. */
+#define GE_IN_PTR(T, i) ((const T *restrict)(uintptr_t)(args[(i)]))
+#define GE_OUT_PTR(T, i) ((T *restrict)(uintptr_t)(args[(i)]))
+
 /* Argument slot `i` as a pointer to T. */
 #define GE_PTR(T, i) ((T *)(uintptr_t)(args[(i)]))
 /* Scalar slot `i` as a double (the bits a float attr is passed as). */
