@@ -446,7 +446,8 @@ class EagerOpExecutionContext:
     ) -> Tensor:
         """Allocate output ``index`` (flattened) and return its view."""
         self._check()
-        index = self._output_index(index)
+        if type(index) is not int or not 0 <= index < self._output_num:
+            index = self._output_index(index)  # raises unless an int subclass
         if index in self._outputs:
             raise RuntimeError(f"output {index} is already allocated")
         # Shapes and formats were checked when they were made: only what
@@ -473,7 +474,7 @@ class EagerOpExecutionContext:
                 f"data_type must be a DataType, got {type(data_type).__name__}"
             )
         tensor = self._runtime.allocate(index, dims, data_type)
-        allow_writes(tensor)
+        tensor._writable = True  # allow_writes, inline
         self._outputs[index] = tensor
         return tensor
 

@@ -45,6 +45,11 @@ from ge.runtime.lease import Lease
 from ge.runtime.tensor import Tensor as RuntimeTensor
 from ge.runtime.tensor import ViewTemplate
 
+# The ContextVar behind ``rt.launch_regions``, set directly: the generator
+# context manager costs about as much as the rest of a call's binding. When
+# ge.device no longer has it, the context manager is used.
+_REGIONS = getattr(rt, "_regions", None)
+
 if TYPE_CHECKING:
     from ge.engine.compiled import ExecuteStep, RunState, TensorInfo
 
@@ -52,7 +57,7 @@ if TYPE_CHECKING:
 class _TensorSpec:
     """One tensor of the node: its view template and where it lives."""
 
-    __slots__ = ("template", "buffer", "offset", "info")
+    __slots__ = ("template", "buffer", "offset", "info", "part")
 
     def __init__(self, info: TensorInfo) -> None:
         meta = info.meta
@@ -65,6 +70,7 @@ class _TensorSpec:
         self.buffer = info.buffer
         self.offset = info.offset
         self.info = info
+        self.part = 0  # which of the call's shared shape/format objects
 
 
 class ExecuteFrame(OutputAllocator):
@@ -90,6 +96,12 @@ class ExecuteFrame(OutputAllocator):
             s.kind is not InputKind.DYNAMIC and s.count == 1 for s in step.ir_inputs
         )
         self.bounds = _slices(step.ir_inputs)
+        keys: dict[object, int] = {}
+        for spec in [*self.inputs, *self.outputs]:
+            if spec is not None:
+                spec.part = keys.setdefault(spec.template.key, len(keys))
+        self.no_parts: list[Any] = [None] * len(keys)
+        self.parts = self.no_parts
         # What one call writes (its own: the frame is its run state's).
         self.lease: Lease | None = None
         self.regions = rt.RegionSet()
@@ -112,10 +124,19 @@ class ExecuteFrame(OutputAllocator):
                 f"{spec.info.meta.describe()}, execute asked for "
                 f"{dtype.spec_name}{list(dims)}"
             )
-        addr = self._address(spec)
+        addr = self.state.addrs[spec.buffer] + spec.offset
         self.regions.add(addr, template.size)
-        assert self.lease is not None
-        return template.view(addr, self.lease)
+        parts = self.parts[spec.part]
+        if parts is None:
+            parts = self.parts[spec.part] = template.parts(self.lease)  # type: ignore[arg-type]
+        return template.view(addr, self.lease, parts)  # type: ignore[arg-type]
+
+    def _parts(self, spec: _TensorSpec) -> Any:
+        """The call's shape and format objects for ``spec``'s key."""
+        parts = self.parts[spec.part]
+        if parts is None:
+            parts = self.parts[spec.part] = spec.template.parts(self.lease)  # type: ignore[arg-type]
+        return parts
 
     def alias(self, output: int, input_index: int) -> RuntimeTensor:
         source = self.inputs[input_index]
@@ -139,8 +160,7 @@ class ExecuteFrame(OutputAllocator):
         out_addr = self._address(target)
         if out_addr != in_addr and target.template.size:
             self.ref_copies.append((out_addr, in_addr, target.template.size))
-        assert self.lease is not None
-        return target.template.view(in_addr, self.lease)
+        return target.template.view(in_addr, self.lease, self._parts(target))  # type: ignore[arg-type]
 
     def workspace(self, size: int) -> int:
         memory = self.state.memory
@@ -163,6 +183,7 @@ class ExecuteFrame(OutputAllocator):
         lease = Lease(self.what)
         regions = rt.RegionSet()
         self.lease, self.regions = lease, regions
+        self.parts = parts = self.no_parts.copy()
         addrs = self.state.addrs
         views: list[RuntimeTensor | None] = []
         for spec in self.inputs:
@@ -170,8 +191,12 @@ class ExecuteFrame(OutputAllocator):
                 views.append(None)
                 continue
             addr = addrs[spec.buffer] + spec.offset
-            regions.add(addr, spec.template.size)
-            views.append(spec.template.view(addr, lease))
+            template = spec.template
+            regions.add(addr, template.size)
+            shared = parts[spec.part]
+            if shared is None:
+                shared = parts[spec.part] = template.parts(lease)
+            views.append(template.view(addr, lease, shared))
         ctx = EagerOpExecutionContext._for_call(
             self.node_name,
             lease,
@@ -185,12 +210,15 @@ class ExecuteFrame(OutputAllocator):
         )
         args = views if self.flat else _grouped(self.bounds, views)
         try:
-            with rt.launch_regions(regions):
-                tokens = enter_execute(ctx)
+            if _REGIONS is None:  # pragma: no cover - see _REGIONS
+                with rt.launch_regions(regions):
+                    result = self._call(ctx, args)
+            else:
+                token = _REGIONS.set(regions)
                 try:
-                    result = self.step.instance.execute(*args, **self.step.kwargs)
+                    result = self._call(ctx, args)
                 finally:
-                    leave_execute(tokens)
+                    _REGIONS.reset(token)
         except Exception as exc:
             raise ExecuteError(
                 f"{self.label}: execute failed: {type(exc).__name__}: {exc}"
@@ -213,6 +241,13 @@ class ExecuteFrame(OutputAllocator):
             copies, self.ref_copies = self.ref_copies, []
             for to, source, size in copies:  # Note [Ref outputs]
                 ctypes.memmove(to, source, size)
+
+    def _call(self, ctx: EagerOpExecutionContext, args: list[Any]) -> object:
+        tokens = enter_execute(ctx)
+        try:
+            return self.step.instance.execute(*args, **self.step.kwargs)
+        finally:
+            leave_execute(tokens)
 
     def _release_workspaces(self, ctx: EagerOpExecutionContext) -> None:
         """Workspaces live until the callback returns; those an external

@@ -239,9 +239,11 @@ class ViewTemplate:
     fresh view at an address without checking again (the execute path
     makes one per tensor per call, Note [Execute frames] in
     ``ge.engine.execute_frame``). Every object of a view is new and holds
-    the call's lease, so views kept from an earlier call stay expired."""
+    the call's lease, so views kept from an earlier call stay expired.
+    Views of one call whose templates have the same ``key`` may share
+    their shape and format objects (``parts``): they are immutable."""
 
-    __slots__ = ("size", "dims", "data_type", "origin_format", "storage_format")
+    __slots__ = ("size", "dims", "data_type", "origin_format", "storage_format", "key")
 
     def __init__(
         self, *, size: int, dims: Sequence[int], data_type: DataType, fmt: Format
@@ -262,9 +264,10 @@ class ViewTemplate:
         self.data_type = data_type
         self.origin_format = fmt
         self.storage_format = fmt
+        self.key = (self.dims, fmt, fmt)
 
-    def view(self, addr: int, lease: Lease) -> Tensor:
-        """A view of this tensor at ``addr`` that lives as long as ``lease``."""
+    def parts(self, lease: Lease) -> tuple[StorageShape, StorageFormat]:
+        """New shape and format objects of a view, living as long as ``lease``."""
         new = object.__new__
         dims = new(Shape)  # origin and storage dims are one (immutable) Shape
         dims._dims = self.dims
@@ -281,11 +284,23 @@ class ViewTemplate:
         fmt._storage = self.storage_format
         fmt._expand = expand
         fmt._lease = lease
-        view = new(Tensor)
+        return shape, fmt
+
+    def view(
+        self,
+        addr: int,
+        lease: Lease,
+        parts: tuple[StorageShape, StorageFormat] | None = None,
+    ) -> Tensor:
+        """A view of this tensor at ``addr`` that lives as long as ``lease``
+        (with ``parts`` from this template, or one of the same key, made
+        under the same lease)."""
+        if parts is None:
+            parts = self.parts(lease)
+        view = object.__new__(Tensor)
         view._addr = addr
         view._size = self.size
-        view._shape = shape
-        view._format = fmt
+        view._shape, view._format = parts
         view._data_type = self.data_type
         view._placement = TensorPlacement.kOnDeviceHbm
         view._lease = lease
