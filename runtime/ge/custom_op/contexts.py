@@ -86,7 +86,8 @@ _INFER: _Slot[InferMetaContext] = _Slot("ge_infer_ctx", "get_infer_meta_ctx()")
 
 
 def get_execute_ctx() -> EagerOpExecutionContext:
-    return _EXECUTE.get()
+    ctx = _EXECUTE.var.get()  # _EXECUTE.get(), inline: called once per execute
+    return _EXECUTE.get() if ctx is None else ctx
 
 
 def get_compile_ctx() -> OpCompileContext:
@@ -445,7 +446,8 @@ class EagerOpExecutionContext:
         data_type: DataType,
     ) -> Tensor:
         """Allocate output ``index`` (flattened) and return its view."""
-        self._check()
+        if not self._lease.valid:
+            self._check()
         if type(index) is not int or not 0 <= index < self._output_num:
             index = self._output_index(index)  # raises unless an int subclass
         if index in self._outputs:
@@ -505,7 +507,8 @@ class EagerOpExecutionContext:
         return self._runtime.workspace(_workspace_size(size))
 
     def get_stream(self) -> int:
-        self._check()
+        if not self._lease.valid:
+            self._check()
         return self._stream
 
     def allocated_outputs(self) -> dict[int, Tensor]:

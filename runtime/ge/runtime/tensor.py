@@ -128,18 +128,21 @@ class Tensor:
     @property
     def addr(self) -> int:
         """Address of the data, for kernel arguments only."""
-        self._check()
+        if not self._lease.valid:  # the check, inline: hot
+            self._check()
         return self._addr
 
     @property
     def size(self) -> int:
         """Bytes of storage."""
-        self._check()
+        if not self._lease.valid:  # the check, inline: hot
+            self._check()
         return self._size
 
     @property
     def shape(self) -> StorageShape:
-        self._check()
+        if not self._lease.valid:  # the check, inline: hot
+            self._check()
         return self._shape
 
     @property
@@ -149,12 +152,14 @@ class Tensor:
 
     @property
     def storage_shape(self) -> Shape:
-        self._check()
+        if not self._lease.valid:  # the check, inline: hot
+            self._check()
         return self._shape.storage_shape
 
     @property
     def format(self) -> StorageFormat:
-        self._check()
+        if not self._lease.valid:  # the check, inline: hot
+            self._check()
         return self._format
 
     @property
@@ -174,7 +179,8 @@ class Tensor:
 
     @property
     def data_type(self) -> DataType:
-        self._check()
+        if not self._lease.valid:  # the check, inline: hot
+            self._check()
         return self._data_type
 
     @property
