@@ -31,7 +31,13 @@ from ge.runtime.lease import (
     unbind_data_lease,
 )
 from ge.runtime.tensor import Tensor, allow_writes
-from ge.runtime.types import Shape, StorageFormat, StorageShape, _dims
+from ge.runtime.types import (
+    Shape,
+    StorageFormat,
+    StorageShape,
+    checked_dims,
+    dims_of,
+)
 
 __all__ = [
     "AnnotatedArgsContext",
@@ -340,7 +346,7 @@ class EagerOpExecutionContext:
         self._outputs: dict[int, Tensor] = {}
 
     @classmethod
-    def _for_call(
+    def for_call(
         cls,
         node_name: str,
         lease: Lease,
@@ -455,18 +461,17 @@ class EagerOpExecutionContext:
         # Shapes and formats were checked when they were made: only what
         # can still fail is checked here (an expired view, a wrong type).
         if isinstance(shape, StorageShape):
-            dims = shape.storage_shape._dims
+            dims = dims_of(shape.storage_shape)
         elif isinstance(shape, Shape):
-            shape._lease.check(shape)
-            dims = shape._dims
+            dims = dims_of(shape)
         elif isinstance(shape, (list, tuple)):
-            dims = _dims(shape, "Shape")
+            dims = checked_dims(shape, "Shape")
         else:
             raise TypeError(
                 f"shape must be a StorageShape, Shape or list, got {type(shape).__name__}"
             )
         if isinstance(format, StorageFormat):
-            format._lease.check(format)
+            format.origin_format  # noqa: B018 - raises when an expired view
         elif not isinstance(format, Format):
             raise TypeError(
                 f"format must be a StorageFormat or Format, got {type(format).__name__}"
@@ -476,7 +481,7 @@ class EagerOpExecutionContext:
                 f"data_type must be a DataType, got {type(data_type).__name__}"
             )
         tensor = self._runtime.allocate(index, dims, data_type)
-        tensor._writable = True  # allow_writes, inline
+        allow_writes(tensor)
         self._outputs[index] = tensor
         return tensor
 
@@ -513,6 +518,18 @@ class EagerOpExecutionContext:
 
     def allocated_outputs(self) -> dict[int, Tensor]:
         return dict(self._outputs)
+
+    # The runtime's side (ge.engine), not GE's API:
+
+    def allocated_output_num(self) -> int:
+        """How many outputs the callback allocated or aliased."""
+        return len(self._outputs)
+
+    def retain(self, resources: list[Any]) -> None:
+        """Keep ``resources`` (the call's workspaces) alive as long as this
+        context: while someone holds the expired context, no later buffer
+        takes their addresses."""
+        self._retained = resources
 
 
 # --- compile -------------------------------------------------------------------------

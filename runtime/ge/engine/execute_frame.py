@@ -45,11 +45,6 @@ from ge.runtime.lease import Lease
 from ge.runtime.tensor import Tensor as RuntimeTensor
 from ge.runtime.tensor import ViewTemplate
 
-# The ContextVar behind ``rt.launch_regions``, set directly: the generator
-# context manager costs about as much as the rest of a call's binding. When
-# ge.device no longer has it, the context manager is used.
-_REGIONS = getattr(rt, "_regions", None)
-
 if TYPE_CHECKING:
     from ge.engine.compiled import ExecuteStep, RunState, TensorInfo
 
@@ -197,7 +192,7 @@ class ExecuteFrame(OutputAllocator):
             if shared is None:
                 shared = parts[spec.part] = template.parts(lease)
             views.append(template.view(addr, lease, shared))
-        ctx = EagerOpExecutionContext._for_call(
+        ctx = EagerOpExecutionContext.for_call(
             self.node_name,
             lease,
             views,
@@ -210,15 +205,8 @@ class ExecuteFrame(OutputAllocator):
         )
         args = views if self.flat else _grouped(self.bounds, views)
         try:
-            if _REGIONS is None:  # pragma: no cover - see _REGIONS
-                with rt.launch_regions(regions):
-                    result = self._call(ctx, args)
-            else:
-                token = _REGIONS.set(regions)
-                try:
-                    result = self._call(ctx, args)
-                finally:
-                    _REGIONS.reset(token)
+            with rt.launch_regions(regions):
+                result = self._call(ctx, args)
         except Exception as exc:
             raise ExecuteError(
                 f"{self.label}: execute failed: {type(exc).__name__}: {exc}"
@@ -231,8 +219,9 @@ class ExecuteFrame(OutputAllocator):
             raise ExecuteError(
                 f"{self.label}: execute must return None, got {type(result).__name__}"
             )
-        if len(ctx._outputs) != len(self.outputs):
-            missing = [i for i in range(len(self.outputs)) if i not in ctx._outputs]
+        if ctx.allocated_output_num() != len(self.outputs):
+            allocated = ctx.allocated_outputs()
+            missing = [i for i in range(len(self.outputs)) if i not in allocated]
             raise ExecuteError(
                 f"{self.label}: execute did not allocate output(s) {missing} "
                 "(malloc_output_tensor or make_output_ref_input)"
@@ -261,7 +250,7 @@ class ExecuteFrame(OutputAllocator):
             for buffer in workspaces:
                 memory.release(buffer)
         else:
-            ctx._workspaces = workspaces  # type: ignore[attr-defined]
+            ctx.retain(workspaces)
 
 
 def _slices(slots: Any) -> list[tuple[int, int, bool]]:
