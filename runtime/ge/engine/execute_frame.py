@@ -75,7 +75,10 @@ class ExecuteFrame(OutputAllocator):
         self, step: ExecuteStep, tensors: list[TensorInfo], state: RunState
     ) -> None:
         self.step = step
-        self.state = state
+        # The state's address table and memory, not the state: the state
+        # holds its frames, and no cycle keeps its arena from being freed.
+        self.addrs = state.addrs
+        self.memory = state.memory
         self.node_name = step.node.name
         self.label = f"node '{step.node.name}' ({step.node.type})"
         self.what = f"the execute callback of node '{step.node.name}'"
@@ -104,7 +107,7 @@ class ExecuteFrame(OutputAllocator):
         self.ref_copies: list[tuple[int, int, int]] = []  # (to, from, bytes)
 
     def _address(self, spec: _TensorSpec) -> int:
-        return self.state.addrs[spec.buffer] + spec.offset
+        return self.addrs[spec.buffer] + spec.offset
 
     # -- OutputAllocator ----------------------------------------------------------------
 
@@ -119,7 +122,7 @@ class ExecuteFrame(OutputAllocator):
                 f"{spec.info.meta.describe()}, execute asked for "
                 f"{dtype.spec_name}{list(dims)}"
             )
-        addr = self.state.addrs[spec.buffer] + spec.offset
+        addr = self.addrs[spec.buffer] + spec.offset
         self.regions.add(addr, template.size)
         parts = self.parts[spec.part]
         if parts is None:
@@ -158,7 +161,7 @@ class ExecuteFrame(OutputAllocator):
         return target.template.view(in_addr, self.lease, self._parts(target))  # type: ignore[arg-type]
 
     def workspace(self, size: int) -> int:
-        memory = self.state.memory
+        memory = self.memory
         buffer = (
             DeviceBuffer(size)
             if memory is None
@@ -179,7 +182,7 @@ class ExecuteFrame(OutputAllocator):
         regions = rt.RegionSet()
         self.lease, self.regions = lease, regions
         self.parts = parts = self.no_parts.copy()
-        addrs = self.state.addrs
+        addrs = self.addrs
         views: list[RuntimeTensor | None] = []
         for spec in self.inputs:
             if spec is None:
@@ -244,7 +247,7 @@ class ExecuteFrame(OutputAllocator):
         (expired) context, so while someone holds it no later buffer takes
         their addresses (a kept workspace address is then refused by a
         later call's launch, never silently another buffer)."""
-        memory = self.state.memory
+        memory = self.memory
         workspaces, self.workspaces = self.workspaces, []
         if memory is not None:
             for buffer in workspaces:
