@@ -10,6 +10,11 @@ Session.run_graph_with_stream_async. In the same process it times:
 - execute: the Python execute path (NoRefreshAddCustom, same C kernel);
 - numpy: a Python loop of np.add(y, b, out=c);
 - ctypes: the C kernel launched K times from Python through ctypes;
+- bare: a bare Python callback per node, what the execute path is measured
+  against: numpy.empty for the node's output, its address, and the same C
+  kernel launched through ctypes; the ratio execute_vs_bare_per_node_K<k>_N<n>
+  (target <= 3) comes from execute and bare timed again in alternating
+  turns (rows execute_paired and bare_paired);
 - replay: one native call replaying a prebuilt table of the same K launches
   (the floor: kernel time plus ~10 ns of launching per node);
 - ort: ONNX Runtime running the same chain of Add nodes with io_binding, and
@@ -26,7 +31,7 @@ Session.run_graph_with_stream_async. In the same process it times:
 Prints median and p95 per graph run and the per-node overhead (median minus
 the replay floor, over K) and writes JSON (bench/results/run_overhead.json).
 
-    python bench/run_overhead.py [--quick]
+    python bench/run_overhead.py [--quick] [--ks 16,128] [--ns 1024] [--no-foreign]
 """
 
 from __future__ import annotations
@@ -245,6 +250,31 @@ class Case:
 
         return run
 
+    def bare_runner(self) -> Callable[[int], object]:
+        """Per node what a minimal Python callback does: a new numpy output,
+        its address, the kernel through ctypes (the execute path's yardstick)."""
+        kernel = self._kernel()
+        launch = library().ge_launch
+        blocks = self.n // BLOCK
+        fn, k, n = kernel.address, self.k, self.n
+        sets = [(a.addr, b.addr) for a, b in self.device_sets]
+        slots3 = ctypes.c_uint64 * 3
+        empty, f32 = np.empty, np.float32
+
+        def run(i: int) -> np.ndarray:
+            x, b = sets[i & 1]
+            out = None
+            for _ in range(k):
+                prev, out = out, empty(n, f32)  # prev (read now) stays alive
+                y = out.ctypes.data
+                launch(fn, blocks, slots3(x, b, y))
+                x = y
+            del prev
+            self._bare_out = out
+            return out
+
+        return run
+
     def replay_runner(self) -> Callable[[int], object]:
         kernel = self._kernel()
         replay = library().ge_replay
@@ -374,6 +404,45 @@ class Case:
         return run
 
 
+def paired_rows(
+    case: Case,
+    rows: list[dict[str, float]],
+    budget: float,
+    min_runs: int,
+    max_runs: int,
+) -> dict[str, float]:
+    """The execute path against the bare callback, timed in alternating
+    turns (a shared machine's load then falls on both alike): rows
+    ``execute_paired`` and ``bare_paired``, and their ratio per node
+    (both run the same K nodes)."""
+    runners = {
+        "execute": case.graph_runner(case.execute_id),
+        "bare": case.bare_runner(),
+    }
+    times = timed_interleaved(runners, 2 * budget, min_runs, max_runs)
+    medians = {}
+    for label, values in times.items():
+        stats = summary(values)
+        medians[label] = stats["median_us"]
+        rows.append(
+            {
+                "K": case.k,
+                "N": case.n,
+                "path": f"{label}_paired",
+                **stats,
+                "per_node_us": stats["median_us"] / case.k,
+            }
+        )
+    ratio = medians["execute"] / medians["bare"]
+    print(
+        f"{case.k:>4} {case.n:>8}  execute/bare per node, timed in turns: "
+        f"{medians['execute'] / case.k:.3f} / {medians['bare'] / case.k:.3f} us "
+        f"= {ratio:.2f}x",
+        flush=True,
+    )
+    return {f"execute_vs_bare_per_node_K{case.k}_N{case.n}": ratio}
+
+
 FOREIGN_N = 4096  # the TileLang sample's library is built for this many elements
 
 
@@ -465,12 +534,18 @@ def main() -> int:
     )
     parser.add_argument("--ks", default="1,16,128")
     parser.add_argument("--ns", default="1024,8192,1048576")
+    parser.add_argument(
+        "--no-foreign",
+        action="store_true",
+        help="skip the foreign-library rows (they build the TileLang sample)",
+    )
     args = parser.parse_args()
     ks = [int(k) for k in args.ks.split(",")]
     ns = [int(n) for n in args.ns.split(",")]
     GeApi().ge_initialize({"ge.exec.deviceId": "0"})
     session = Session()
-    rows = []
+    rows: list[dict[str, float]] = []
+    execute_vs_bare: dict[str, float] = {}
     graph_id = 0
     header = (
         f"{'K':>4} {'N':>8}  {'path':<10} {'median us':>11} {'p95 us':>11} "
@@ -506,6 +581,7 @@ def main() -> int:
                 ),
                 ("numpy", case.numpy_runner(), lambda case=case: case._numpy_out),
                 ("ctypes", case.ctypes_runner(), lambda case=case: case.out.numpy()),
+                ("bare", case.bare_runner(), lambda case=case: case._bare_out),
                 ("ort", case.ort_runner(), lambda case=case: case._ort_out),
                 (
                     "torch",
@@ -538,13 +614,16 @@ def main() -> int:
                     f"{stats['p95_us']:>11.1f} {row['per_node_us']:>12.3f} {overhead:>17.3f}",
                     flush=True,
                 )
+            execute_vs_bare.update(paired_rows(case, rows, budget, min_runs, max_runs))
             session.remove_graph(case.annotated_id)
             session.remove_graph(case.execute_id)
-    print("\nforeign library (AddCustomTileLang) against annotated, same kernel:")
-    more, foreign_ratios = foreign_rows(
-        session, ks, 0.15 if args.quick else 0.6, graph_id
-    )
-    rows += more
+    foreign_ratios: dict[str, float] = {}
+    if not args.no_foreign:
+        print("\nforeign library (AddCustomTileLang) against annotated, same kernel:")
+        more, foreign_ratios = foreign_rows(
+            session, ks, 0.15 if args.quick else 0.6, graph_id
+        )
+        rows += more
     GeApi().ge_finalize()
 
     def median(path: str, k: int, n: int) -> float | None:
@@ -566,6 +645,7 @@ def main() -> int:
             "annotated", 16, 1024
         )
     checks.update(peer_ratios(median, ks, ns))
+    checks.update(execute_vs_bare)
     checks.update(foreign_ratios)
     print()
     for name, value in checks.items():
@@ -579,6 +659,7 @@ def main() -> int:
             "annotated_faster_than_numpy_K128_N1024": "> 1",
             "annotated_faster_than_ort_K128_N1024": "> 1",
             "execute_vs_annotated_K16_N1024": ">= 10",
+            **{name: "<= 3" for name in checks if name.startswith("execute_vs_bare")},
             **{name: "<= 1.2" for name in foreign_ratios},
         },
     }

@@ -24,9 +24,20 @@ from ge.graph.attrs import AttrType
 from ge.graph.graph import InputKind
 from ge.graph.limits import MAX_TENSOR_BYTES
 from ge.graph.types import DataType, Format
-from ge.runtime.lease import Lease, data_readable
+from ge.runtime.lease import (
+    Lease,
+    bind_data_lease,
+    data_readable,
+    unbind_data_lease,
+)
 from ge.runtime.tensor import Tensor, allow_writes
-from ge.runtime.types import Shape, StorageFormat, StorageShape
+from ge.runtime.types import (
+    Shape,
+    StorageFormat,
+    StorageShape,
+    checked_dims,
+    dims_of,
+)
 
 __all__ = [
     "AnnotatedArgsContext",
@@ -81,7 +92,8 @@ _INFER: _Slot[InferMetaContext] = _Slot("ge_infer_ctx", "get_infer_meta_ctx()")
 
 
 def get_execute_ctx() -> EagerOpExecutionContext:
-    return _EXECUTE.get()
+    ctx = _EXECUTE.var.get()  # _EXECUTE.get(), inline: called once per execute
+    return _EXECUTE.get() if ctx is None else ctx
 
 
 def get_compile_ctx() -> OpCompileContext:
@@ -109,6 +121,17 @@ def executing(ctx: EagerOpExecutionContext) -> Iterator[None]:
     returns it, and its tensors hold data on this thread."""
     with _EXECUTE.bind(ctx), data_readable(ctx._lease):
         yield
+
+
+def enter_execute(ctx: EagerOpExecutionContext) -> tuple[Any, Any]:
+    """``executing`` without a context manager, for the execute path's hot
+    loop: pass what it returns to ``leave_execute`` in a ``finally``."""
+    return _EXECUTE.var.set(ctx), bind_data_lease(ctx._lease)
+
+
+def leave_execute(tokens: tuple[Any, Any]) -> None:
+    unbind_data_lease(tokens[1])
+    _EXECUTE.var.reset(tokens[0])
 
 
 @contextlib.contextmanager
@@ -283,8 +306,9 @@ class OutputAllocator:
     """The runtime's side of an execute call (implemented by the session)."""
 
     def allocate(
-        self, index: int, shape: StorageShape, fmt: StorageFormat, dtype: DataType
+        self, index: int, dims: tuple[int, ...], dtype: DataType
     ) -> Tensor:  # pragma: no cover - interface
+        """Output ``index`` with storage ``dims`` (checked ints) and ``dtype``."""
         raise NotImplementedError
 
     def alias(self, output: int, input_index: int) -> Tensor:  # pragma: no cover
@@ -314,10 +338,43 @@ class EagerOpExecutionContext:
         self._inputs = list(inputs)
         self._ir_inputs = list(ir_inputs)
         self._ir_outputs = list(ir_outputs)
-        self._attrs = attrs
+        self._output_num = sum(s.count for s in ir_outputs)
+        self._attrs: RuntimeAttrs | None = attrs
+        self._attr_items: Sequence[tuple[str, AttrType, Any]] = ()
         self._runtime = runtime
         self._stream = stream
         self._outputs: dict[int, Tensor] = {}
+
+    @classmethod
+    def for_call(
+        cls,
+        node_name: str,
+        lease: Lease,
+        inputs: list[Tensor | None],
+        ir_inputs: tuple[IrSlot, ...],
+        ir_outputs: tuple[IrSlot, ...],
+        output_num: int,
+        attr_items: Sequence[tuple[str, AttrType, Any]],
+        runtime: OutputAllocator,
+        stream: int,
+    ) -> EagerOpExecutionContext:
+        """The context of one execute call from what the runtime prepared
+        when it compiled the node (nothing checked again; ``inputs`` is
+        the call's own list): the execute path's constructor. Its attrs
+        are made when first asked for."""
+        ctx = cls.__new__(cls)
+        ctx._node = node_name
+        ctx._lease = lease
+        ctx._inputs = inputs
+        ctx._ir_inputs = ir_inputs  # type: ignore[assignment]
+        ctx._ir_outputs = ir_outputs  # type: ignore[assignment]
+        ctx._output_num = output_num
+        ctx._attrs = None
+        ctx._attr_items = attr_items
+        ctx._runtime = runtime
+        ctx._stream = stream
+        ctx._outputs = {}
+        return ctx
 
     def _check(self) -> None:
         self._lease.check(self)
@@ -332,7 +389,7 @@ class EagerOpExecutionContext:
 
     def get_output_num(self) -> int:
         self._check()
-        return sum(s.count for s in self._ir_outputs)
+        return self._output_num
 
     def get_input_tensor(self, index: int) -> Tensor | None:
         self._check()
@@ -373,10 +430,12 @@ class EagerOpExecutionContext:
 
     def get_attrs(self) -> RuntimeAttrs:
         self._check()
+        if self._attrs is None:
+            self._attrs = RuntimeAttrs(self._attr_items, self._lease)
         return self._attrs
 
     def _output_index(self, index: int) -> int:
-        total = sum(s.count for s in self._ir_outputs)
+        total = self._output_num
         if (
             not isinstance(index, int)
             or isinstance(index, bool)
@@ -393,27 +452,27 @@ class EagerOpExecutionContext:
         data_type: DataType,
     ) -> Tensor:
         """Allocate output ``index`` (flattened) and return its view."""
-        self._check()
-        index = self._output_index(index)
+        if not self._lease.valid:
+            self._check()
+        if type(index) is not int or not 0 <= index < self._output_num:
+            index = self._output_index(index)  # raises unless an int subclass
         if index in self._outputs:
             raise RuntimeError(f"output {index} is already allocated")
+        # Shapes and formats were checked when they were made: only what
+        # can still fail is checked here (an expired view, a wrong type).
         if isinstance(shape, StorageShape):
-            storage = StorageShape(shape.origin_shape.dims, shape.storage_shape.dims)
+            dims = dims_of(shape.storage_shape)
         elif isinstance(shape, Shape):
-            storage = StorageShape(shape.dims)
+            dims = dims_of(shape)
         elif isinstance(shape, (list, tuple)):
-            storage = StorageShape(shape)
+            dims = checked_dims(shape, "Shape")
         else:
             raise TypeError(
                 f"shape must be a StorageShape, Shape or list, got {type(shape).__name__}"
             )
         if isinstance(format, StorageFormat):
-            fmt = StorageFormat(
-                format.origin_format, format.storage_format, format.expand_dims_type
-            )
-        elif isinstance(format, Format):
-            fmt = StorageFormat(format)
-        else:
+            format.origin_format  # noqa: B018 - raises when an expired view
+        elif not isinstance(format, Format):
             raise TypeError(
                 f"format must be a StorageFormat or Format, got {type(format).__name__}"
             )
@@ -421,7 +480,7 @@ class EagerOpExecutionContext:
             raise TypeError(
                 f"data_type must be a DataType, got {type(data_type).__name__}"
             )
-        tensor = self._runtime.allocate(index, storage, fmt, data_type)
+        tensor = self._runtime.allocate(index, dims, data_type)
         allow_writes(tensor)
         self._outputs[index] = tensor
         return tensor
@@ -453,11 +512,24 @@ class EagerOpExecutionContext:
         return self._runtime.workspace(_workspace_size(size))
 
     def get_stream(self) -> int:
-        self._check()
+        if not self._lease.valid:
+            self._check()
         return self._stream
 
     def allocated_outputs(self) -> dict[int, Tensor]:
         return dict(self._outputs)
+
+    # The runtime's side (ge.engine), not GE's API:
+
+    def allocated_output_num(self) -> int:
+        """How many outputs the callback allocated or aliased."""
+        return len(self._outputs)
+
+    def retain(self, resources: list[Any]) -> None:
+        """Keep ``resources`` (the call's workspaces) alive as long as this
+        context: while someone holds the expired context, no later buffer
+        takes their addresses."""
+        self._retained = resources
 
 
 # --- compile -------------------------------------------------------------------------

@@ -23,28 +23,22 @@ from typing import Any, NoReturn, Protocol
 
 import numpy as np
 
-from ge.custom_op.contexts import (
-    EagerOpExecutionContext,
-    IrSlot,
-    OutputAllocator,
-    RuntimeAttrs,
-    executing,
-)
+from ge.custom_op.contexts import IrSlot
 from ge.device import rt
 from ge.device.memory import DeviceBuffer
 from ge.device.native import KernelFault, Task, fault_message, library
-from ge.engine.errors import ExecuteError
+from ge.engine.execute_frame import ExecuteFrame
 from ge.engine.layout import ARENA, BufferKind, BufferLayout
 from ge.engine.tasks import Binding, ForeignCall, TaskSpec, TaskTable
 from ge.graph.attrs import AttrType
 from ge.graph.graph import InputKind, Node, TensorMeta
 from ge.graph.tensor import Tensor as GraphTensor
 from ge.graph.tensor import wrap_buffer, write_addresses
-from ge.graph.types import DataType, Placement
+from ge.graph.types import Placement
 from ge.runtime.lease import Lease
 from ge.runtime.tensor import Tensor as RuntimeTensor
 from ge.runtime.tensor import borrow
-from ge.runtime.types import StorageFormat, StorageShape, TensorPlacement
+from ge.runtime.types import TensorPlacement
 
 
 @dataclass
@@ -143,6 +137,7 @@ class RunState:
         "workspaces",
         "native_args",
         "memory",
+        "plan",
     )
 
     def __init__(
@@ -183,6 +178,22 @@ class RunState:
             ctypes.addressof(self.addrs),
             ctypes.addressof(self.tasks),
         )
+        # The steps as this state runs them: task segments as (first task's
+        # address, count, its index), execute nodes as their frames (Note
+        # [Execute frames]).
+        tasks = ctypes.addressof(self.tasks)
+        self.plan: list[tuple[int, int, int] | ExecuteFrame] = [
+            (
+                (
+                    tasks + ctypes.sizeof(Task) * step.start,
+                    step.end - step.start,
+                    step.start,
+                )
+                if isinstance(step, TaskSegment)
+                else ExecuteFrame(step, graph.tensors, self)
+            )
+            for step in graph.steps
+        ]
 
     def address(self, info: TensorInfo) -> int:
         return self.addrs[info.buffer] + info.offset
@@ -395,140 +406,11 @@ class CompiledGraph:
         """A graph with execute nodes: refresh the task slots once, then run
         task segments natively and execute nodes in Python, in order."""
         self._ge_run(*state.native_args, 0)
-        tasks = state.native_args[-1]
-        for step in self.steps:
-            if isinstance(step, TaskSegment):
-                if fault := self._ge_replay(
-                    tasks + ctypes.sizeof(Task) * step.start, step.end - step.start
-                ):
-                    self._fault(fault, step.start)
+        replay = self._ge_replay
+        for step in state.plan:
+            if type(step) is tuple:
+                address, count, first = step
+                if fault := replay(address, count):
+                    self._fault(fault, first)
             else:
-                _Execute(self, state, step, stream).run()
-
-
-class _Execute(OutputAllocator):
-    """One call of an execute step: views, output allocation, workspaces."""
-
-    def __init__(
-        self, graph: CompiledGraph, state: RunState, step: ExecuteStep, stream: int
-    ) -> None:
-        self.graph = graph
-        self.state = state
-        self.step = step
-        self.stream = stream
-        self.lease = Lease(f"the execute callback of node '{step.node.name}'")
-        self.regions = rt.RegionSet()
-        self.workspaces: list[DeviceBuffer] = []
-        self.ref_copies: list[tuple[int, int, int]] = []  # (to, from, bytes)
-
-    def _address(self, tensor_id: int) -> int:
-        return self.state.address(self.graph.tensors[tensor_id])
-
-    def _view(self, tensor_id: int) -> RuntimeTensor:
-        info = self.graph.tensors[tensor_id]
-        addr = self._address(tensor_id)
-        self.regions.add(addr, info.nbytes)
-        return runtime_view(info, addr, self.lease)
-
-    def allocate(
-        self, index: int, shape: StorageShape, fmt: StorageFormat, dtype: DataType
-    ) -> RuntimeTensor:
-        tensor_id = self.step.outputs[index]
-        info = self.graph.tensors[tensor_id]
-        dims = tuple(shape.storage_shape.dims)
-        if dtype is not info.meta.dtype or dims != (info.meta.shape or ()):
-            raise ValueError(
-                f"node '{self.step.node.name}' output {index}: infer_meta said "
-                f"{info.meta.describe()}, execute asked for {dtype.spec_name}{list(dims)}"
-            )
-        return self._view(tensor_id)
-
-    def alias(self, output: int, input_index: int) -> RuntimeTensor:
-        source = self.step.inputs[input_index]
-        target = self.step.outputs[output]
-        if source is None:
-            raise ValueError(
-                f"input {input_index} of node '{self.step.node.name}' is absent"
-            )
-        out_info = self.graph.tensors[target]
-        in_info = self.graph.tensors[source]
-        if out_info.nbytes > in_info.nbytes:
-            raise ValueError(
-                f"output {output} ({out_info.nbytes} bytes) cannot share input "
-                f"{input_index} ({in_info.nbytes} bytes)"
-            )
-        # Note [Ref outputs]: inside the callback the output is the input's
-        # memory, as in GE (writes through either address are one write).
-        # Readers after the node (later tasks, whose slots were fixed at
-        # compile time, and the caller's output buffer) read the output's
-        # planned memory, so when the plan did not put the two together the
-        # input's final bytes are copied there once the callback returns.
-        in_addr = self._address(source)
-        out_addr = self._address(target)
-        if out_addr != in_addr and out_info.nbytes:
-            self.ref_copies.append((out_addr, in_addr, out_info.nbytes))
-        return runtime_view(out_info, in_addr, self.lease)
-
-    def workspace(self, size: int) -> int:
-        memory = self.state.memory
-        buffer = (
-            DeviceBuffer(size)
-            if memory is None
-            else memory.allocate(
-                size, f"a workspace of node '{self.step.node.name}' (execute)"
-            )
-        )
-        self.workspaces.append(buffer)
-        self.regions.add(buffer.addr, size)
-        return buffer.addr
-
-    def _release_workspaces(self) -> None:
-        """Workspaces live until the callback returns; those an external
-        allocator gave go back to it then."""
-        memory = self.state.memory
-        if memory is not None:
-            workspaces, self.workspaces = self.workspaces, []
-            for buffer in workspaces:
-                memory.release(buffer)
-
-    def run(self) -> None:
-        step = self.step
-        views = [None if t is None else self._view(t) for t in step.inputs]
-        ctx = EagerOpExecutionContext(
-            node_name=step.node.name,
-            lease=self.lease,
-            inputs=views,
-            ir_inputs=step.ir_inputs,
-            ir_outputs=step.ir_outputs,
-            attrs=RuntimeAttrs(step.attrs, self.lease),
-            runtime=self,
-            stream=self.stream,
-        )
-        try:
-            with rt.launch_regions(self.regions), executing(ctx):
-                result = step.instance.execute(
-                    *group(step.ir_inputs, views), **step.kwargs
-                )
-        except Exception as exc:
-            raise ExecuteError(
-                f"node '{step.node.name}' ({step.node.type}): execute failed: "
-                f"{type(exc).__name__}: {exc}"
-            ) from exc
-        finally:
-            self.lease.end()
-            self._release_workspaces()
-        if result is not None:
-            raise ExecuteError(
-                f"node '{step.node.name}' ({step.node.type}): execute must return None, "
-                f"got {type(result).__name__}"
-            )
-        missing = [
-            i for i in range(len(step.outputs)) if i not in ctx.allocated_outputs()
-        ]
-        if missing:
-            raise ExecuteError(
-                f"node '{step.node.name}' ({step.node.type}): execute did not allocate "
-                f"output(s) {missing} (malloc_output_tensor or make_output_ref_input)"
-            )
-        for to, source, size in self.ref_copies:  # Note [Ref outputs]
-            ctypes.memmove(to, source, size)
+                step.run(stream)  # type: ignore[union-attr]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
-from contextvars import ContextVar
+from contextvars import ContextVar, Token
 
 
 class Lease:
@@ -51,6 +51,16 @@ def data_readable(lease: Lease) -> Iterator[None]:
         yield
     finally:
         _data_lease.reset(token)
+
+
+def bind_data_lease(lease: Lease) -> Token[Lease | None]:
+    """``data_readable`` without a context manager (the execute path's hot
+    loop): pass the token to ``unbind_data_lease`` in a ``finally``."""
+    return _data_lease.set(lease)
+
+
+def unbind_data_lease(token: Token[Lease | None]) -> None:
+    _data_lease.reset(token)
 
 
 def data_lease() -> Lease | None:

@@ -128,18 +128,21 @@ class Tensor:
     @property
     def addr(self) -> int:
         """Address of the data, for kernel arguments only."""
-        self._check()
+        if not self._lease.valid:  # the check, inline: hot
+            self._check()
         return self._addr
 
     @property
     def size(self) -> int:
         """Bytes of storage."""
-        self._check()
+        if not self._lease.valid:  # the check, inline: hot
+            self._check()
         return self._size
 
     @property
     def shape(self) -> StorageShape:
-        self._check()
+        if not self._lease.valid:  # the check, inline: hot
+            self._check()
         return self._shape
 
     @property
@@ -149,12 +152,14 @@ class Tensor:
 
     @property
     def storage_shape(self) -> Shape:
-        self._check()
+        if not self._lease.valid:  # the check, inline: hot
+            self._check()
         return self._shape.storage_shape
 
     @property
     def format(self) -> StorageFormat:
-        self._check()
+        if not self._lease.valid:  # the check, inline: hot
+            self._check()
         return self._format
 
     @property
@@ -174,7 +179,8 @@ class Tensor:
 
     @property
     def data_type(self) -> DataType:
-        self._check()
+        if not self._lease.valid:  # the check, inline: hot
+            self._check()
         return self._data_type
 
     @property
@@ -231,3 +237,78 @@ def allow_writes(tensor: Tensor) -> None:
     """An output of the execute callback (malloc_output_tensor,
     make_output_ref_input): ``copy_from`` may write it."""
     tensor._writable = True
+
+
+class ViewTemplate:
+    """What never changes between the views of one tensor of a compiled
+    graph (size, dims, data type, formats), checked once; ``view`` makes a
+    fresh view at an address without checking again (the execute path
+    makes one per tensor per call, Note [Execute frames] in
+    ``ge.engine.execute_frame``). Every object of a view is new and holds
+    the call's lease, so views kept from an earlier call stay expired.
+    Views of one call whose templates have the same ``key`` may share
+    their shape and format objects (``parts``): they are immutable."""
+
+    __slots__ = ("size", "dims", "data_type", "origin_format", "storage_format", "key")
+
+    def __init__(
+        self, *, size: int, dims: Sequence[int], data_type: DataType, fmt: Format
+    ) -> None:
+        probe = borrow(  # the checks borrow makes, once
+            addr=0,
+            size=size,
+            origin_dims=dims,
+            storage_dims=dims,
+            data_type=data_type,
+            origin_format=fmt,
+            storage_format=fmt,
+            placement=TensorPlacement.kOnDeviceHbm,
+            lease=Lease("a view template"),
+        )
+        self.size = size
+        self.dims = probe._shape._storage._dims
+        self.data_type = data_type
+        self.origin_format = fmt
+        self.storage_format = fmt
+        self.key = (self.dims, fmt, fmt)
+
+    def parts(self, lease: Lease) -> tuple[StorageShape, StorageFormat]:
+        """New shape and format objects of a view, living as long as ``lease``."""
+        new = object.__new__
+        dims = new(Shape)  # origin and storage dims are one (immutable) Shape
+        dims._dims = self.dims
+        dims._lease = lease
+        shape = new(StorageShape)
+        shape._origin = dims
+        shape._storage = dims
+        shape._lease = lease
+        expand = new(ExpandDimsType)
+        expand._rule = ""
+        expand._lease = lease
+        fmt = new(StorageFormat)
+        fmt._origin = self.origin_format
+        fmt._storage = self.storage_format
+        fmt._expand = expand
+        fmt._lease = lease
+        return shape, fmt
+
+    def view(
+        self,
+        addr: int,
+        lease: Lease,
+        parts: tuple[StorageShape, StorageFormat] | None = None,
+    ) -> Tensor:
+        """A view of this tensor at ``addr`` that lives as long as ``lease``
+        (with ``parts`` from this template, or one of the same key, made
+        under the same lease)."""
+        if parts is None:
+            parts = self.parts(lease)
+        view = object.__new__(Tensor)
+        view._addr = addr
+        view._size = self.size
+        view._shape, view._format = parts
+        view._data_type = self.data_type
+        view._placement = TensorPlacement.kOnDeviceHbm
+        view._lease = lease
+        view._writable = False
+        return view

@@ -44,6 +44,19 @@ def _dims(value: Any, what: str) -> tuple[int, ...]:
     return tuple(out)
 
 
+def checked_dims(value: Any, what: str) -> tuple[int, ...]:
+    """``value`` as a tuple of ints, or TypeError naming ``what`` (the
+    runtime's internal API: ``ge.custom_op`` checks a list of dims with it)."""
+    return _dims(value, what)
+
+
+def dims_of(shape: Shape) -> tuple[int, ...]:
+    """The dims of ``shape`` without a copy (RuntimeError when it is an
+    expired view): the runtime's internal API for the execute path."""
+    shape._lease.check(shape)
+    return shape._dims
+
+
 class Shape:
     """A list of dims (GE's ``gert::Shape``)."""
 

@@ -1,0 +1,271 @@
+"""Calling an execute node: what a run state prepares once per node, and
+one call.
+
+Note [Execute frames]: the execute path runs Python on every run, so what
+does not change between runs is prepared once per node and run state (an
+``ExecuteFrame``, made with the state): the view templates of the node's
+tensors (sizes, dims, formats, checked once), where their addresses come
+from, the IR slots, the attrs, the lease's description, whether the
+inputs need grouping. A call then makes only what the contract says is
+the call's own: a new lease, new views (of inputs at their addresses in
+this run; of outputs when allocated), a new context, the regions its
+kernels may touch, and it ends the lease when the callback returns
+(docs/runtime.md). Views and contexts are never reused: a view kept from
+an earlier call stays expired. A frame belongs to one run state, and a
+run state to one run at a time (Note [Concurrent runs] in
+``ge.engine.compiled``), so frames are never shared between overlapping
+runs.
+
+Output allocation and infer_meta are already reused as far as they can
+be: infer_meta runs when a graph is compiled, once per input shape key
+(``ge.session``), and an output's memory is planned then (the arena or
+the caller's output buffer), so ``malloc_output_tensor`` checks the
+request against the plan and returns a view of that memory. Outputs a run
+returns to its caller are new buffers (or the caller's own), never the
+arena, so a later run cannot overwrite them.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from typing import TYPE_CHECKING, Any
+
+from ge.custom_op.contexts import (
+    EagerOpExecutionContext,
+    OutputAllocator,
+    enter_execute,
+    leave_execute,
+)
+from ge.device import rt
+from ge.device.memory import DeviceBuffer
+from ge.engine.errors import ExecuteError
+from ge.graph.graph import InputKind
+from ge.graph.types import DataType
+from ge.runtime.lease import Lease
+from ge.runtime.tensor import Tensor as RuntimeTensor
+from ge.runtime.tensor import ViewTemplate
+
+if TYPE_CHECKING:
+    from ge.engine.compiled import ExecuteStep, RunState, TensorInfo
+
+
+class _TensorSpec:
+    """One tensor of the node: its view template and where it lives."""
+
+    __slots__ = ("template", "buffer", "offset", "info", "part")
+
+    def __init__(self, info: TensorInfo) -> None:
+        meta = info.meta
+        self.template = ViewTemplate(
+            size=info.nbytes,
+            dims=meta.shape or (),
+            data_type=meta.dtype,
+            fmt=meta.format,
+        )
+        self.buffer = info.buffer
+        self.offset = info.offset
+        self.info = info
+        self.part = 0  # which of the call's shared shape/format objects
+
+
+class ExecuteFrame(OutputAllocator):
+    """One execute node in one run state (Note [Execute frames])."""
+
+    def __init__(
+        self, step: ExecuteStep, tensors: list[TensorInfo], state: RunState
+    ) -> None:
+        self.step = step
+        # The state's address table and memory, not the state: the state
+        # holds its frames, and no cycle keeps its arena from being freed.
+        self.addrs = state.addrs
+        self.memory = state.memory
+        self.node_name = step.node.name
+        self.label = f"node '{step.node.name}' ({step.node.type})"
+        self.what = f"the execute callback of node '{step.node.name}'"
+        self.inputs = [
+            None if t is None else _TensorSpec(tensors[t]) for t in step.inputs
+        ]
+        self.outputs = [_TensorSpec(tensors[t]) for t in step.outputs]
+        self.ir_inputs = tuple(step.ir_inputs)
+        self.ir_outputs = tuple(step.ir_outputs)
+        self.output_num = sum(s.count for s in step.ir_outputs)
+        self.attrs = tuple(step.attrs)
+        self.flat = all(
+            s.kind is not InputKind.DYNAMIC and s.count == 1 for s in step.ir_inputs
+        )
+        self.bounds = _slices(step.ir_inputs)
+        keys: dict[object, int] = {}
+        for spec in [*self.inputs, *self.outputs]:
+            if spec is not None:
+                spec.part = keys.setdefault(spec.template.key, len(keys))
+        self.no_parts: list[Any] = [None] * len(keys)
+        self.parts = self.no_parts
+        # What one call writes (its own: the frame is its run state's).
+        self.lease: Lease | None = None
+        self.regions = rt.RegionSet()
+        self.workspaces: list[DeviceBuffer] = []
+        self.ref_copies: list[tuple[int, int, int]] = []  # (to, from, bytes)
+
+    def _address(self, spec: _TensorSpec) -> int:
+        return self.addrs[spec.buffer] + spec.offset
+
+    # -- OutputAllocator ----------------------------------------------------------------
+
+    def allocate(
+        self, index: int, dims: tuple[int, ...], dtype: DataType
+    ) -> RuntimeTensor:
+        spec = self.outputs[index]
+        template = spec.template
+        if dtype is not template.data_type or tuple(dims) != template.dims:
+            raise ValueError(
+                f"node '{self.node_name}' output {index}: infer_meta said "
+                f"{spec.info.meta.describe()}, execute asked for "
+                f"{dtype.spec_name}{list(dims)}"
+            )
+        addr = self.addrs[spec.buffer] + spec.offset
+        self.regions.add(addr, template.size)
+        parts = self.parts[spec.part]
+        if parts is None:
+            parts = self.parts[spec.part] = template.parts(self.lease)  # type: ignore[arg-type]
+        return template.view(addr, self.lease, parts)  # type: ignore[arg-type]
+
+    def _parts(self, spec: _TensorSpec) -> Any:
+        """The call's shape and format objects for ``spec``'s key."""
+        parts = self.parts[spec.part]
+        if parts is None:
+            parts = self.parts[spec.part] = spec.template.parts(self.lease)  # type: ignore[arg-type]
+        return parts
+
+    def alias(self, output: int, input_index: int) -> RuntimeTensor:
+        source = self.inputs[input_index]
+        target = self.outputs[output]
+        if source is None:
+            raise ValueError(
+                f"input {input_index} of node '{self.node_name}' is absent"
+            )
+        if target.template.size > source.template.size:
+            raise ValueError(
+                f"output {output} ({target.template.size} bytes) cannot share input "
+                f"{input_index} ({source.template.size} bytes)"
+            )
+        # Note [Ref outputs]: inside the callback the output is the input's
+        # memory, as in GE (writes through either address are one write).
+        # Readers after the node (later tasks, whose slots were fixed at
+        # compile time, and the caller's output buffer) read the output's
+        # planned memory, so when the plan did not put the two together the
+        # input's final bytes are copied there once the callback returns.
+        in_addr = self._address(source)
+        out_addr = self._address(target)
+        if out_addr != in_addr and target.template.size:
+            self.ref_copies.append((out_addr, in_addr, target.template.size))
+        return target.template.view(in_addr, self.lease, self._parts(target))  # type: ignore[arg-type]
+
+    def workspace(self, size: int) -> int:
+        memory = self.memory
+        buffer = (
+            DeviceBuffer(size)
+            if memory is None
+            else memory.allocate(
+                size, f"a workspace of node '{self.node_name}' (execute)"
+            )
+        )
+        self.workspaces.append(buffer)
+        self.regions.add(buffer.addr, size)
+        return buffer.addr
+
+    # -- one call -------------------------------------------------------------------------
+
+    def run(self, stream: int) -> None:
+        if self.ref_copies:  # left by a call that failed
+            self.ref_copies = []
+        lease = Lease(self.what)
+        regions = rt.RegionSet()
+        self.lease, self.regions = lease, regions
+        self.parts = parts = self.no_parts.copy()
+        addrs = self.addrs
+        views: list[RuntimeTensor | None] = []
+        for spec in self.inputs:
+            if spec is None:
+                views.append(None)
+                continue
+            addr = addrs[spec.buffer] + spec.offset
+            template = spec.template
+            regions.add(addr, template.size)
+            shared = parts[spec.part]
+            if shared is None:
+                shared = parts[spec.part] = template.parts(lease)
+            views.append(template.view(addr, lease, shared))
+        ctx = EagerOpExecutionContext.for_call(
+            self.node_name,
+            lease,
+            views,
+            self.ir_inputs,
+            self.ir_outputs,
+            self.output_num,
+            self.attrs,
+            self,
+            stream,
+        )
+        args = views if self.flat else _grouped(self.bounds, views)
+        try:
+            with rt.launch_regions(regions):
+                result = self._call(ctx, args)
+        except Exception as exc:
+            raise ExecuteError(
+                f"{self.label}: execute failed: {type(exc).__name__}: {exc}"
+            ) from exc
+        finally:
+            lease.end()
+            if self.workspaces:
+                self._release_workspaces(ctx)
+        if result is not None:
+            raise ExecuteError(
+                f"{self.label}: execute must return None, got {type(result).__name__}"
+            )
+        if ctx.allocated_output_num() != len(self.outputs):
+            allocated = ctx.allocated_outputs()
+            missing = [i for i in range(len(self.outputs)) if i not in allocated]
+            raise ExecuteError(
+                f"{self.label}: execute did not allocate output(s) {missing} "
+                "(malloc_output_tensor or make_output_ref_input)"
+            )
+        if self.ref_copies:
+            copies, self.ref_copies = self.ref_copies, []
+            for to, source, size in copies:  # Note [Ref outputs]
+                ctypes.memmove(to, source, size)
+
+    def _call(self, ctx: EagerOpExecutionContext, args: list[Any]) -> object:
+        tokens = enter_execute(ctx)
+        try:
+            return self.step.instance.execute(*args, **self.step.kwargs)
+        finally:
+            leave_execute(tokens)
+
+    def _release_workspaces(self, ctx: EagerOpExecutionContext) -> None:
+        """Workspaces live until the callback returns; those an external
+        allocator gave go back to it then. The others stay with the
+        (expired) context, so while someone holds it no later buffer takes
+        their addresses (a kept workspace address is then refused by a
+        later call's launch, never silently another buffer)."""
+        memory = self.memory
+        workspaces, self.workspaces = self.workspaces, []
+        if memory is not None:
+            for buffer in workspaces:
+                memory.release(buffer)
+        else:
+            ctx.retain(workspaces)
+
+
+def _slices(slots: Any) -> list[tuple[int, int, bool]]:
+    """(start, end, dynamic) of each IR slot in the flattened inputs."""
+    out = []
+    at = 0
+    for slot in slots:
+        out.append((at, at + slot.count, slot.kind is InputKind.DYNAMIC))
+        at += slot.count
+    return out
+
+
+def _grouped(bounds: list[tuple[int, int, bool]], flat: list[Any]) -> list[Any]:
+    """Flattened instances grouped by IR slot: dynamic ones as lists."""
+    return [flat[a:b] if dynamic else flat[a] for a, b, dynamic in bounds]
