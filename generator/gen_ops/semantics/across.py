@@ -13,22 +13,17 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from gen_ops.diagnostics import Sink, Span
-from gen_ops.layout import module_header_stem
+from gen_ops.layout import Placed, module_header_stem
 from gen_ops.model import OpSpec
 from gen_ops.names import exported_names
 from gen_ops.source import LoadedSpec
 
 
-class Claimed(Protocol):
+class Claimed(Placed, Protocol):
     """What a valid spec's op claims across specs: ``Names``, or the
-    ``OpFacts`` the render cache keeps (which hold the same fields)."""
+    ``OpFacts`` the render cache keeps (which hold the same fields): where
+    its files go, where it stands, and the names it exports."""
 
-    @property
-    def op_type(self) -> str: ...
-    @property
-    def module(self) -> str: ...
-    @property
-    def file_stem(self) -> str: ...
     @property
     def span(self) -> Span: ...  # the op's model span (E802 points here)
     @property

@@ -84,6 +84,18 @@ def _check_port(value: object, what: str) -> int:
     return value
 
 
+def _check_edge(
+    graph: Graph, src_node: object, src_port: object, dst_node: object, dst_port: object
+) -> tuple[Node, int, Node, int]:
+    """An edge's four arguments, each checked (in GE's parameter order)."""
+    return (
+        _check_node(graph, src_node, "src_node"),
+        _check_port(src_port, "src_port_index"),
+        _check_node(graph, dst_node, "dst_node"),
+        _check_port(dst_port, "dst_port_index"),
+    )
+
+
 def _data_ports(
     graph: Graph, src: Node, src_port: int, dst: Node, dst_port: int
 ) -> None:
@@ -140,10 +152,9 @@ def add_data_edge(
 ) -> None:
     from ge.graph.graph import Edge
 
-    src = _check_node(graph, src_node, "src_node")
-    src_port = _check_port(src_port_index, "src_port_index")
-    dst = _check_node(graph, dst_node, "dst_node")
-    dst_port = _check_port(dst_port_index, "dst_port_index")
+    src, src_port, dst, dst_port = _check_edge(
+        graph, src_node, src_port_index, dst_node, dst_port_index
+    )
     _data_ports(graph, src, src_port, dst, dst_port)
     fed = dst.inputs[dst_port]
     if fed is not None:
@@ -176,10 +187,9 @@ def remove_edge(
     dst_node: Node,
     dst_port_index: int,
 ) -> None:
-    src = _check_node(graph, src_node, "src_node")
-    src_port = _check_port(src_port_index, "src_port_index")
-    dst = _check_node(graph, dst_node, "dst_node")
-    dst_port = _check_port(dst_port_index, "dst_port_index")
+    src, src_port, dst, dst_port = _check_edge(
+        graph, src_node, src_port_index, dst_node, dst_port_index
+    )
     if src_port == -1 and dst_port == -1:
         for i, control in enumerate(dst.control_inputs):
             if control is src:
