@@ -347,3 +347,93 @@ def test_kernel_declarations_are_checked_at_compile_time(session: Session) -> No
         CompileError, match="ScaleCustom_0.*compile failed.*multiple of 64"
     ):
         session.compile_graph(50)
+
+
+FAULTY_MODULE = '''
+from __future__ import annotations
+
+from ge.custom_op import (AnnotatedKernelLaunchInfo, get_declare_launch_args_ctx,
+    register_op, register_op_impl)
+from ge.device.kernels import build_kernel
+from ge.runtime import Tensor, TensorDesc
+
+SOURCE = r"""
+#include "ge_kernel.h"
+GE_KERNEL(faulty_copy, GE_IN(float, GE_PER_BLOCK(64)), GE_OUT(float, GE_PER_BLOCK(64)),
+          GE_SCALAR(), GE_SCALAR()) {
+  const float *x = GE_PTR(const float, 0) + block_idx * 64;
+  float *y = GE_PTR(float, 1) + block_idx * 64;
+  if (block_idx == args[2]) *(volatile float *)(uintptr_t)args[3] = 1.0f;
+  for (int i = 0; i < 64; ++i) y[i] = x[i];
+}
+"""
+
+
+@register_op(op_type="FaultyCopy")
+def faulty_copy(x: TensorDesc, *, bad: int = 99) -> TensorDesc:
+    return TensorDesc(x.shape, x.data_type)
+
+
+@register_op_impl(op_type="FaultyCopy")
+class FaultyCopy:
+    def declare_launch_args(self, x: Tensor, y: Tensor, *, bad: int) -> None:
+        ctx = get_declare_launch_args_ctx()
+        args = ctx.create_kernel_args()
+        args.append_input(0, x)
+        args.append_output(0, y)
+        args.append_scalar(bad)
+        args.append_scalar(8)  # the address block ``bad`` writes to
+        ctx.add_launch(AnnotatedKernelLaunchInfo(
+            kernel_name="faulty_copy", kernel_bin=build_kernel(SOURCE, name="faulty_copy"),
+            block_dim=y.shape_size // 64, stream_id=ctx.get_stream_id()), args)
+'''
+
+
+@pytest.fixture(scope="module")
+def faulty(tmp_path_factory: pytest.TempPathFactory) -> None:
+    path = tmp_path_factory.getbasetemp() / "faulty_copy_op.py"
+    if not path.exists():
+        path.write_text(textwrap.dedent(FAULTY_MODULE))
+    bootstrap.load_custom_op_plugins(str(path))
+
+
+def _faulty_graph(name: str, bad: int, through_execute: bool):  # type: ignore[no-untyped-def]
+    from ge.es._op_api import Attr, Input, OpDef, Output
+    from ge.es.custom import AddCustom
+
+    op = OpDef(
+        "FaultyCopy",
+        inputs=(Input("x", ("float32",)),),
+        outputs=(Output("y", ("float32",)),),
+        attrs=(Attr("bad", "int"),),
+    )
+    builder = GraphBuilder(name)
+    x = builder.create_input(0, shape=[8, 64])
+    y = op.build(inputs={"x": x}, attrs={"bad": 99})  # launch 0: no fault
+    if through_execute:
+        y = AddCustom(y, y)
+    builder.set_graph_output(op.build(inputs={"x": y}, attrs={"bad": bad}), 0)
+    return builder.build_and_reset()
+
+
+@pytest.mark.parametrize("through_execute", [False, True])
+def test_a_kernel_fault_in_a_graph_names_the_graph_launch_and_kernel(
+    session: Session, faulty: None, through_execute: bool
+) -> None:
+    """A crash signal in one block of a graph's second launch fails the run
+    with KernelFault naming the graph, that launch and the kernel, whether
+    the graph replays all its tasks at once or runs them in segments between
+    execute nodes (a segment's first task counts: Note [Kernel faults] in
+    native.c); the session goes on."""
+    from ge.device.native import KernelFault
+
+    name = f"faulty_{int(through_execute)}"
+    session.add_graph(40, _faulty_graph(name, 5, through_execute))
+    session.add_graph(41, _faulty_graph(name + "_ok", 99, through_execute))
+    x = np.arange(8 * 64, dtype=np.float32).reshape(8, 64)
+    with pytest.raises(
+        KernelFault, match=rf"graph '{name}' launch 1 \(kernel faulty_copy\)"
+    ):
+        session.run_graph(40, [Tensor.from_numpy(x)])
+    (y,) = session.run_graph(41, [Tensor.from_numpy(x)])
+    np.testing.assert_array_equal(y.numpy(), x * 2 if through_execute else x)
