@@ -22,12 +22,12 @@ from ge.custom_op import get_execute_ctx, register_op, register_op_impl
 from ge.es import GraphBuilder
 from ge.ge_global import GeApi
 from ge.graph import DataType, Graph, Placement, Tensor
-from ge.graph.numpy_dtypes import _TO_NUMPY, float_info, kind
+from ge.graph.numpy_dtypes import float_info, kind, mapped_dtypes
 from ge.runtime import Tensor as RuntimeTensor
 from ge.runtime import TensorDesc
 from ge.session import ExecuteError, Session
 
-MAPPED = sorted(_TO_NUMPY.items(), key=lambda item: item[0].value)
+MAPPED = sorted(mapped_dtypes().items(), key=lambda item: item[0].value)
 
 
 def sample(np_dtype: np.dtype) -> np.ndarray:

@@ -4,7 +4,10 @@ numpy cannot hold have no mapping.
 bfloat16 has the ``ml_dtypes`` package's ``bfloat16`` (numpy has none): a
 float of numpy's kind "V" that converts to and from the other floats by
 round-to-nearest-even; ``is_number_dtype`` and ``float_info`` treat it as
-the float it is.
+the float it is. ml_dtypes is imported only when a bfloat16 dtype is asked
+for: its import takes a second or more, which every ``import ge`` (and every
+ge-atc, every model load) would otherwise pay. An array that already has
+the dtype comes from a program that imported it.
 
 What works without a numpy dtype: the fp8/fp6/fp4 types, the
 sub-byte integers, complex32, strings and the quantised types are valid
@@ -23,14 +26,26 @@ rule for ``ge.graph.Tensor`` data and ``ge.runtime.Tensor.copy_from``.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
-import ml_dtypes
 import numpy as np
 
 from ge.graph.types import DataType
 
-BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
+
+@lru_cache(maxsize=1)
+def bfloat16() -> np.dtype:
+    """ml_dtypes' bfloat16, imported on first use."""
+    import ml_dtypes
+
+    return np.dtype(ml_dtypes.bfloat16)
+
+
+def _is_bfloat16(dtype: np.dtype) -> bool:
+    """Without importing ml_dtypes: only it makes a dtype of this name."""
+    return dtype.kind == "V" and dtype.name == "bfloat16"
+
 
 _TO_NUMPY: dict[DataType, np.dtype] = {
     DataType.DT_FLOAT: np.dtype(np.float32),
@@ -47,7 +62,6 @@ _TO_NUMPY: dict[DataType, np.dtype] = {
     DataType.DT_BOOL: np.dtype(np.bool_),
     DataType.DT_COMPLEX64: np.dtype(np.complex64),
     DataType.DT_COMPLEX128: np.dtype(np.complex128),
-    DataType.DT_BF16: BFLOAT16,
 }
 _FROM_NUMPY = {v: k for k, v in _TO_NUMPY.items()}
 
@@ -56,6 +70,8 @@ def to_numpy_dtype(data_type: DataType) -> np.dtype:
     try:
         return _TO_NUMPY[DataType(data_type)]
     except KeyError:
+        if data_type == DataType.DT_BF16:
+            return bfloat16()
         raise TypeError(
             f"{DataType(data_type).name} has no numpy dtype; use raw bytes"
         ) from None
@@ -67,19 +83,27 @@ def from_numpy_dtype(dtype: Any) -> DataType:
     try:
         return _FROM_NUMPY[native]
     except KeyError:
+        if _is_bfloat16(native) and native == bfloat16():
+            return DataType.DT_BF16
         raise TypeError(
             f"numpy dtype {np.dtype(dtype)} has no GE DataType; convert the array "
             "(array.astype(...)) or pass data_type="
         ) from None
 
 
+def mapped_dtypes() -> dict[DataType, np.dtype]:
+    """Every DataType that has a numpy dtype, with it (bfloat16 included,
+    so this imports ml_dtypes)."""
+    return {**_TO_NUMPY, DataType.DT_BF16: bfloat16()}
+
+
 def has_numpy_dtype(data_type: DataType) -> bool:
-    return DataType(data_type) in _TO_NUMPY
+    return DataType(data_type) in _TO_NUMPY or data_type == DataType.DT_BF16
 
 
 def kind(dtype: np.dtype) -> str:
     """numpy's kind letter, with bfloat16 a float ("f") as it is."""
-    return "f" if dtype == BFLOAT16 else dtype.kind
+    return "f" if _is_bfloat16(dtype) else dtype.kind
 
 
 def is_number_dtype(dtype: np.dtype) -> bool:
@@ -89,7 +113,11 @@ def is_number_dtype(dtype: np.dtype) -> bool:
 
 def float_info(dtype: np.dtype) -> Any:
     """``np.finfo`` of a float dtype, bfloat16 included."""
-    return ml_dtypes.finfo(dtype) if dtype == BFLOAT16 else np.finfo(dtype)
+    if _is_bfloat16(dtype):
+        import ml_dtypes
+
+        return ml_dtypes.finfo(dtype)
+    return np.finfo(dtype)
 
 
 def convert(array: np.ndarray, data_type: DataType) -> np.ndarray:
