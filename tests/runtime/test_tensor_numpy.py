@@ -380,3 +380,22 @@ def test_a_ref_output_writes_the_input_memory(seen: Seen) -> None:
     session.add_graph(0, builder.build_and_reset([op_def.build(inputs={"x": first})]))
     (out,) = session.run_graph(0, [Tensor(np.float32([1, 2, 3]))])
     np.testing.assert_array_equal(out.numpy(), np.float32([6, 12, 18]))
+
+
+def test_importing_ge_does_not_import_ml_dtypes() -> None:
+    """ml_dtypes' import takes over a second; only bfloat16 needs it."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys\n"
+        "import ge.custom_op, ge.es, ge.session, ge.offline\n"
+        "print('ml_dtypes' in sys.modules)\n"
+        "from ge.graph import DataType\n"
+        "from ge.graph.numpy_dtypes import to_numpy_dtype\n"
+        "print(to_numpy_dtype(DataType.DT_BF16).name)\n"
+    )
+    shown = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    )
+    assert shown.stdout.split() == ["False", "bfloat16"], shown.stderr
