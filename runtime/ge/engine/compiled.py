@@ -306,15 +306,16 @@ class CompiledGraph:
 
     def new_outputs(self) -> list[GraphTensor]:
         return [
-            wrap_buffer(
-                DeviceBuffer(self.tensors[t].nbytes),
-                meta.shape or (),
-                meta.dtype,
-                meta.format,
-                Placement.PLACEMENT_HOST,
-            )
-            for t, meta in zip(self.output_ids, self.output_metas)
+            self.output_tensor(j, DeviceBuffer(self.tensors[t].nbytes))
+            for j, t in enumerate(self.output_ids)
         ]
+
+    def output_tensor(self, j: int, buffer: DeviceBuffer) -> GraphTensor:
+        """Output ``j`` as a tensor over ``buffer`` (of the output's size)."""
+        meta = self.output_metas[j]
+        return wrap_buffer(
+            buffer, meta.shape or (), meta.dtype, meta.format, Placement.PLACEMENT_HOST
+        )
 
     def _check_outputs(self, outputs: Sequence[GraphTensor]) -> None:
         if len(outputs) != len(self.output_ids):

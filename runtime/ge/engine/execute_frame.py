@@ -122,12 +122,9 @@ class ExecuteFrame(OutputAllocator):
                 f"{spec.info.meta.describe()}, execute asked for "
                 f"{dtype.spec_name}{list(dims)}"
             )
-        addr = self.addrs[spec.buffer] + spec.offset
+        addr = self._address(spec)
         self.regions.add(addr, template.size)
-        parts = self.parts[spec.part]
-        if parts is None:
-            parts = self.parts[spec.part] = template.parts(self.lease)  # type: ignore[arg-type]
-        return template.view(addr, self.lease, parts)  # type: ignore[arg-type]
+        return template.view(addr, self.lease, self._parts(spec))  # type: ignore[arg-type]
 
     def _parts(self, spec: _TensorSpec) -> Any:
         """The call's shape and format objects for ``spec``'s key."""

@@ -36,8 +36,7 @@ from ge.allocator import Allocator, AllocatorError, MemBlock
 from ge.device import rt
 from ge.device.memory import ALIGNMENT, DeviceBuffer, DeviceView
 from ge.engine.compiled import CompiledGraph, RunState
-from ge.graph.tensor import Tensor, move_off, wrap_buffer
-from ge.graph.types import Placement
+from ge.graph.tensor import Tensor, move_off
 
 
 @dataclass
@@ -195,16 +194,10 @@ class StreamMemory:
 
     def outputs(self, graph: CompiledGraph) -> list[Tensor]:
         tensors = []
-        for j, (tid, meta) in enumerate(zip(graph.output_ids, graph.output_metas)):
+        for j, tid in enumerate(graph.output_ids):
             what = f"output {j} of graph '{graph.name}'"
             buffer = self.allocate(graph.tensors[tid].nbytes, what)
-            tensor = wrap_buffer(
-                buffer,
-                meta.shape or (),
-                meta.dtype,
-                meta.format,
-                Placement.PLACEMENT_HOST,
-            )
+            tensor = graph.output_tensor(j, buffer)
             if isinstance(buffer, DeviceView) and isinstance(buffer.tag, int):
                 token = buffer.tag
                 buffer.on_release = functools.partial(self._returned.append, token)
