@@ -37,7 +37,6 @@ only ever a way to skip work. ``--check`` and ``validate`` never use it.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,7 +49,7 @@ from gen_ops.layout import author_path_of
 from gen_ops.outputs import Target
 from gen_ops.pipeline import Checked, op_outputs
 from gen_ops.semantics import Claim
-from gen_ops.state import Recorded
+from gen_ops.state import Recorded, stat_of
 from gen_ops.transaction import JOURNAL
 from gen_ops.writer import MANIFEST, Manifest
 
@@ -136,18 +135,10 @@ def under(out: Path) -> str:
     return "" if text == "." else text if text.endswith("/") else text + "/"
 
 
-def _stat(path: str) -> list[int] | None:
-    try:
-        info = os.stat(path)
-    except OSError:
-        return None
-    return [info.st_size, info.st_mtime_ns]
-
-
 def still(recorded: Mapping[str, object]) -> set[str]:
     """The recorded files that are there with the recorded size and
     modification time."""
-    return {path for path, stat in recorded.items() if stat and _stat(path) == stat}
+    return {path for path, stat in recorded.items() if stat and stat_of(path) == stat}
 
 
 @dataclass(frozen=True)

@@ -88,7 +88,8 @@ def fingerprint(
     return digest.hexdigest()
 
 
-def _stat(path: Path | str) -> list[int] | None:
+def stat_of(path: Path | str) -> list[int] | None:
+    """A file's size and modification time; None if it is not there."""
     try:
         info = os.stat(path)
     except OSError:
@@ -110,7 +111,7 @@ def record(
     stats = {}
     for p in files:
         name = str(p)
-        stats[name] = known[name] if name in known else _stat(p)
+        stats[name] = known[name] if name in known else stat_of(p)
     text = json.dumps({"fingerprint": fingerprint_, "files": stats}, sort_keys=True)
     text += "\n" + json.dumps(cache, separators=(",", ":")) + "\n"
     try:
@@ -185,4 +186,4 @@ def unchanged(
         recorded = read(out)
     if recorded is None or recorded.fingerprint != fingerprint_:
         return False
-    return all(_stat(Path(path)) == stat for path, stat in recorded.files.items())
+    return all(stat_of(path) == stat for path, stat in recorded.files.items())
