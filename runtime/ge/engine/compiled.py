@@ -27,11 +27,11 @@ from ge.custom_op.contexts import IrSlot
 from ge.device import rt
 from ge.device.memory import DeviceBuffer
 from ge.device.native import KernelFault, Task, fault_message, library
-from ge.engine.execute_frame import ExecuteFrame
+from ge.engine.execute_frame import ExecuteFrame, grouped, slot_bounds
 from ge.engine.layout import ARENA, BufferKind, BufferLayout
 from ge.engine.tasks import Binding, ForeignCall, TaskSpec, TaskTable
 from ge.graph.attrs import AttrType
-from ge.graph.graph import InputKind, Node, TensorMeta
+from ge.graph.graph import Node, TensorMeta
 from ge.graph.tensor import Tensor as GraphTensor
 from ge.graph.tensor import wrap_buffer, write_addresses
 from ge.graph.types import Placement
@@ -90,14 +90,9 @@ def runtime_view(info: TensorInfo, addr: int, lease: Lease) -> RuntimeTensor:
 
 
 def group(slots: Sequence[IrSlot], flat: Sequence[Any]) -> list[Any]:
-    """Flattened instances grouped by IR slot: dynamic ones as lists."""
-    out: list[Any] = []
-    at = 0
-    for slot in slots:
-        items = list(flat[at : at + slot.count])
-        at += slot.count
-        out.append(items if slot.kind is InputKind.DYNAMIC else items[0])
-    return out
+    """Flattened instances grouped by IR slot: dynamic ones as lists (the
+    bounds worked out on each call; an execute frame keeps them)."""
+    return grouped(slot_bounds(slots), list(flat))
 
 
 class RunMemory(Protocol):

@@ -93,7 +93,7 @@ class ExecuteFrame(OutputAllocator):
         self.flat = all(
             s.kind is not InputKind.DYNAMIC and s.count == 1 for s in step.ir_inputs
         )
-        self.bounds = _slices(step.ir_inputs)
+        self.bounds = slot_bounds(step.ir_inputs)
         keys: dict[object, int] = {}
         for spec in [*self.inputs, *self.outputs]:
             if spec is not None:
@@ -203,7 +203,7 @@ class ExecuteFrame(OutputAllocator):
             self,
             stream,
         )
-        args = views if self.flat else _grouped(self.bounds, views)
+        args = views if self.flat else grouped(self.bounds, views)
         try:
             with rt.launch_regions(regions):
                 result = self._call(ctx, args)
@@ -253,7 +253,7 @@ class ExecuteFrame(OutputAllocator):
             ctx.retain(workspaces)
 
 
-def _slices(slots: Any) -> list[tuple[int, int, bool]]:
+def slot_bounds(slots: Any) -> list[tuple[int, int, bool]]:
     """(start, end, dynamic) of each IR slot in the flattened inputs."""
     out = []
     at = 0
@@ -263,6 +263,6 @@ def _slices(slots: Any) -> list[tuple[int, int, bool]]:
     return out
 
 
-def _grouped(bounds: list[tuple[int, int, bool]], flat: list[Any]) -> list[Any]:
+def grouped(bounds: list[tuple[int, int, bool]], flat: list[Any]) -> list[Any]:
     """Flattened instances grouped by IR slot: dynamic ones as lists."""
     return [flat[a:b] if dynamic else flat[a] for a, b, dynamic in bounds]
