@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ge.es.tensor_like import _number_kind
 from ge.graph.types import DataType, Format
 
 if TYPE_CHECKING:
@@ -180,11 +181,7 @@ def _math_op(op_type: str) -> Callable[..., TensorHolder]:
 
 
 def _is_tensor_like(value: object) -> bool:
-    if isinstance(value, (bool, np.bool_)):
-        return False
-    if isinstance(value, (int, float, np.integer, np.floating)):
-        return True
-    return isinstance(value, (list, tuple))
+    return _number_kind(value) is not None or isinstance(value, (list, tuple))
 
 
 def _arith(

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ge.graph.attrs import AttrType
+from ge.graph.graph_edit import is_vacant
 from ge.graph.types import DataType, Format
 from ge_ir.dtype_rules import DtypeRules
 from ge_ir.names import DATA_NODE_TYPES as _DATA_TYPES
@@ -226,7 +227,7 @@ class Graph(_Attributed):
             for n in self.nodes
             for gs in n.subgraphs.values()
             for g in gs
-            if not getattr(g, "vacant", False)
+            if not is_vacant(g)
         ]
 
     # -- text form -----------------------------------------------------------------

@@ -64,12 +64,18 @@ def _check_name(name: object) -> str:
     return name
 
 
-def get_subgraph(graph: Graph, name: str) -> Graph | None:
+def _find(graph: Graph, name: str) -> tuple[Node, str, int, Graph] | None:
+    """The first (depth first) filled slot holding a subgraph named ``name``."""
     _check_name(name)
-    for _, _, _, sub in _walk(graph):
-        if sub.name == name and not is_vacant(sub):
-            return sub
+    for slot in _walk(graph):
+        if slot[3].name == name and not is_vacant(slot[3]):
+            return slot
     return None
+
+
+def get_subgraph(graph: Graph, name: str) -> Graph | None:
+    slot = _find(graph, name)
+    return None if slot is None else slot[3]
 
 
 def _names(graph: Graph) -> str:
@@ -78,18 +84,17 @@ def _names(graph: Graph) -> str:
 
 
 def remove_subgraph(graph: Graph, name: str) -> None:
-    _check_name(name)
-    for node, key, position, sub in _walk(graph):
-        if sub.name == name and not is_vacant(sub):
-            graphs = list(node.subgraphs[key])
-            graphs[position] = VacantSubgraph(name)
-            node.subgraphs[key] = tuple(graphs)
-            sub._owner = None
-            return
-    raise GraphEditError(
-        f"graph '{graph.name}' has no subgraph named {name!r} (its subgraphs: "
-        f"{_names(graph)}); graph.get_all_subgraphs() lists them"
-    )
+    slot = _find(graph, name)
+    if slot is None:
+        raise GraphEditError(
+            f"graph '{graph.name}' has no subgraph named {name!r} (its subgraphs: "
+            f"{_names(graph)}); graph.get_all_subgraphs() lists them"
+        )
+    node, key, position, sub = slot
+    graphs = list(node.subgraphs[key])
+    graphs[position] = VacantSubgraph(name)
+    node.subgraphs[key] = tuple(graphs)
+    sub._owner = None
 
 
 def _holds(outer: Graph, inner: Graph) -> bool:
