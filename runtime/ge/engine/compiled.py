@@ -26,14 +26,14 @@ import numpy as np
 from ge.custom_op.contexts import IrSlot
 from ge.device import rt
 from ge.device.memory import DeviceBuffer
-from ge.device.native import KernelFault, Task, fault_message, library
+from ge.device.native import KernelFault, PackedRun, Task, fault_message, library
 from ge.engine.execute_frame import ExecuteFrame, grouped, slot_bounds
 from ge.engine.layout import ARENA, BufferKind, BufferLayout
 from ge.engine.tasks import Binding, ForeignCall, TaskSpec, TaskTable
 from ge.graph.attrs import AttrType
 from ge.graph.graph import Node, TensorMeta
 from ge.graph.tensor import Tensor as GraphTensor
-from ge.graph.tensor import wrap_buffer, write_addresses
+from ge.graph.tensor import wrap_buffer, write_addresses, write_io_addresses
 from ge.graph.types import Placement
 from ge.runtime.lease import Lease
 from ge.runtime.tensor import Tensor as RuntimeTensor
@@ -130,7 +130,8 @@ class RunState:
         "tasks",
         "arena",
         "workspaces",
-        "native_args",
+        "packed",
+        "run_arg",
         "memory",
         "plan",
     )
@@ -163,16 +164,26 @@ class RunState:
             self.tasks[i].fn = spec.kernel.address
             self.tasks[i].args = base + 8 * spec.first
             self.tasks[i].block_dim = spec.block_dim
-        # Everything the native runner takes, resolved once.
-        self.native_args = (
+        # The slots bound to the arena, constants and workspaces: written
+        # once, as their addresses never change for this state; a run
+        # refreshes those bound to inputs and outputs (Note [Packed run
+        # state] in native.c).
+        fixed = graph.fixed_bindings
+        if len(fixed[0]):
+            addrs = np.frombuffer(self.addrs, dtype=np.uint64)
+            self.table[fixed[0]] = addrs[fixed[1]] + fixed[2]
+        slots, sources, offsets = graph.io_bindings
+        self.packed = PackedRun(
             base,
-            graph._slots.ctypes.data,
-            graph._sources.ctypes.data,
-            graph._offsets.ctypes.data,
-            len(graph._slots),
+            slots.ctypes.data,
+            sources.ctypes.data,
+            offsets.ctypes.data,
             ctypes.addressof(self.addrs),
             ctypes.addressof(self.tasks),
+            len(slots),
+            len(graph.task_specs),
         )
+        self.run_arg = ctypes.addressof(self.packed)  # the one argument of a run
         # The steps as this state runs them: task segments as (first task's
         # address, count, its index), execute nodes as their frames (Note
         # [Execute frames]).
@@ -241,12 +252,11 @@ class CompiledGraph:
         self.bindings: list[Binding] = tasks.bindings
         self.foreign_calls: list[ForeignCall] = tasks.foreign
         self.ntasks = len(self.task_specs)
-        self._slots = np.array([b.slot for b in self.bindings], dtype=np.uint32)
-        self._sources = np.array([b.buffer for b in self.bindings], dtype=np.uint32)
-        self._offsets = np.array([b.offset for b in self.bindings], dtype=np.uint64)
+        self.fixed_bindings, self.io_bindings = self._split_bindings()
         self._first_input = self.layout.first(BufferKind.INPUT)
         self._first_output = self.layout.first(BufferKind.OUTPUT)
-        self._ge_run = library().ge_run
+        self._ge_run_state = library().ge_run_state
+        self._ge_refresh_state = library().ge_refresh_state
         self._ge_replay = library().ge_replay
         first = RunState(self, arena, self.workspaces)
         self._states = [first]  # every state made, for run_states()
@@ -258,6 +268,26 @@ class CompiledGraph:
             (tensors[t].meta.dtype, tensors[t].meta.shape or ()) for t in input_ids
         ]
         self._output_sig = [(m.dtype, m.shape or ()) for m in self.output_metas]
+        self._io_sig = (self._input_sig, self._output_sig)
+
+    def _split_bindings(
+        self,
+    ) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], ...]:
+        """The bindings as (slots, sources, offsets) arrays: those to the
+        buffers fixed per run state, and those to graph inputs and outputs."""
+        first = self.layout.first(BufferKind.INPUT)
+        end = self.layout.first(BufferKind.CONST)
+        parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        for io in (False, True):
+            chosen = [b for b in self.bindings if (first <= b.buffer < end) is io]
+            parts.append(
+                (
+                    np.array([b.slot for b in chosen], dtype=np.uint32),
+                    np.array([b.buffer for b in chosen], dtype=np.uint32),
+                    np.array([b.offset for b in chosen], dtype=np.uint64),
+                )
+            )
+        return parts[0], parts[1]
 
     def run_states(self) -> int:
         """How many run states the graph holds (its peak concurrency)."""
@@ -353,19 +383,9 @@ class CompiledGraph:
                     self._check_outputs(outputs)
                 state = self._new_state()
         try:
-            addrs = state.addrs
-            if not write_addresses(inputs, self._input_sig, addrs, self._first_input):
-                self._check_inputs(inputs)  # raises, naming what is wrong
-                self._write_each_address(inputs, addrs, self._first_input)
-            if outputs is None:
-                outputs = self.new_outputs() if memory is None else memory.outputs(self)
-            if not write_addresses(
-                outputs, self._output_sig, addrs, self._first_output
-            ):
-                self._check_outputs(outputs)
-                self._write_each_address(outputs, addrs, self._first_output)
+            outputs = self._bind(state.addrs, inputs, outputs, memory)
             if self.only_tasks:
-                if fault := self._ge_run(*state.native_args, self.ntasks):
+                if fault := self._ge_run_state(state.run_arg):
                     self._fault(fault, 0)
             else:
                 self._run_steps(state, stream)
@@ -378,6 +398,30 @@ class CompiledGraph:
             else:
                 memory.give_back(self, state)
         return list(outputs)
+
+    def _bind(
+        self,
+        addrs: ctypes.Array[ctypes.c_uint64],
+        inputs: Sequence[GraphTensor],
+        outputs: Sequence[GraphTensor] | None,
+        memory: RunMemory | None,
+    ) -> Sequence[GraphTensor]:
+        """Write the run's input and output addresses (checking the tensors
+        when the one-pass write refuses them); returns the outputs, new
+        ones when ``outputs`` is None."""
+        if outputs is not None and write_io_addresses(
+            inputs, outputs, self._io_sig, addrs, self._first_input
+        ):
+            return outputs
+        if not write_addresses(inputs, self._input_sig, addrs, self._first_input):
+            self._check_inputs(inputs)  # raises, naming what is wrong
+            self._write_each_address(inputs, addrs, self._first_input)
+        if outputs is None:
+            outputs = self.new_outputs() if memory is None else memory.outputs(self)
+        if not write_addresses(outputs, self._output_sig, addrs, self._first_output):
+            self._check_outputs(outputs)
+            self._write_each_address(outputs, addrs, self._first_output)
+        return outputs
 
     @staticmethod
     def _write_each_address(
@@ -401,7 +445,7 @@ class CompiledGraph:
     def _run_steps(self, state: RunState, stream: int) -> None:
         """A graph with execute nodes: refresh the task slots once, then run
         task segments natively and execute nodes in Python, in order."""
-        self._ge_run(*state.native_args, 0)
+        self._ge_refresh_state(state.run_arg)
         replay = self._ge_replay
         for step in state.plan:
             if type(step) is tuple:
