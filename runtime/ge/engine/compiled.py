@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import ctypes
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, NoReturn, Protocol
 
 import numpy as np
@@ -27,6 +28,7 @@ from ge.custom_op.contexts import IrSlot
 from ge.device import rt
 from ge.device.memory import DeviceBuffer
 from ge.device.native import KernelFault, PackedRun, Task, fault_message, library
+from ge.engine import hotpath
 from ge.engine.execute_frame import ExecuteFrame, grouped, slot_bounds
 from ge.engine.layout import ARENA, BufferKind, BufferLayout
 from ge.engine.tasks import Binding, ForeignCall, TaskSpec, TaskTable
@@ -93,6 +95,19 @@ def group(slots: Sequence[IrSlot], flat: Sequence[Any]) -> list[Any]:
     """Flattened instances grouped by IR slot: dynamic ones as lists (the
     bounds worked out on each call; an execute frame keeps them)."""
     return grouped(slot_bounds(slots), list(flat))
+
+
+def raise_fault(
+    graph: str, kernels: Sequence[str], code: int, first: int = 0
+) -> NoReturn:
+    """Raise KernelFault for a replay's fault code (Note [Kernel faults] in
+    native.c), naming the launch: ``first`` is the replayed segment's first
+    task, ``kernels`` the graph's kernel names by task."""
+    task = first + (code >> 32)
+    raise KernelFault(
+        fault_message(code, f"graph '{graph}' launch {task} (kernel {kernels[task]})")
+        + "; the run's outputs are not valid"
+    )
 
 
 class RunMemory(Protocol):
@@ -269,6 +284,7 @@ class CompiledGraph:
         ]
         self._output_sig = [(m.dtype, m.shape or ()) for m in self.output_metas]
         self._io_sig = (self._input_sig, self._output_sig)
+        self._io_ids = [*input_ids, *output_ids]
 
     def _split_bindings(
         self,
@@ -435,12 +451,38 @@ class CompiledGraph:
     def _fault(self, code: int, first: int) -> NoReturn:
         """Raise KernelFault for a replay's fault code (Note [Kernel faults]
         in native.c); ``first`` is the replayed segment's first task."""
-        task = first + (code >> 32)
-        kernel = self.task_specs[task].kernel.name
-        raise KernelFault(
-            fault_message(code, f"graph '{self.name}' launch {task} (kernel {kernel})")
-            + "; the run's outputs are not valid"
+        raise_fault(self.name, [s.kernel.name for s in self.task_specs], code, first)
+
+    def fast_runner(
+        self, buffer_sizes: Sequence[int] | None = None
+    ) -> Callable[[Any, Any], list[Any] | None] | None:
+        """The fast run path (Note [Fast run path] in ``ge.engine.hotpath``):
+        ``run(inputs, outputs)`` runs with exactly Tensors of the
+        graph's inputs and outputs (and DeviceBuffers of at least
+        ``buffer_sizes[i]`` bytes when given) and returns the outputs as a
+        list, or returns None, having done nothing, for the Python path to
+        take the run. None when the graph has no fast path: execute nodes,
+        output copies, or no extension."""
+        module = hotpath.module() if hotpath.enabled() else None
+        if module is None or not self.only_tasks or self.output_copies:
+            return None
+        sigs = [*self._input_sig, *self._output_sig]
+        sizes = buffer_sizes or [self.tensors[t].nbytes for t in self._io_ids]
+        kinds = tuple((dtype, shape, size) for (dtype, shape), size in zip(sigs, sizes))
+        fault = partial(
+            raise_fault, self.name, [s.kernel.name for s in self.task_specs]
         )
+        runner = module.runner(
+            ctypes.cast(self._ge_run_state, ctypes.c_void_p).value,
+            self._free,
+            kinds,
+            len(self._input_sig),
+            self._first_input,
+            GraphTensor,
+            DeviceBuffer if buffer_sizes is not None else None,
+            fault,
+        )
+        return runner.run  # type: ignore[no-any-return]
 
     def _run_steps(self, state: RunState, stream: int) -> None:
         """A graph with execute nodes: refresh the task slots once, then run
