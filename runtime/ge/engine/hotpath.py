@@ -40,7 +40,9 @@ from functools import lru_cache
 from pathlib import Path
 from types import ModuleType
 
-from ge.device.toolchain import BuildError, cache_lookup, cache_store, compiler
+# ge.device.toolchain is imported where it is used: the build backend loads
+# this file on its own to build the extension (hatch_build.py), with the
+# package not installed.
 
 HERE = Path(__file__).resolve().parent
 SOURCE = HERE / "hotpath.c"
@@ -86,7 +88,10 @@ def build_flags(source_digest: str) -> list[str]:
 def build(source: Path, source_digest: str, cc: str | None = None) -> bytes:
     """hotpath.c compiled into an extension module's bytes (BuildError when
     there is no compiler or no Python headers)."""
-    cc = cc or compiler()
+    if cc is None:
+        from ge.device.toolchain import compiler
+
+        cc = compiler()
     with tempfile.TemporaryDirectory(prefix="ge-hotpath-") as tmp:
         out = Path(tmp) / "_hotpath.so"
         result = subprocess.run(
@@ -96,6 +101,8 @@ def build(source: Path, source_digest: str, cc: str | None = None) -> bytes:
             check=False,
         )
         if result.returncode != 0:
+            from ge.device.toolchain import BuildError
+
             raise BuildError(f"{cc} could not build {source.name}:\n{result.stderr}")
         return out.read_bytes()
 
@@ -112,6 +119,8 @@ def _import(path: Path) -> ModuleType:
 def _built(source_digest: str) -> ModuleType:
     """The extension built for this source and Python, from the kernel cache
     or the compiler, imported from a private temporary copy."""
+    from ge.device.toolchain import cache_lookup, cache_store
+
     key = f"ge-hotpath-{source_digest}-{sys.implementation.cache_tag}"
     data = cache_lookup(key)
     if data is None:
@@ -126,6 +135,8 @@ def _built(source_digest: str) -> ModuleType:
 @lru_cache(maxsize=1)
 def module() -> ModuleType | None:
     """The extension, or None when it cannot be had (Note [Fast run path])."""
+    from ge.device.toolchain import BuildError
+
     source_digest = digest()
     try:
         prebuilt = PREBUILT.read_bytes()
