@@ -499,7 +499,7 @@ GE_EXPORT uint64_t ge_run(uint64_t *table, const uint32_t *slots, const uint32_t
 
 /* Note [Packed run state]: what ge_run takes, gathered once per run state
  * in one struct, so a run is one call with one argument (a ctypes call costs
- * about 50 ns per argument it converts; ge/engine/compiled.py, RunState).
+ * about 50 ns per argument it converts; RunState in the engine packs it).
  * Its bindings are the slots bound to graph inputs and outputs only: the
  * slots bound to the arena, the constants and the workspaces (fixed for the
  * run state's life) are written when the state is made. */

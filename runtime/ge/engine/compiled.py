@@ -185,7 +185,7 @@ class RunState:
         # state] in native.c).
         fixed = graph.fixed_bindings
         if len(fixed[0]):
-            addrs = np.frombuffer(self.addrs, dtype=np.uint64)
+            addrs = np.array(self.addrs[:], dtype=np.uint64)
             self.table[fixed[0]] = addrs[fixed[1]] + fixed[2]
         slots, sources, offsets = graph.io_bindings
         self.packed = PackedRun(
@@ -473,7 +473,7 @@ class CompiledGraph:
             raise_fault, self.name, [s.kernel.name for s in self.task_specs]
         )
         runner = module.runner(
-            ctypes.cast(self._ge_run_state, ctypes.c_void_p).value,
+            ctypes.cast(self._ge_run_state, ctypes.c_void_p).value,  # type: ignore[arg-type]
             self._free,
             kinds,
             len(self._input_sig),
@@ -482,7 +482,7 @@ class CompiledGraph:
             DeviceBuffer if buffer_sizes is not None else None,
             fault,
         )
-        return runner.run  # type: ignore[no-any-return]
+        return runner.run
 
     def _run_steps(self, state: RunState, stream: int) -> None:
         """A graph with execute nodes: refresh the task slots once, then run
