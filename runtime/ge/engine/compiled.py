@@ -461,11 +461,14 @@ class CompiledGraph:
         graph's inputs and outputs (and DeviceBuffers of at least
         ``buffer_sizes[i]`` bytes when given) and returns the outputs as a
         list, or returns None, having done nothing, for the Python path to
-        take the run. None when the graph has no fast path: execute nodes,
-        output copies, or no extension."""
-        module = hotpath.module() if hotpath.enabled() else None
-        if module is None or not self.only_tasks or self.output_copies:
+        take the run. In Python (Tensors only) when the extension cannot be
+        had; None when the graph has no fast path (execute nodes, output
+        copies)."""
+        if not self.only_tasks or self.output_copies:
             return None
+        module = hotpath.module() if hotpath.enabled() else None
+        if module is None:
+            return self._python_runner()
         sigs = [*self._input_sig, *self._output_sig]
         sizes = buffer_sizes or [self.tensors[t].nbytes for t in self._io_ids]
         kinds = tuple((dtype, shape, size) for (dtype, shape), size in zip(sigs, sizes))
@@ -483,6 +486,32 @@ class CompiledGraph:
             fault,
         )
         return runner.run
+
+    def _python_runner(self) -> Callable[[Any, Any], list[Any] | None]:
+        """``fast_runner``'s contract in Python: the least a run does (one
+        state from the pool, one pass over the tensors, one native call)."""
+        free, sig, first = self._free, self._io_sig, self._first_input
+        run_state, name = self._ge_run_state, self.name
+        kernels = [s.kernel.name for s in self.task_specs]
+
+        def run(inputs: Any, outputs: Any) -> list[Any] | None:
+            if outputs is None:
+                return None
+            try:
+                state = free.pop()
+            except IndexError:
+                return None
+            try:
+                if not write_io_addresses(inputs, outputs, sig, state.addrs, first):
+                    return None
+                fault = run_state(state.run_arg)
+            finally:
+                free.append(state)
+            if fault:
+                raise_fault(name, kernels, fault)
+            return list(outputs)
+
+        return run
 
     def _run_steps(self, state: RunState, stream: int) -> None:
         """A graph with execute nodes: refresh the task slots once, then run
