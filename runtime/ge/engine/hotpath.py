@@ -20,8 +20,12 @@ Like the native launcher (Note [Prebuilt launcher] in ge.device.native),
 the build backend compiles hotpath.c into ``_hotpath.abi3.so`` beside this
 file (limited API: one binary serves every CPython from 3.11), and the
 binary is used only when it records the SHA-256 of hotpath.c. Otherwise it
-is built with the system C compiler against this Python's headers, cached
-in the kernel cache, and imported from a private temporary copy. Without a
+is built with the system C compiler against this Python's headers, imported
+from a private temporary copy and, where the package directory is writable
+(a checkout), put in place of the stale binary. Not in the kernel cache:
+an extension is imported by the system's loader, which runs its
+initializers, so only the package directory (whose writer can run code
+anyway) may hold one, never a cache. Without a
 compiler or headers (or with ``GE_CPU_FAST_PATH=0``, or
 ``set_enabled(False)``), runs take the Python runner.
 """
@@ -33,7 +37,6 @@ import importlib.machinery
 import importlib.util
 import os
 import subprocess
-import sys
 import sysconfig
 import tempfile
 import threading
@@ -57,8 +60,9 @@ _lock = threading.Lock()
 
 
 def set_enabled(on: bool) -> bool:
-    """Use the extension for graphs compiled (and models loaded) from now on
-    (True) or the Python path (False); returns the previous setting."""
+    """Make fast runners with the extension (True) or in Python (False)
+    from now on: a session makes a graph's on its first run, a model when
+    it is loaded. Returns the previous setting."""
     global _enabled
     with _lock:
         previous, _enabled = _enabled, bool(on)
@@ -118,19 +122,25 @@ def _import(path: Path) -> ModuleType:
 
 
 def _built(source_digest: str) -> ModuleType:
-    """The extension built for this source and Python, from the kernel cache
-    or the compiler, imported from a private temporary copy."""
-    from ge.device.toolchain import cache_lookup, cache_store
-
-    key = f"ge-hotpath-{source_digest}-{sys.implementation.cache_tag}"
-    data = cache_lookup(key)
-    if data is None:
-        data = build(SOURCE, source_digest)
-        cache_store(key, data)
+    """The extension built for this source, imported from a private
+    temporary copy; also put in place of the stale prebuilt binary when its
+    directory is writable (a checkout), so the next process imports that."""
+    data = build(SOURCE, source_digest)
     with tempfile.TemporaryDirectory(prefix="ge-hotpath-") as tmp:
         path = Path(tmp) / "_hotpath.abi3.so"
         path.write_bytes(data)
-        return _import(path)
+        module = _import(path)
+    try:
+        handle, temp = tempfile.mkstemp(dir=PREBUILT.parent, prefix=".hotpath-")
+    except OSError:  # an installed, read-only package: built again next time
+        return module
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+        os.replace(temp, PREBUILT)
+    except OSError:
+        Path(temp).unlink(missing_ok=True)
+    return module
 
 
 @lru_cache(maxsize=1)
