@@ -4,6 +4,7 @@ the extension and without it."""
 
 from __future__ import annotations
 
+import gc
 import os
 import subprocess
 import sys
@@ -174,6 +175,22 @@ def test_a_state_made_while_the_pool_was_empty_is_packed_for_itself(
         a, b = data[i % 4]
         session.run_graph_with_stream_async(0, 0, [device(a), device(b)], [out])
         np.testing.assert_allclose(out.numpy(), want(a, b), rtol=1e-6, atol=1e-5)
+
+
+def test_a_runner_keeps_its_graph_while_it_is_held(path: str) -> None:
+    """A run in progress holds the runner: removing the graph from the
+    session meanwhile must not free its kernels, bindings or run states."""
+    session = Session()
+    session.add_graph(0, chain_graph("held_chain"))
+    (a, b), (c, d) = sets(2)
+    out = device(np.zeros(N, np.float32))
+    session.run_graph_with_stream_async(0, 0, [device(a), device(b)], [out])
+    runner = session._fast[0]
+    session.remove_graph(0)
+    gc.collect()
+    (result,) = runner([device(c), device(d)], [out])
+    assert result is out
+    np.testing.assert_allclose(out.numpy(), want(c, d), rtol=1e-6, atol=1e-5)
 
 
 class CountingAllocator(Allocator):

@@ -97,19 +97,6 @@ def group(slots: Sequence[IrSlot], flat: Sequence[Any]) -> list[Any]:
     return grouped(slot_bounds(slots), list(flat))
 
 
-def raise_fault(
-    graph: str, kernels: Sequence[str], code: int, first: int = 0
-) -> NoReturn:
-    """Raise KernelFault for a replay's fault code (Note [Kernel faults] in
-    native.c), naming the launch: ``first`` is the replayed segment's first
-    task, ``kernels`` the graph's kernel names by task."""
-    task = first + (code >> 32)
-    raise KernelFault(
-        fault_message(code, f"graph '{graph}' launch {task} (kernel {kernels[task]})")
-        + "; the run's outputs are not valid"
-    )
-
-
 class RunMemory(Protocol):
     """Where a run's memory comes from when not from the compiled graph:
     its run state (arena and workspaces), new outputs and the workspaces
@@ -451,7 +438,12 @@ class CompiledGraph:
     def _fault(self, code: int, first: int) -> NoReturn:
         """Raise KernelFault for a replay's fault code (Note [Kernel faults]
         in native.c); ``first`` is the replayed segment's first task."""
-        raise_fault(self.name, [s.kernel.name for s in self.task_specs], code, first)
+        task = first + (code >> 32)
+        kernel = self.task_specs[task].kernel.name
+        raise KernelFault(
+            fault_message(code, f"graph '{self.name}' launch {task} (kernel {kernel})")
+            + "; the run's outputs are not valid"
+        )
 
     def fast_runner(
         self, buffer_sizes: Sequence[int] | None = None
@@ -472,9 +464,9 @@ class CompiledGraph:
         sigs = [*self._input_sig, *self._output_sig]
         sizes = buffer_sizes or [self.tensors[t].nbytes for t in self._io_ids]
         kinds = tuple((dtype, shape, size) for (dtype, shape), size in zip(sigs, sizes))
-        fault = partial(
-            raise_fault, self.name, [s.kernel.name for s in self.task_specs]
-        )
+        # The runner holds the graph (through this bound method), so kernels
+        # and bindings outlive a run in progress when the graph is dropped.
+        fault = partial(self._fault, first=0)
         runner = module.runner(
             ctypes.cast(self._ge_run_state, ctypes.c_void_p).value,  # type: ignore[arg-type]
             self._free,
@@ -491,8 +483,7 @@ class CompiledGraph:
         """``fast_runner``'s contract in Python: the least a run does (one
         state from the pool, one pass over the tensors, one native call)."""
         free, sig, first = self._free, self._io_sig, self._first_input
-        run_state, name = self._ge_run_state, self.name
-        kernels = [s.kernel.name for s in self.task_specs]
+        run_state, graph = self._ge_run_state, self  # held: see fast_runner
 
         def run(inputs: Any, outputs: Any) -> list[Any] | None:
             if outputs is None:
@@ -508,7 +499,7 @@ class CompiledGraph:
             finally:
                 free.append(state)
             if fault:
-                raise_fault(name, kernels, fault)
+                graph._fault(fault, 0)
             return list(outputs)
 
         return run
