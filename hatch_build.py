@@ -7,7 +7,11 @@ links no libpython, so one wheel serves every Python 3 of the platform). In
 an editable install the binary is written beside native.c instead, so the
 checkout runs models without a compiler too. The binary records the
 SHA-256 of the source it came from; the runtime uses it only while that
-matches native.c (``ge.device.native``). See docs/packaging.md.
+matches native.c (``ge.device.native``). The fast run path's CPython
+extension, ``runtime/ge/engine/hotpath.c``, becomes
+``ge/engine/_hotpath.abi3.so`` the same way when this Python's headers are
+there (the wheel is then tagged ``cp311-abi3-<platform>``; Note [Fast run
+path] in ``ge.engine.hotpath``). See docs/packaging.md.
 """
 
 from __future__ import annotations
@@ -25,13 +29,18 @@ from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
 DEVICE = Path("runtime") / "ge" / "device"
 BINARY = "_native.so"
+ENGINE = Path("runtime") / "ge" / "engine"
+HOTPATH = "_hotpath.abi3.so"
 
 
 def _toolchain(root: Path) -> ModuleType:
     """ge.device.toolchain, loaded from its file (the package is not
     installed while it is being built; the module needs only the stdlib)."""
-    path = root / DEVICE / "toolchain.py"
-    spec = importlib.util.spec_from_file_location("_ge_ops_build_toolchain", path)
+    return _load(root / DEVICE / "toolchain.py", "_ge_ops_build_toolchain")
+
+
+def _load(path: Path, name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses look their module up there
@@ -54,6 +63,20 @@ def build_native(root: Path) -> bytes:
     )
 
 
+def build_hotpath(root: Path) -> bytes | None:
+    """The fast run path's extension (ge/engine/hotpath.c, limited API),
+    or None when it cannot be built here (no Python headers): runs then take
+    the Python path (Note [Fast run path] in ge/engine/hotpath.py)."""
+    hotpath = _load(root / ENGINE / "hotpath.py", "_ge_ops_build_hotpath")
+    source = root / ENGINE / "hotpath.c"
+    digest = hashlib.sha256(source.read_bytes()).hexdigest()
+    try:
+        data: bytes = hotpath.build(source, digest, _toolchain(root).compiler())
+    except Exception:  # the compiler or headers missing: the wheel goes without
+        return None
+    return data
+
+
 def platform_tag() -> str:
     return sysconfig.get_platform().replace("-", "_").replace(".", "_")
 
@@ -66,8 +89,11 @@ class NativeLauncherHook(BuildHookInterface):  # type: ignore[type-arg]
             return
         root = Path(self.root)
         data = build_native(root)
+        extension = build_hotpath(root)
         if version == "editable":
             (root / DEVICE / BINARY).write_bytes(data)
+            if extension is not None:
+                (root / ENGINE / HOTPATH).write_bytes(extension)
             return
         self._tmp = tempfile.TemporaryDirectory(prefix="ge-ops-native-")
         built = Path(self._tmp.name) / BINARY
@@ -75,6 +101,11 @@ class NativeLauncherHook(BuildHookInterface):  # type: ignore[type-arg]
         build_data["force_include"][str(built)] = f"ge/device/{BINARY}"
         build_data["pure_python"] = False
         build_data["tag"] = f"py3-none-{platform_tag()}"
+        if extension is not None:  # the stable ABI of CPython 3.11 and later
+            fast = Path(self._tmp.name) / HOTPATH
+            fast.write_bytes(extension)
+            build_data["force_include"][str(fast)] = f"ge/engine/{HOTPATH}"
+            build_data["tag"] = f"cp311-abi3-{platform_tag()}"
 
     def finalize(
         self, version: str, build_data: dict[str, Any], artifact_path: str

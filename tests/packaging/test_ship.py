@@ -15,6 +15,7 @@ import csv
 import hashlib
 import shutil
 import stat
+import sysconfig
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -95,6 +96,9 @@ def test_the_ge_ops_wheel_holds_no_sample_op(shipped: Shipped) -> None:
     for package in ("ge", "ge_ir", "gen_ops"):
         assert f"{package}/py.typed" in record
     assert "ge/device/_native.so" in record
+    # The fast run path's extension, built wherever the Python headers are.
+    headers = Path(sysconfig.get_paths()["include"]) / "Python.h"
+    assert ("ge/engine/_hotpath.abi3.so" in record) == headers.exists()
 
 
 def test_a_graph_of_the_installed_library_runs_with_no_env_var(

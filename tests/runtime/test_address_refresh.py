@@ -7,6 +7,7 @@ import os
 import sys
 import textwrap
 import threading
+import types
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -437,3 +438,34 @@ def test_a_kernel_fault_in_a_graph_names_the_graph_launch_and_kernel(
         session.run_graph(40, [Tensor.from_numpy(x)])
     (y,) = session.run_graph(41, [Tensor.from_numpy(x)])
     np.testing.assert_array_equal(y.numpy(), x * 2 if through_execute else x)
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_a_kernel_fault_on_the_fast_run_path_names_the_launch(
+    session: Session, faulty: None, fast: bool
+) -> None:
+    """run_graph_with_stream_async with the caller's outputs takes the fast
+    run path (Note [Fast run path] in ge/engine/hotpath.py) from its second
+    run: a fault there names the launch as the Python path does, and the
+    run state goes back to the pool."""
+    from ge.device.native import KernelFault
+    from ge.engine import hotpath
+
+    previous = hotpath.set_enabled(fast)
+    try:
+        session.add_graph(42, _faulty_graph("faulty_fast", 5, False))
+        x = np.arange(8 * 64, dtype=np.float32).reshape(8, 64)
+        out = device(np.zeros((8, 64), np.float32))
+        for _ in range(2):
+            with pytest.raises(
+                KernelFault,
+                match=r"graph 'faulty_fast' launch 1 \(kernel faulty_copy\)",
+            ):
+                session.run_graph_with_stream_async(42, 0, [device(x)], [out])
+        runner = session._fast[42]  # the extension's, or the Python one
+        assert isinstance(runner, types.BuiltinMethodType) == (
+            fast and hotpath.module() is not None
+        )
+        assert session.compiled(42).run_states() == 1
+    finally:
+        hotpath.set_enabled(previous)

@@ -497,6 +497,35 @@ GE_EXPORT uint64_t ge_run(uint64_t *table, const uint32_t *slots, const uint32_t
   return replay(tasks, ntasks);
 }
 
+/* Note [Packed run state]: what ge_run takes, gathered once per run state
+ * in one struct, so a run is one call with one argument (a ctypes call costs
+ * about 50 ns per argument it converts; RunState in the engine packs it).
+ * Its bindings are the slots bound to graph inputs and outputs only: the
+ * slots bound to the arena, the constants and the workspaces (fixed for the
+ * run state's life) are written when the state is made. */
+typedef struct ge_packed_run {
+  uint64_t *table;
+  const uint32_t *slots;
+  const uint32_t *sources;
+  const uint64_t *offsets;
+  const uint64_t *addrs;
+  const ge_task *tasks;
+  uint32_t nbound;
+  uint32_t ntasks;
+} ge_packed_run;
+
+/* ge_run over a packed run state: refresh, then replay every task. */
+GE_EXPORT uint64_t ge_run_state(const ge_packed_run *state) {
+  return ge_run(state->table, state->slots, state->sources, state->offsets,
+                state->nbound, state->addrs, state->tasks, state->ntasks);
+}
+
+/* Refresh only (ntasks 0 ignored): the execute path's first step. */
+GE_EXPORT void ge_refresh_state(const ge_packed_run *state) {
+  ge_run(state->table, state->slots, state->sources, state->offsets, state->nbound,
+         state->addrs, state->tasks, 0);
+}
+
 /* Replay only: the execute path's task segments, and the floor the
  * benchmarks compare against. */
 GE_EXPORT uint64_t ge_replay(const ge_task *tasks, uint32_t ntasks) {

@@ -39,11 +39,32 @@ class Task(ctypes.Structure):
 
 
 _u32, _u64, _vp = ctypes.c_uint32, ctypes.c_uint64, ctypes.c_void_p
+
+
+class PackedRun(ctypes.Structure):
+    """What ``ge_run_state`` takes (``ge_packed_run`` in native.c, Note
+    [Packed run state]): a run state's argument table, the input/output
+    bindings (three parallel arrays), its address table and its launches."""
+
+    _fields_ = [
+        ("table", _vp),
+        ("slots", _vp),
+        ("sources", _vp),
+        ("offsets", _vp),
+        ("addrs", _vp),
+        ("tasks", _vp),
+        ("nbound", _u32),
+        ("ntasks", _u32),
+    ]
+
+
 # The launcher's functions. ctypes releases the GIL around each call, so
 # runs on several threads execute their kernels in parallel.
 _SIGNATURES = {
     "ge_launch": ctypes.CFUNCTYPE(_u64, _vp, _u32, _vp),
     "ge_run": ctypes.CFUNCTYPE(_u64, _vp, _vp, _vp, _vp, _u32, _vp, _vp, _u32),
+    "ge_run_state": ctypes.CFUNCTYPE(_u64, _vp),
+    "ge_refresh_state": ctypes.CFUNCTYPE(None, _vp),
     "ge_replay": ctypes.CFUNCTYPE(_u64, _vp, _u32),
     "ge_fault_install": ctypes.CFUNCTYPE(ctypes.c_int),
     "ge_pool_resize": ctypes.CFUNCTYPE(ctypes.c_int, _u32),
@@ -59,6 +80,8 @@ class Launcher:
 
     ge_launch: Callable[..., int]
     ge_run: Callable[..., int]
+    ge_run_state: Callable[[int], int]
+    ge_refresh_state: Callable[[int], None]
     ge_replay: Callable[..., int]
     ge_fault_install: Callable[[], int]
     ge_pool_resize: Callable[[int], int]

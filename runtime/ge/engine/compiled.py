@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import ctypes
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, NoReturn, Protocol
 
 import numpy as np
@@ -26,14 +27,15 @@ import numpy as np
 from ge.custom_op.contexts import IrSlot
 from ge.device import rt
 from ge.device.memory import DeviceBuffer
-from ge.device.native import KernelFault, Task, fault_message, library
+from ge.device.native import KernelFault, PackedRun, Task, fault_message, library
+from ge.engine import hotpath
 from ge.engine.execute_frame import ExecuteFrame, grouped, slot_bounds
 from ge.engine.layout import ARENA, BufferKind, BufferLayout
 from ge.engine.tasks import Binding, ForeignCall, TaskSpec, TaskTable
 from ge.graph.attrs import AttrType
 from ge.graph.graph import Node, TensorMeta
 from ge.graph.tensor import Tensor as GraphTensor
-from ge.graph.tensor import wrap_buffer, write_addresses
+from ge.graph.tensor import wrap_buffer, write_addresses, write_io_addresses
 from ge.graph.types import Placement
 from ge.runtime.lease import Lease
 from ge.runtime.tensor import Tensor as RuntimeTensor
@@ -130,7 +132,8 @@ class RunState:
         "tasks",
         "arena",
         "workspaces",
-        "native_args",
+        "packed",
+        "run_arg",
         "memory",
         "plan",
     )
@@ -163,16 +166,26 @@ class RunState:
             self.tasks[i].fn = spec.kernel.address
             self.tasks[i].args = base + 8 * spec.first
             self.tasks[i].block_dim = spec.block_dim
-        # Everything the native runner takes, resolved once.
-        self.native_args = (
+        # The slots bound to the arena, constants and workspaces: written
+        # once, as their addresses never change for this state; a run
+        # refreshes those bound to inputs and outputs (Note [Packed run
+        # state] in native.c).
+        fixed = graph.fixed_bindings
+        if len(fixed[0]):
+            addrs = np.array(self.addrs[:], dtype=np.uint64)
+            self.table[fixed[0]] = addrs[fixed[1]] + fixed[2]
+        slots, sources, offsets = graph.io_bindings
+        self.packed = PackedRun(
             base,
-            graph._slots.ctypes.data,
-            graph._sources.ctypes.data,
-            graph._offsets.ctypes.data,
-            len(graph._slots),
+            slots.ctypes.data,
+            sources.ctypes.data,
+            offsets.ctypes.data,
             ctypes.addressof(self.addrs),
             ctypes.addressof(self.tasks),
+            len(slots),
+            len(graph.task_specs),
         )
+        self.run_arg = ctypes.addressof(self.packed)  # the one argument of a run
         # The steps as this state runs them: task segments as (first task's
         # address, count, its index), execute nodes as their frames (Note
         # [Execute frames]).
@@ -241,12 +254,11 @@ class CompiledGraph:
         self.bindings: list[Binding] = tasks.bindings
         self.foreign_calls: list[ForeignCall] = tasks.foreign
         self.ntasks = len(self.task_specs)
-        self._slots = np.array([b.slot for b in self.bindings], dtype=np.uint32)
-        self._sources = np.array([b.buffer for b in self.bindings], dtype=np.uint32)
-        self._offsets = np.array([b.offset for b in self.bindings], dtype=np.uint64)
+        self.fixed_bindings, self.io_bindings = self._split_bindings()
         self._first_input = self.layout.first(BufferKind.INPUT)
         self._first_output = self.layout.first(BufferKind.OUTPUT)
-        self._ge_run = library().ge_run
+        self._ge_run_state = library().ge_run_state
+        self._ge_refresh_state = library().ge_refresh_state
         self._ge_replay = library().ge_replay
         first = RunState(self, arena, self.workspaces)
         self._states = [first]  # every state made, for run_states()
@@ -258,6 +270,27 @@ class CompiledGraph:
             (tensors[t].meta.dtype, tensors[t].meta.shape or ()) for t in input_ids
         ]
         self._output_sig = [(m.dtype, m.shape or ()) for m in self.output_metas]
+        self._io_sig = (self._input_sig, self._output_sig)
+        self._io_ids = [*input_ids, *output_ids]
+
+    def _split_bindings(
+        self,
+    ) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], ...]:
+        """The bindings as (slots, sources, offsets) arrays: those to the
+        buffers fixed per run state, and those to graph inputs and outputs."""
+        first = self.layout.first(BufferKind.INPUT)
+        end = self.layout.first(BufferKind.CONST)
+        parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        for io in (False, True):
+            chosen = [b for b in self.bindings if (first <= b.buffer < end) is io]
+            parts.append(
+                (
+                    np.array([b.slot for b in chosen], dtype=np.uint32),
+                    np.array([b.buffer for b in chosen], dtype=np.uint32),
+                    np.array([b.offset for b in chosen], dtype=np.uint64),
+                )
+            )
+        return parts[0], parts[1]
 
     def run_states(self) -> int:
         """How many run states the graph holds (its peak concurrency)."""
@@ -353,19 +386,9 @@ class CompiledGraph:
                     self._check_outputs(outputs)
                 state = self._new_state()
         try:
-            addrs = state.addrs
-            if not write_addresses(inputs, self._input_sig, addrs, self._first_input):
-                self._check_inputs(inputs)  # raises, naming what is wrong
-                self._write_each_address(inputs, addrs, self._first_input)
-            if outputs is None:
-                outputs = self.new_outputs() if memory is None else memory.outputs(self)
-            if not write_addresses(
-                outputs, self._output_sig, addrs, self._first_output
-            ):
-                self._check_outputs(outputs)
-                self._write_each_address(outputs, addrs, self._first_output)
+            outputs = self._bind(state.addrs, inputs, outputs, memory)
             if self.only_tasks:
-                if fault := self._ge_run(*state.native_args, self.ntasks):
+                if fault := self._ge_run_state(state.run_arg):
                     self._fault(fault, 0)
             else:
                 self._run_steps(state, stream)
@@ -378,6 +401,30 @@ class CompiledGraph:
             else:
                 memory.give_back(self, state)
         return list(outputs)
+
+    def _bind(
+        self,
+        addrs: ctypes.Array[ctypes.c_uint64],
+        inputs: Sequence[GraphTensor],
+        outputs: Sequence[GraphTensor] | None,
+        memory: RunMemory | None,
+    ) -> Sequence[GraphTensor]:
+        """Write the run's input and output addresses (checking the tensors
+        when the one-pass write refuses them); returns the outputs, new
+        ones when ``outputs`` is None."""
+        if outputs is not None and write_io_addresses(
+            inputs, outputs, self._io_sig, addrs, self._first_input
+        ):
+            return outputs
+        if not write_addresses(inputs, self._input_sig, addrs, self._first_input):
+            self._check_inputs(inputs)  # raises, naming what is wrong
+            self._write_each_address(inputs, addrs, self._first_input)
+        if outputs is None:
+            outputs = self.new_outputs() if memory is None else memory.outputs(self)
+        if not write_addresses(outputs, self._output_sig, addrs, self._first_output):
+            self._check_outputs(outputs)
+            self._write_each_address(outputs, addrs, self._first_output)
+        return outputs
 
     @staticmethod
     def _write_each_address(
@@ -398,10 +445,69 @@ class CompiledGraph:
             + "; the run's outputs are not valid"
         )
 
+    def fast_runner(
+        self, buffer_sizes: Sequence[int] | None = None
+    ) -> Callable[[Any, Any], list[Any] | None] | None:
+        """The fast run path (Note [Fast run path] in ``ge.engine.hotpath``):
+        ``run(inputs, outputs)`` runs with exactly Tensors of the
+        graph's inputs and outputs (and DeviceBuffers of at least
+        ``buffer_sizes[i]`` bytes when given) and returns the outputs as a
+        list, or returns None, having done nothing, for the Python path to
+        take the run. In Python (Tensors only) when the extension cannot be
+        had; None when the graph has no fast path (execute nodes, output
+        copies)."""
+        if not self.only_tasks or self.output_copies:
+            return None
+        module = hotpath.module() if hotpath.enabled() else None
+        if module is None:
+            return self._python_runner()
+        sigs = [*self._input_sig, *self._output_sig]
+        sizes = buffer_sizes or [self.tensors[t].nbytes for t in self._io_ids]
+        kinds = tuple((dtype, shape, size) for (dtype, shape), size in zip(sigs, sizes))
+        # The runner holds the graph (through this bound method), so kernels
+        # and bindings outlive a run in progress when the graph is dropped.
+        fault = partial(self._fault, first=0)
+        runner = module.runner(
+            ctypes.cast(self._ge_run_state, ctypes.c_void_p).value,  # type: ignore[arg-type]
+            self._free,
+            kinds,
+            len(self._input_sig),
+            self._first_input,
+            GraphTensor,
+            DeviceBuffer if buffer_sizes is not None else None,
+            fault,
+        )
+        return runner.run
+
+    def _python_runner(self) -> Callable[[Any, Any], list[Any] | None]:
+        """``fast_runner``'s contract in Python: the least a run does (one
+        state from the pool, one pass over the tensors, one native call)."""
+        free, sig, first = self._free, self._io_sig, self._first_input
+        run_state, graph = self._ge_run_state, self  # held: see fast_runner
+
+        def run(inputs: Any, outputs: Any) -> list[Any] | None:
+            if outputs is None:
+                return None
+            try:
+                state = free.pop()
+            except IndexError:
+                return None
+            try:
+                if not write_io_addresses(inputs, outputs, sig, state.addrs, first):
+                    return None
+                fault = run_state(state.run_arg)
+            finally:
+                free.append(state)
+            if fault:
+                graph._fault(fault, 0)
+            return list(outputs)
+
+        return run
+
     def _run_steps(self, state: RunState, stream: int) -> None:
         """A graph with execute nodes: refresh the task slots once, then run
         task segments natively and execute nodes in Python, in order."""
-        self._ge_run(*state.native_args, 0)
+        self._ge_refresh_state(state.run_arg)
         replay = self._ge_replay
         for step in state.plan:
             if type(step) is tuple:

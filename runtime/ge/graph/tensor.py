@@ -351,3 +351,33 @@ def write_addresses(
             return False
         addrs[first + i] = tensor._addr
     return True
+
+
+def write_io_addresses(
+    inputs: Sequence[object],
+    outputs: Sequence[object],
+    signatures: tuple[
+        Sequence[tuple[DataType, tuple[int, ...]]],
+        Sequence[tuple[DataType, tuple[int, ...]]],
+    ],
+    addrs: ctypes.Array[ctypes.c_uint64],
+    first: int,
+) -> bool:
+    """``write_addresses`` for a run's inputs and then its outputs in one
+    pass (their addresses are consecutive from ``first``; ``signatures``
+    holds the inputs' and the outputs' dtypes and shapes): True, or False
+    when a tensor does not match, for the caller to check them."""
+    i = first
+    for tensors, signature in zip((inputs, outputs), signatures):
+        if len(tensors) != len(signature):
+            return False
+        for tensor, kind in zip(tensors, signature):
+            if (
+                type(tensor) is not Tensor
+                or tensor._data_type is not kind[0]
+                or tensor._shape != kind[1]
+            ):
+                return False
+            addrs[i] = tensor._addr
+            i += 1
+    return True

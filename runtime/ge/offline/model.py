@@ -103,6 +103,10 @@ class Model:
             consts=consts,
             tasks=table,
         )
+        # Note [Fast run path] (ge.engine.hotpath): DeviceBuffers accepted.
+        self._fast = self._graph.fast_runner(
+            [t.nbytes for t in (*data.inputs, *data.outputs)]
+        )
 
     @staticmethod
     def _kernels(data: ModelData) -> dict[tuple[int, int], Kernel]:
@@ -263,6 +267,9 @@ class Model:
     ) -> None:
         """Run once: read ``inputs``, write ``outputs`` (any buffers of the
         right size; their addresses may change from run to run)."""
+        fast = self._fast
+        if fast is not None and fast(inputs, outputs) is not None:
+            return
         if len(inputs) != len(self._data.inputs) or len(outputs) != len(
             self._data.outputs
         ):

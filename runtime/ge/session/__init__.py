@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import threading
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from ge.allocator import Allocator, AllocatorError
 from ge.device import rt
@@ -64,6 +65,8 @@ class Session:
         self._options = {**global_options(), **dict(options or {})}
         _device_threads(self._options)
         self._graphs: dict[int, _Entry] = {}
+        # Static graphs' fast run paths, by id (only graphs in _graphs).
+        self._fast: dict[int, Callable[[Any, Any], list[Tensor] | None]] = {}
         self._cache = ImplCache()
         self._variables = VariableStore()  # Note [Variables] (ge.engine.variables)
         self._lock = threading.RLock()
@@ -96,6 +99,7 @@ class Session:
         with self._lock:
             entry = self._entry(graph_id)
             del self._graphs[graph_id]
+            self._fast.pop(graph_id, None)
         with self._allocators_lock:
             memories = list(self._allocators.values())
         for memory in memories:
@@ -186,7 +190,15 @@ class Session:
         and, when ``outputs`` is given, results are written into them (no
         copies). Launches are synchronous, so the outputs are ready on return."""
         rt.check_stream(stream)
-        compiled = self._compile(self._entry(graph_id), inputs)
+        fast = self._fast.get(graph_id)  # Note [Fast run path] (ge.engine.hotpath)
+        if fast is not None and not self._allocators:
+            result = fast(inputs, outputs)
+            if result is not None:
+                return result
+        entry = self._entry(graph_id)
+        compiled = self._compile(entry, inputs)
+        if entry.static is compiled and graph_id not in self._fast:
+            self._add_fast(graph_id, entry, compiled)
         memory = None
         if self._allocators:  # none registered: no lock on the common path
             with self._allocators_lock:
@@ -200,6 +212,17 @@ class Session:
         finally:
             with self._allocators_lock:
                 memory.active -= 1
+
+    def _add_fast(self, graph_id: int, entry: _Entry, compiled: CompiledGraph) -> None:
+        """Give a static graph its fast run path, if it has one (runs with
+        exactly the graph's tensors and no external allocator registered:
+        everything else takes the Python path above)."""
+        runner = compiled.fast_runner()
+        if runner is None:
+            return
+        with self._lock:
+            if not self._closed and self._graphs.get(graph_id) is entry:
+                self._fast[graph_id] = runner
 
     # -- external allocators (Note [External allocators] in ge.session.allocators)
 
@@ -261,6 +284,7 @@ class Session:
             self._closed = True
         with self._lock:
             self._graphs.clear()
+            self._fast.clear()
         errors = []
         for memory in memories:
             try:
