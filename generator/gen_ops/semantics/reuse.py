@@ -69,21 +69,34 @@ def _dtype_words(item: Input | Output) -> str:
     return ", ".join(d.spec_name for d in constraint.dtypes) or "no dtype"
 
 
-def _refusal(output: Output, source: Input, taken: dict[str, str]) -> str | None:
-    """Why the pair cannot share memory whatever the graph (E617), or None."""
+def _refusal(
+    output: Output, source: Input, taken: dict[str, str]
+) -> tuple[str, str] | None:
+    """Why the pair cannot share memory whatever the graph, and what to do
+    (E617); None when it can."""
     if output.dynamic:
-        return f"output '{output.name}' is dynamic (a list of tensors)"
+        return (
+            f"output '{output.name}' is dynamic (a list of tensors)",
+            "remove reuse_input: a dynamic output has no one buffer to share",
+        )
     if source.kind is InputKind.DYNAMIC:
-        return f"input '{source.name}' is dynamic (a list of tensors)"
+        return (
+            f"input '{source.name}' is dynamic (a list of tensors)",
+            "name a required or optional input, or remove reuse_input",
+        )
     if output.ref_input is not None:
         return (
             f"output '{output.name}' is named like input '{output.ref_input}', a ref "
-            "pair that shares its memory already"
+            "pair that shares its memory already",
+            "remove reuse_input (a ref output is written in place anyway), or "
+            "rename the output",
         )
     if source.name in taken:
         return (
             f"output '{taken[source.name]}' reuses input '{source.name}' already; one "
-            "input's memory can hold one output"
+            "input's memory can hold one output",
+            f"remove reuse_input from output '{output.name}' or from output "
+            f"'{taken[source.name]}'",
         )
     return None
 
@@ -117,14 +130,13 @@ def reuse(
             )
             result.append(output)
             continue
-        problem = _refusal(output, source, taken)
-        if problem is not None:
+        refused = _refusal(output, source, taken)
+        if refused is not None:
             ctx.report(
                 "E617",
                 where,
-                f"output '{output.name}' cannot reuse input '{name}': {problem}",
-                "reuse_input pairs one non-dynamic output with one non-dynamic input "
-                "that no other output reuses; remove the key",
+                f"output '{output.name}' cannot reuse input '{name}': {refused[0]}",
+                refused[1],
             )
             result.append(output)
             continue
@@ -135,8 +147,8 @@ def reuse(
                 f"output '{output.name}' ({_dtype_words(output)}) reuses input "
                 f"'{name}' ({_dtype_words(source)}), whose dtype can differ from "
                 "the output's",
-                f"give both the same type variable, or make output '{output.name}''s "
-                f"infer_meta dtype rule '{name}'",
+                f"declare both with one type variable (dtypes: {{T: [...]}}), or "
+                f"give output '{output.name}' the infer_meta rule dtype: {name}",
             )
             result.append(output)
             continue
