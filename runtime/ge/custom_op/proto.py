@@ -104,15 +104,7 @@ class OpProto:
             "descriptor_key": self.descriptor_key,
             "op_type": self.op_type,
             "inputs": [{"name": i.name, "kind": i.kind.value} for i in self.inputs],
-            "outputs": [
-                {
-                    "name": o.name,
-                    "dynamic": o.dynamic,
-                    "ref_input": o.ref_input,
-                    "reuse_input": o.reuse_input,
-                }
-                for o in self.outputs
-            ],
+            "outputs": [_output_dict(o) for o in self.outputs],
             "attrs": [
                 {
                     "name": a.name,
@@ -123,6 +115,19 @@ class OpProto:
             ],
             "source": self.source,
         }
+
+
+def _output_dict(output: ProtoOutput) -> dict[str, Any]:
+    """An output as ``as_dict`` lists it: GE's keys, and ``reuse_input``
+    (this project's) only where the prototype declares one."""
+    entry: dict[str, Any] = {
+        "name": output.name,
+        "dynamic": output.dynamic,
+        "ref_input": output.ref_input,
+    }
+    if output.reuse_input is not None:
+        entry["reuse_input"] = output.reuse_input
+    return entry
 
 
 def _source(fn: Callable[..., Any]) -> str:
