@@ -87,6 +87,9 @@ CODES: dict[str, CodeInfo] = {
     "E614": CodeInfo(
         Severity.ERROR, "dtype rule for an output its type variable gives a dtype"
     ),
+    "E615": CodeInfo(Severity.ERROR, "reuse_input names no input"),
+    "E616": CodeInfo(Severity.ERROR, "reuse_input of an input whose dtype can differ"),
+    "E617": CodeInfo(Severity.ERROR, "reuse_input of a pair that cannot share memory"),
     "E701": CodeInfo(
         Severity.ERROR, "launch argument names an unknown input, output or attr"
     ),
@@ -101,6 +104,7 @@ CODES: dict[str, CodeInfo] = {
     "W903": CodeInfo(Severity.WARNING, "unused type variable"),
     "W904": CodeInfo(Severity.WARNING, "Python parameter renamed to avoid a clash"),
     "W905": CodeInfo(Severity.WARNING, "attr left out of the REG_OP header"),
+    "W906": CodeInfo(Severity.WARNING, "reuse_input without a generated prototype"),
     # gen-ops import: REG_OP headers.
     "I101": CodeInfo(Severity.ERROR, "cannot read header"),
     "I102": CodeInfo(Severity.ERROR, "no headers found"),

@@ -107,7 +107,12 @@ def _sections(op: OpSpec) -> tuple[CommentSection, ...]:
             tuple(
                 CommentRow(
                     o.name,
-                    ("dynamic" if o.dynamic else "required", dtype_words(o.dtype)),
+                    ("dynamic" if o.dynamic else "required", dtype_words(o.dtype))
+                    + (
+                        (f"may reuse the memory of {o.reuse_input}",)
+                        if o.reuse_input
+                        else ()
+                    ),
                     o.doc,
                 )
                 for o in op.outputs

@@ -26,7 +26,15 @@ from gen_ops.literals import (
 from gen_ops.lower_cpp import RegOpView, reg_op_view
 from gen_ops.lower_python import dtype_words, history_words, type_var_words
 from gen_ops.lower_python import lower as lower_python
-from gen_ops.model import Attr, Capability, DtypeRule, Input, OpSpec, ShapeRule
+from gen_ops.model import (
+    Attr,
+    Capability,
+    DtypeRule,
+    Input,
+    OpSpec,
+    Output,
+    ShapeRule,
+)
 from gen_ops.reg_op import RegOpMacro, dtype_symbol, macro_of
 from gen_ops.render import render
 from gen_ops.signature import Param
@@ -52,6 +60,16 @@ def md_code(text: str) -> str:
 @dataclass(frozen=True)
 class Row:
     cells: tuple[str, ...]
+
+
+def _output_kind(output: Output) -> str:
+    """The kind cell of an output's row: dynamic and its count, or the input
+    whose memory it may reuse."""
+    if output.dynamic:
+        return "dynamic" + (f", count {output.count}" if output.count else "")
+    if output.reuse_input is not None:
+        return f"may reuse the memory of {md_code(output.reuse_input)}"
+    return ""
 
 
 @dataclass(frozen=True)
@@ -153,11 +171,7 @@ def _lower(op: OpSpec) -> DocPage:
             Row(
                 (
                     md_code(o.name),
-                    (
-                        ("dynamic" + (f", count {o.count}" if o.count else ""))
-                        if o.dynamic
-                        else ""
-                    ),
+                    _output_kind(o),
                     md_cell(dtype_words(o.dtype)),
                     md_cell(o.doc),
                 )

@@ -72,6 +72,8 @@ class Prototype:
     output_names: tuple[str, ...]
     # The inputs' IR names, when a parameter had to be renamed (else empty).
     input_names: tuple[str, ...]
+    # (output, input) for each output with reuse_input (Note [Reuse input]).
+    reuse_inputs: tuple[tuple[str, str], ...]
     asks: tuple[AuthorCall, ...]
     results: tuple[OutputDesc, ...] | None
 
@@ -312,6 +314,9 @@ def _prototype(
         returns=_proto_returns(op, imports),
         output_names=tuple(o.name for o in op.outputs),
         input_names=ir_names if renamed else (),
+        reuse_inputs=tuple(
+            (o.name, o.reuse_input) for o in op.outputs if o.reuse_input is not None
+        ),
         asks=author_calls(op, names, base),
         results=output_descs(op, names, imports) if op.infer_meta is not None else None,
     )

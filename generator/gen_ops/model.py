@@ -159,6 +159,9 @@ class Output:
     span: Span
     # An output named like an input is GE's ref (in-place) pair.
     ref_input: str | None = None
+    # ``reuse_input:``: the input whose memory the output may take (GE's
+    # TensorUtils::SetReuseInput / SetReuseInputIndex; Note [Reuse input]).
+    reuse_input: str | None = None
 
 
 class DeriveKind(enum.Enum):

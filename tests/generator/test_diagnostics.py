@@ -1235,6 +1235,60 @@ case("E703", "6:11", "library and kernel", """
           - {name: n, type: int, derive: len(x),
              renamed_from: [{name: count, release: 1.1.0}]}
     """),
+    # -- reuse_input (semantics/reuse.py) ------------------------------------
+    case("E615", "5:44", "reuse_input of an unknown input", """
+        op: A
+        inputs:
+          - {name: x, dtype: float32}
+        outputs:
+          - {name: y, dtype: float32, reuse_input: xx}
+        infer_meta:
+          y: {shape: same_as(x), dtype: x}
+    """),
+    case("E616", "5:55", "reuse_input of an input of another dtype", """
+        op: A
+        inputs:
+          - {name: x, dtype: [float32, float16]}
+        outputs:
+          - {name: y, dtype: [float32, float16], reuse_input: x}
+    """),
+    case("E617", "5:59", "reuse_input on a dynamic output", """
+        op: A
+        inputs:
+          - {name: x, dtype: float32}
+        outputs:
+          - {name: y, dtype: float32, dynamic: true, reuse_input: x}
+    """),
+    case("E617", "6:44", "reuse_input of a dynamic input", """
+        op: A
+        inputs:
+          - {name: x, dtype: float32}
+          - {name: xs, dtype: float32, dynamic: true}
+        outputs:
+          - {name: y, dtype: float32, reuse_input: xs}
+    """),
+    case("E617", "5:44", "reuse_input on a ref output", """
+        op: A
+        inputs:
+          - {name: x, dtype: float32}
+        outputs:
+          - {name: x, dtype: float32, reuse_input: x}
+    """),
+    case("E617", "6:44", "one input reused by two outputs", """
+        op: A
+        inputs:
+          - {name: x, dtype: float32}
+        outputs:
+          - {name: y, dtype: float32, reuse_input: x}
+          - {name: z, dtype: float32, reuse_input: x}
+    """),
+    case("W906", "5:44", "reuse_input without a generated prototype", """
+        op: A
+        inputs:
+          - {name: x, dtype: float32}
+        outputs:
+          - {name: y, dtype: float32, reuse_input: x}
+    """),
     case("W905", "3:21", "named_attrs attr", """
         op: A
         attrs:

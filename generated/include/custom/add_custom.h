@@ -16,7 +16,7 @@ namespace ge {
 ///   y (required, T: float32, float16): Second addend; same shape as x.
 ///
 /// Outputs:
-///   z (required, T: float32, float16): The sum.
+///   z (required, T: float32, float16, may reuse the memory of x): The sum.
 REG_OP(AddCustom)
     .INPUT(x, "T")
     .INPUT(y, "T")

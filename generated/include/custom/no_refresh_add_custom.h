@@ -17,7 +17,7 @@ namespace ge {
 ///   x2 (required, T: float32): Second addend.
 ///
 /// Outputs:
-///   output0 (required, T: float32): The sum x1 + x2.
+///   output0 (required, T: float32, may reuse the memory of x1): The sum x1 + x2.
 REG_OP(NoRefreshAddCustom)
     .INPUT(x1, "T")
     .INPUT(x2, "T")

@@ -18,7 +18,7 @@ namespace ge {
 ///   x2 (required, T: float32, int32, int64, float16, int16, int8, uint8, float64, bfloat16, bool): The second operand; broadcast against x1.
 ///
 /// Outputs:
-///   y (required, T: float32, int32, int64, float16, int16, int8, uint8, float64, bfloat16, bool): The result; the broadcast shape of x1 and x2.
+///   y (required, T: float32, int32, int64, float16, int16, int8, uint8, float64, bfloat16, bool, may reuse the memory of x1): The result; the broadcast shape of x1 and x2.
 REG_OP(Add)
     .INPUT(x1, "T")
     .INPUT(x2, "T")

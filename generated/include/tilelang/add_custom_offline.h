@@ -18,7 +18,7 @@ namespace ge {
 ///   y (required, T: float32): Second addend; same shape as x.
 ///
 /// Outputs:
-///   z (required, T: float32): The sum.
+///   z (required, T: float32, may reuse the memory of x): The sum.
 REG_OP(AddCustomOffline)
     .INPUT(x, "T")
     .INPUT(y, "T")

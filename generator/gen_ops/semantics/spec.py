@@ -12,6 +12,7 @@ from gen_ops.semantics import (
     elements,
     evolution,
     names,
+    reuse,
     rules,
 )
 from gen_ops.semantics.context import Checker
@@ -40,6 +41,7 @@ def check_spec(spec: LoadedSpec, sink: Sink) -> OpSpec | None:
     dtypes.check_unused(ctx, variables, inputs, outputs)
     infer = rules.infer_meta(ctx, inputs, outputs, attr_list)
     implementation = impl(ctx, inputs, outputs, attr_list)
+    outputs = reuse.reuse(ctx, inputs, outputs, infer, implementation is not None)
     names.check_attrs_bound_by_name(ctx, attr_list, infer, implementation)
     marks = breaking.marks(ctx)
     if ctx.failed():

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import inspect
 import typing
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ge.custom_op import sink
@@ -58,6 +58,9 @@ class ProtoOutput:
     name: str
     dynamic: bool
     ref_input: str | None = None
+    # Note [Reuse input] (ge/engine/reuse.py): the input whose memory this
+    # output may take (register_op's reuse_inputs).
+    reuse_input: str | None = None
 
 
 @dataclass(frozen=True)
@@ -101,10 +104,7 @@ class OpProto:
             "descriptor_key": self.descriptor_key,
             "op_type": self.op_type,
             "inputs": [{"name": i.name, "kind": i.kind.value} for i in self.inputs],
-            "outputs": [
-                {"name": o.name, "dynamic": o.dynamic, "ref_input": o.ref_input}
-                for o in self.outputs
-            ],
+            "outputs": [_output_dict(o) for o in self.outputs],
             "attrs": [
                 {
                     "name": a.name,
@@ -115,6 +115,19 @@ class OpProto:
             ],
             "source": self.source,
         }
+
+
+def _output_dict(output: ProtoOutput) -> dict[str, Any]:
+    """An output as ``as_dict`` lists it: GE's keys, and ``reuse_input``
+    (this project's) only where the prototype declares one."""
+    entry: dict[str, Any] = {
+        "name": output.name,
+        "dynamic": output.dynamic,
+        "ref_input": output.ref_input,
+    }
+    if output.reuse_input is not None:
+        entry["reuse_input"] = output.reuse_input
+    return entry
 
 
 def _source(fn: Callable[..., Any]) -> str:
@@ -406,6 +419,63 @@ def _renamed_inputs(
     return [ProtoInput(name, i.kind) for name, i in zip(names, inputs)]
 
 
+def _reused_inputs(
+    op_type: str,
+    inputs: list[ProtoInput],
+    outputs: list[ProtoOutput],
+    reuse: Mapping[str, str],
+) -> list[ProtoOutput]:
+    """``reuse_inputs``: output name -> the input whose memory it may take
+    (Note [Reuse input] in ``ge.engine.reuse``). Both must be single
+    tensors, the output not already a ref output, each input taken once."""
+    if not isinstance(reuse, Mapping) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in reuse.items()
+    ):
+        raise _fail(op_type, "reuse_inputs must be a dict of output name to input name")
+    by_input = {i.name: i for i in inputs}
+    by_output = {o.name: o for o in outputs}
+    taken: dict[str, str] = {}
+    for out, name in reuse.items():
+        output, source = by_output.get(out), by_input.get(name)
+        if output is None:
+            raise _fail(
+                op_type,
+                f"reuse_inputs names output {out!r}, which the prototype does not "
+                f"have (outputs: {', '.join(by_output) or 'none'})",
+                ValueError,
+            )
+        if source is None:
+            raise _fail(
+                op_type,
+                f"reuse_inputs: output {out!r} names input {name!r}, which the "
+                f"prototype does not have (inputs: {', '.join(by_input) or 'none'})",
+                ValueError,
+            )
+        if output.dynamic or source.kind is InputKind.DYNAMIC:
+            raise _fail(
+                op_type,
+                f"reuse_inputs: output {out!r} and input {name!r} must both be "
+                "single tensors (not dynamic)",
+                ValueError,
+            )
+        if output.ref_input is not None:
+            raise _fail(
+                op_type,
+                f"reuse_inputs: output {out!r} is a ref output of input "
+                f"{output.ref_input!r}, which shares its memory already",
+                ValueError,
+            )
+        if name in taken:
+            raise _fail(
+                op_type,
+                f"reuse_inputs: outputs {taken[name]!r} and {out!r} both take input "
+                f"{name!r}; one input's memory can hold one output",
+                ValueError,
+            )
+        taken[name] = out
+    return [replace(o, reuse_input=reuse.get(o.name)) for o in outputs]
+
+
 def build_proto(
     fn: Callable[..., Any],
     op_type: str,
@@ -413,6 +483,7 @@ def build_proto(
     output_names: Sequence[str] | None = None,
     dtype_rules: DtypeRules | None = None,
     input_names: Sequence[str] | None = None,
+    reuse_inputs: Mapping[str, str] | None = None,
 ) -> OpProto:
     """The prototype a function's signature declares (raises TypeError/ValueError)."""
     if not callable(fn) or inspect.isclass(fn):
@@ -450,6 +521,8 @@ def build_proto(
         op_type, hints.get("return", inspect.Parameter.empty)
     )
     outputs = _output_names(op_type, inputs, dynamic, mutates_args, output_names)
+    if reuse_inputs is not None:
+        outputs = _reused_inputs(op_type, inputs, outputs, reuse_inputs)
     key = (
         f"{getattr(fn, '__module__', '?')}:{getattr(fn, '__qualname__', '?')}:{op_type}"
     )
@@ -473,6 +546,7 @@ def register_op(
     output_names: Sequence[str] | None = None,
     dtype_rules: DtypeRules | None = None,
     input_names: Sequence[str] | None = None,
+    reuse_inputs: Mapping[str, str] | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register the decorated function as ``op_type``'s prototype and infer_meta.
 
@@ -481,7 +555,11 @@ def register_op(
     against them at compile (Note [Dtype rules travel with the op]).
     ``input_names`` (an addition too) gives the inputs' IR names where the
     parameters must be named otherwise (an input and an attr of one name, or
-    an input named like a Python keyword); ``mutates_args`` then uses them."""
+    an input named like a Python keyword); ``mutates_args`` then uses them.
+    ``reuse_inputs`` (an addition too; GE sets it on an output's tensor desc
+    with TensorUtils::SetReuseInput / SetReuseInputIndex) maps an output's
+    name to the input whose memory it may take: the kernel tolerates the two
+    being one buffer (Note [Reuse input] in ``ge.engine.reuse``)."""
     if not isinstance(op_type, str) or not op_type:
         raise TypeError("register_op: op_type must be a non-empty str")
     if not is_op_type(op_type):
@@ -498,7 +576,13 @@ def register_op(
 
     def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
         proto = build_proto(
-            fn, op_type, mutates_args, output_names, dtype_rules, input_names
+            fn,
+            op_type,
+            mutates_args,
+            output_names,
+            dtype_rules,
+            input_names,
+            reuse_inputs,
         )
         _check_rule_names(proto)
         sink.current().register_proto(proto)

@@ -6,7 +6,10 @@ node's inputs; in a model file, the caller's input buffers and the
 constants) is never bound to an ``out`` or ``inout`` argument, and a
 ``workspace`` argument takes only a workspace. Ref outputs (an output
 named like an input) are how an op writes in place: the memory plan puts
-the pair on one buffer, and the kernel writes it as the output.
+the pair on one buffer, and the kernel writes it as the output. An output
+that may reuse an input's memory (Note [Reuse input] in ``reuse``) is the
+other way: the plan gives it the input's memory only when no later reader
+exists, and the kernel still writes it as its output.
 
 The compiler knows each bound tensor's role in its node; a model file knows
 only buffers, where the arena holds inputs and outputs of many nodes alike,

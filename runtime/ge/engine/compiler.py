@@ -40,6 +40,7 @@ from ge.engine.graph_order import topological_order
 from ge.engine.launches import Place, bind_launch
 from ge.engine.layout import ARENA, BufferKind, BufferLayout
 from ge.engine.plan import Interval, plan
+from ge.engine.reuse import ReuseOp, reuse_slots, share_reused_inputs
 from ge.engine.tasks import TaskTable
 from ge.engine.variables import VARIABLE, VariableStore, offline_refusal
 from ge.graph.attrs import AttrType
@@ -116,6 +117,8 @@ class _Op:
     inputs: list[int | None]
     outputs: list[int]
     proto_attrs: list[tuple[str, AttrType, Any]]
+    # (output, input slot) pairs that may share memory (Note [Reuse input]).
+    reuse: tuple[tuple[int, int], ...] = ()
 
 
 class _Compiler:
@@ -258,14 +261,23 @@ class _Compiler:
             if t is not None:
                 self.last_use[t] = position
         self.ops.append(
-            _Op(node, position, impl, inputs, outputs, infer.attr_values(node, proto))
+            _Op(
+                node,
+                position,
+                impl,
+                inputs,
+                outputs,
+                infer.attr_values(node, proto),
+                reuse_slots(node, proto),
+            )
         )
 
     # -- memory ---------------------------------------------------------------------
 
     def place(self) -> tuple[list[int], list[tuple[int, int]], DeviceBuffer]:
-        """Bind graph outputs to output buffers, share memory for ref pairs,
-        plan the arena; (output ids, output copies, arena)."""
+        """Bind graph outputs to output buffers, share memory for ref pairs
+        and for the reuse pairs that are safe (Note [Reuse input]), plan the
+        arena; (output ids, output copies, arena)."""
         output_ids: list[int] = []
         copies: list[tuple[int, int]] = []
         bound: set[int] = set()
@@ -288,6 +300,12 @@ class _Compiler:
                 copies.append((j, tensor_id))
             self.last_use[tensor_id] = len(self.graph.nodes)
         self._alias_refs()
+        share_reused_inputs(
+            [ReuseOp(op.position, op.inputs, op.outputs, op.reuse) for op in self.ops],
+            self.tensors,
+            self.aliases,
+            self.last_use,
+        )
         arena_ids = [
             t
             for op in self.ops

@@ -22,6 +22,9 @@ KERNEL_NAME = "add_custom"
 @_cop.register_op(
     op_type=OP_TYPE,
     output_names=("z",),
+    reuse_inputs={
+        "z": "x",
+    },
     dtype_rules=_cop.DtypeRules.from_table(
         type_vars={
             "T": ("float32", "float16"),

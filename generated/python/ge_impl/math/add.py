@@ -23,6 +23,9 @@ KERNEL_NAME = "math_add"
 @_cop.register_op(
     op_type=OP_TYPE,
     output_names=("y",),
+    reuse_inputs={
+        "y": "x1",
+    },
     dtype_rules=_cop.DtypeRules.from_table(
         type_vars={
             "T": (

@@ -4,6 +4,7 @@
 
 #include "golden/_ge_names_op.h"
 #include "golden/all_optional_op.h"
+#include "golden/fused_axpy.h"
 #include "golden/history_blend.h"
 #include "golden/hostile_text_op.h"
 #include "golden/identity_n_op.h"

@@ -2,6 +2,8 @@
 """ge.es.golden: graph builder functions for the ops of module golden."""
 
 from .all_optional_op import AllOptionalOp
+from .fused_axpy import FusedAxpy
+from .fused_axpy import FusedAxpyOutput
 from .history_blend import HistoryBlend
 from .hostile_text_op import HostileTextOp
 from .identity_n_op import IdentityNOp
@@ -19,6 +21,8 @@ from ._ge_names_op import _GeNamesOp
 
 __all__ = [
     "AllOptionalOp",
+    "FusedAxpy",
+    "FusedAxpyOutput",
     "HistoryBlend",
     "HostileTextOp",
     "IdentityNOp",
