@@ -24,19 +24,15 @@ from ge.graph.attrs import AttrType
 from ge.graph.graph import InputKind
 from ge.graph.limits import MAX_TENSOR_BYTES
 from ge.graph.types import DataType, Format
-from ge.runtime.lease import (
-    Lease,
-    bind_data_lease,
-    data_readable,
-    unbind_data_lease,
-)
-from ge.runtime.tensor import Tensor, allow_writes
+from ge.runtime.lease import Lease, data_readable
+from ge.runtime.tensor import Tensor
 from ge.runtime.types import (
     Shape,
     StorageFormat,
     StorageShape,
     checked_dims,
     dims_of,
+    storage_dims_of,
 )
 
 __all__ = [
@@ -123,15 +119,10 @@ def executing(ctx: EagerOpExecutionContext) -> Iterator[None]:
         yield
 
 
-def enter_execute(ctx: EagerOpExecutionContext) -> tuple[Any, Any]:
-    """``executing`` without a context manager, for the execute path's hot
-    loop: pass what it returns to ``leave_execute`` in a ``finally``."""
-    return _EXECUTE.var.set(ctx), bind_data_lease(ctx._lease)
-
-
-def leave_execute(tokens: tuple[Any, Any]) -> None:
-    unbind_data_lease(tokens[1])
-    _EXECUTE.var.reset(tokens[0])
+# The ContextVar ``executing`` binds: the execute path's hot loop sets and
+# resets it directly (a named internal API: ge.engine.execute_frame), with
+# ``ge.runtime.lease.DATA_LEASE`` for the context's lease.
+EXECUTE_CTX = _EXECUTE.var
 
 
 @contextlib.contextmanager
@@ -308,10 +299,14 @@ class OutputAllocator:
     def allocate(
         self, index: int, dims: tuple[int, ...], dtype: DataType
     ) -> Tensor:  # pragma: no cover - interface
-        """Output ``index`` with storage ``dims`` (checked ints) and ``dtype``."""
+        """Output ``index`` with storage ``dims`` (a tuple of checked ints)
+        and ``dtype``: a view ``copy_from`` may write (``ViewTemplate.view``
+        with ``writable``)."""
         raise NotImplementedError
 
     def alias(self, output: int, input_index: int) -> Tensor:  # pragma: no cover
+        """Output ``output`` as a view of input ``input_index``'s memory,
+        writable as ``allocate``'s."""
         raise NotImplementedError
 
     def workspace(self, size: int) -> int:  # pragma: no cover
@@ -461,7 +456,7 @@ class EagerOpExecutionContext:
         # Shapes and formats were checked when they were made: only what
         # can still fail is checked here (an expired view, a wrong type).
         if isinstance(shape, StorageShape):
-            dims = dims_of(shape.storage_shape)
+            dims = storage_dims_of(shape)
         elif isinstance(shape, Shape):
             dims = dims_of(shape)
         elif isinstance(shape, (list, tuple)):
@@ -480,8 +475,7 @@ class EagerOpExecutionContext:
             raise TypeError(
                 f"data_type must be a DataType, got {type(data_type).__name__}"
             )
-        tensor = self._runtime.allocate(index, dims, data_type)
-        allow_writes(tensor)
+        tensor = self._runtime.allocate(index, dims, data_type)  # writable
         self._outputs[index] = tensor
         return tensor
 
@@ -492,8 +486,7 @@ class EagerOpExecutionContext:
         if output_index in self._outputs:
             raise RuntimeError(f"output {output_index} is already allocated")
         self.get_input_tensor(input_index)
-        tensor = self._runtime.alias(output_index, input_index)
-        allow_writes(tensor)
+        tensor = self._runtime.alias(output_index, input_index)  # writable
         self._outputs[output_index] = tensor
         return tensor
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
-from contextvars import ContextVar, Token
+from contextvars import ContextVar
 
 
 class Lease:
@@ -38,7 +38,11 @@ class Lease:
 # Owned objects (TensorDesc and its shapes) use this lease, which never ends.
 OWNED = Lease("its owner")
 
-_data_lease: ContextVar[Lease | None] = ContextVar("ge_data_lease", default=None)
+# The lease whose tensors hold data on this thread now (Note [numpy and
+# borrowed tensors] in ``ge.runtime.tensor``). ``data_readable`` binds it;
+# the execute path's hot loop sets and resets it directly (a named internal
+# API: ge.engine.execute_frame).
+DATA_LEASE: ContextVar[Lease | None] = ContextVar("ge_data_lease", default=None)
 
 
 @contextlib.contextmanager
@@ -46,23 +50,13 @@ def data_readable(lease: Lease) -> Iterator[None]:
     """Within this block, on this thread, tensors borrowed under ``lease``
     hold data (the execute callback; Note [numpy and borrowed tensors] in
     ``ge.runtime.tensor``)."""
-    token = _data_lease.set(lease)
+    token = DATA_LEASE.set(lease)
     try:
         yield
     finally:
-        _data_lease.reset(token)
-
-
-def bind_data_lease(lease: Lease) -> Token[Lease | None]:
-    """``data_readable`` without a context manager (the execute path's hot
-    loop): pass the token to ``unbind_data_lease`` in a ``finally``."""
-    return _data_lease.set(lease)
-
-
-def unbind_data_lease(token: Token[Lease | None]) -> None:
-    _data_lease.reset(token)
+        DATA_LEASE.reset(token)
 
 
 def data_lease() -> Lease | None:
     """The lease whose tensors hold data on this thread now, if any."""
-    return _data_lease.get()
+    return DATA_LEASE.get()
