@@ -20,11 +20,12 @@ from typing import Any, Generic, TypeVar
 from ge.custom_op.portable import ForeignLaunchInfo
 from ge.device.args import MAX_BLOCK_DIM
 from ge.device.args import scalar_bits as _device_scalar_bits
+from ge.device.rt import CALLBACK
 from ge.graph.attrs import AttrType
 from ge.graph.graph import InputKind
 from ge.graph.limits import MAX_TENSOR_BYTES
 from ge.graph.types import DataType, Format
-from ge.runtime.lease import Lease, data_readable
+from ge.runtime.lease import Lease
 from ge.runtime.tensor import Tensor
 from ge.runtime.types import (
     Shape,
@@ -76,7 +77,6 @@ class _Slot(Generic[C]):
             self.var.reset(token)
 
 
-_EXECUTE: _Slot[EagerOpExecutionContext] = _Slot("ge_execute_ctx", "get_execute_ctx()")
 _COMPILE: _Slot[OpCompileContext] = _Slot("ge_compile_ctx", "get_compile_ctx()")
 _PLATFORM: _Slot[CompilePlatformInfo] = _Slot(
     "ge_platform", "get_compile_platform_info()"
@@ -88,8 +88,13 @@ _INFER: _Slot[InferMetaContext] = _Slot("ge_infer_ctx", "get_infer_meta_ctx()")
 
 
 def get_execute_ctx() -> EagerOpExecutionContext:
-    ctx = _EXECUTE.var.get()  # _EXECUTE.get(), inline: called once per execute
-    return _EXECUTE.get() if ctx is None else ctx
+    # The execute path binds the context with its call's RegionSet (Note
+    # [One binding per call] in ge.device.rt).
+    scope = CALLBACK.get()
+    ctx = None if scope is None else scope.context
+    if ctx is None:
+        raise RuntimeError("get_execute_ctx() is only available inside its callback")
+    return ctx  # type: ignore[return-value]
 
 
 def get_compile_ctx() -> OpCompileContext:
@@ -108,21 +113,8 @@ def get_infer_meta_ctx() -> InferMetaContext:
     return _INFER.get()
 
 
-# --- binding contexts: the runtime's internal API (ge.engine calls these) -----------
-
-
-@contextlib.contextmanager
-def executing(ctx: EagerOpExecutionContext) -> Iterator[None]:
-    """Run an ``execute`` callback with ``ctx``: ``get_execute_ctx()``
-    returns it, and its tensors hold data on this thread."""
-    with _EXECUTE.bind(ctx), data_readable(ctx._lease):
-        yield
-
-
-# The ContextVar ``executing`` binds: the execute path's hot loop sets and
-# resets it directly (a named internal API: ge.engine.execute_frame), with
-# ``ge.runtime.lease.DATA_LEASE`` for the context's lease.
-EXECUTE_CTX = _EXECUTE.var
+# --- binding contexts: the runtime's internal API (ge.engine calls these; the
+# execute path binds its context as Note [One binding per call] in ge.device.rt says) --
 
 
 @contextlib.contextmanager

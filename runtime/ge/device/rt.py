@@ -16,8 +16,7 @@ from __future__ import annotations
 import ctypes
 import itertools
 import threading
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from contextvars import ContextVar
 from functools import lru_cache, partial
 
@@ -46,48 +45,52 @@ class LaunchError(ValueError):
 
 
 class RegionSet:
-    """The memory a callback may hand to kernels: its tensors and workspaces.
+    """The memory a callback may hand to kernels: its tensors and workspaces
+    (``spans``, (address, size) pairs).
 
-    ``launches`` is the checked-launch cache of the execute frame that
-    made it (Note [Checked launches]), or None."""
+    While an execute callback runs, its RegionSet is what ``CALLBACK``
+    holds on its thread (Note [One binding per call]): ``launches`` is the
+    checked-launch cache of its execute frame (Note [Checked launches]);
+    ``lease`` and ``context`` are the callback's lease and execute context,
+    opaque here (``ge.runtime.lease.data_lease`` and
+    ``ge.custom_op.get_execute_ctx`` read them). The execute path makes one
+    per call without ``__init__`` (object.__new__, then each field: its
+    hot loop), so a field added here is set there too."""
 
-    __slots__ = ("_regions", "launches")
+    __slots__ = ("spans", "launches", "lease", "context")
 
     def __init__(
         self,
         launches: LaunchCache | None = None,
-        regions: list[tuple[int, int]] | None = None,
+        spans: list[tuple[int, int]] | None = None,
+        lease: object = None,
+        context: object = None,
     ) -> None:
-        """``regions``: the first (address, size) pairs (the list is kept)."""
-        self._regions = [] if regions is None else regions
+        self.spans = [] if spans is None else spans
         self.launches = launches
+        self.lease = lease
+        self.context = context
 
     def add(self, addr: int, size: int) -> None:
-        self._regions.append((addr, size))
+        self.spans.append((addr, size))
 
     def find(self, addr: int) -> tuple[int, int] | None:
-        for start, size in self._regions:
+        for start, size in self.spans:
             if start <= addr < start + max(size, 1):
                 return start, size
         return None
 
 
-# The regions of the callback running on this thread, if any: bound by
-# ``launch_regions``, or set and reset directly by the execute path's hot
-# loop (a named internal API: ge.engine.execute_frame).
-LAUNCH_REGIONS: ContextVar[RegionSet | None] = ContextVar(
-    "ge_launch_regions", default=None
-)
-
-
-@contextmanager
-def launch_regions(regions: RegionSet) -> Iterator[RegionSet]:
-    """Within this block, pointer arguments must lie in ``regions``."""
-    token = LAUNCH_REGIONS.set(regions)
-    try:
-        yield regions
-    finally:
-        LAUNCH_REGIONS.reset(token)
+# Note [One binding per call]: an execute callback binds one object on its
+# thread, its RegionSet, in one ContextVar: the regions its launches may
+# touch (rt.launch), the lease whose tensors hold data (data_lease, for
+# Tensor.numpy and copy_from) and its context (get_execute_ctx) are read
+# from it, so a call sets and resets one variable, not three (each set
+# copies the thread's context mapping). The execute path (a named internal
+# API: ge.engine.execute_frame) sets and resets it directly; nothing else
+# binds it. Outside an execute callback it holds None: launches are checked
+# against all device memory, tensors hold no data, get_execute_ctx raises.
+CALLBACK: ContextVar[RegionSet | None] = ContextVar("ge_callback", default=None)
 
 
 _streams = itertools.count(1)
@@ -217,7 +220,7 @@ def check_launch(kernel: Kernel, block_dim: int, args: Sequence[object]) -> list
             )
         slots.append(value)
     check_list_count(kernel, decls, slots)
-    regions = LAUNCH_REGIONS.get()
+    regions = CALLBACK.get()
     for index, (decl, addr) in enumerate(zip(decls, slots)):
         if not decl.is_pointer or (decl.nullable and addr == 0):
             continue
@@ -294,7 +297,7 @@ LaunchCache = dict[tuple[int, ...], LaunchEntry]
 def launch(kernel: Kernel, block_dim: int, stream: int, args: Sequence[object]) -> None:
     """Run ``kernel`` on ``block_dim`` blocks with ``args`` (addresses and
     scalars, one per declared argument)."""
-    regions = LAUNCH_REGIONS.get()
+    regions = CALLBACK.get()
     cache = None if regions is None else regions.launches
     if cache is not None and type(block_dim) is int and type(args) in _SEQUENCES:
         values = tuple(args)
@@ -302,7 +305,7 @@ def launch(kernel: Kernel, block_dim: int, stream: int, args: Sequence[object]) 
             if type(value) is not int:
                 break
         else:  # Note [Checked launches]
-            spans = regions._regions  # type: ignore[union-attr]
+            spans = regions.spans  # type: ignore[union-attr]
             entry = cache.get(values)
             if (
                 entry is None

@@ -30,20 +30,18 @@ from __future__ import annotations
 import ctypes
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from ge.custom_op.contexts import (
-    EXECUTE_CTX,
-    EagerOpExecutionContext,
-    OutputAllocator,
-)
+from ge.custom_op.contexts import EagerOpExecutionContext, OutputAllocator
 from ge.device import rt
 from ge.device.memory import DeviceBuffer
-from ge.device.rt import LAUNCH_REGIONS
+from ge.device.rt import CALLBACK
 from ge.engine.errors import ExecuteError
 from ge.graph.graph import InputKind
 from ge.graph.types import DataType
-from ge.runtime.lease import DATA_LEASE, Lease
+from ge.runtime.lease import Lease
 from ge.runtime.tensor import Tensor as RuntimeTensor
 from ge.runtime.tensor import ViewTemplate
+
+_new = object.__new__
 
 if TYPE_CHECKING:
     from ge.engine.compiled import ExecuteStep, RunState, TensorInfo
@@ -185,7 +183,10 @@ class ExecuteFrame(OutputAllocator):
     def run(self, stream: int) -> None:
         if self.ref_copies:  # left by a call that failed
             self.ref_copies = []
-        lease = Lease(self.what)
+        # Lease(self.what) and RegionSet(...) without their __init__ calls
+        # (half the cost of making them; every field is set here).
+        lease = _new(Lease)
+        lease.valid, lease.what = True, self.what
         templates = self.key_templates
         if len(templates) == 1:
             parts = [templates[0].parts(lease)]
@@ -202,7 +203,8 @@ class ExecuteFrame(OutputAllocator):
             addr = addrs[buffer] + offset
             spans.append((addr, size))
             views.append(template.view(addr, lease, parts[part]))
-        regions = rt.RegionSet(self.launches, spans)
+        regions = _new(rt.RegionSet)
+        regions.spans, regions.launches, regions.lease = spans, self.launches, lease
         self.lease, self.parts, self.spans, self.regions = lease, parts, spans, regions
         self.allocated = 0
         ctx = EagerOpExecutionContext.for_call(
@@ -217,8 +219,8 @@ class ExecuteFrame(OutputAllocator):
             stream,
         )
         args = views if self.flat else grouped(self.bounds, views)
-        # The bindings of executing() and rt.launch_regions, set directly.
-        bound = EXECUTE_CTX.set(ctx), DATA_LEASE.set(lease), LAUNCH_REGIONS.set(regions)
+        regions.context = ctx
+        bound = CALLBACK.set(regions)  # Note [One binding per call] in ge.device.rt
         try:
             kwargs = self.step.kwargs
             execute = self.step.instance.execute
@@ -228,9 +230,7 @@ class ExecuteFrame(OutputAllocator):
                 f"{self.label}: execute failed: {type(exc).__name__}: {exc}"
             ) from exc
         finally:
-            LAUNCH_REGIONS.reset(bound[2])
-            DATA_LEASE.reset(bound[1])
-            EXECUTE_CTX.reset(bound[0])
+            CALLBACK.reset(bound)
             lease.valid = False  # lease.end(), inline
             if self.workspaces:
                 self._release_workspaces(ctx)

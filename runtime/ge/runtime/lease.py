@@ -11,12 +11,14 @@ bind leases); op code never makes one.
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
-from contextvars import ContextVar
+from ge.device.rt import CALLBACK
 
 
 class Lease:
+    """``valid`` until ``end``; ``what`` names the callback in messages.
+    The execute path makes one per call without ``__init__`` (its hot
+    loop, ge.engine.execute_frame), setting both fields."""
+
     __slots__ = ("valid", "what")
 
     def __init__(self, what: str) -> None:
@@ -38,25 +40,10 @@ class Lease:
 # Owned objects (TensorDesc and its shapes) use this lease, which never ends.
 OWNED = Lease("its owner")
 
-# The lease whose tensors hold data on this thread now (Note [numpy and
-# borrowed tensors] in ``ge.runtime.tensor``). ``data_readable`` binds it;
-# the execute path's hot loop sets and resets it directly (a named internal
-# API: ge.engine.execute_frame).
-DATA_LEASE: ContextVar[Lease | None] = ContextVar("ge_data_lease", default=None)
-
-
-@contextlib.contextmanager
-def data_readable(lease: Lease) -> Iterator[None]:
-    """Within this block, on this thread, tensors borrowed under ``lease``
-    hold data (the execute callback; Note [numpy and borrowed tensors] in
-    ``ge.runtime.tensor``)."""
-    token = DATA_LEASE.set(lease)
-    try:
-        yield
-    finally:
-        DATA_LEASE.reset(token)
-
 
 def data_lease() -> Lease | None:
-    """The lease whose tensors hold data on this thread now, if any."""
-    return DATA_LEASE.get()
+    """The lease whose tensors hold data on this thread now, if any: the
+    running execute callback's (Note [One binding per call] in
+    ``ge.device.rt``)."""
+    scope = CALLBACK.get()
+    return None if scope is None else scope.lease  # type: ignore[return-value]

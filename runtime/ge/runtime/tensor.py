@@ -284,13 +284,10 @@ class ViewTemplate:
         shape._origin = dims
         shape._storage = dims
         shape._lease = lease
-        expand = new(ExpandDimsType)
-        expand._rule = ""
-        expand._lease = lease
         fmt = new(StorageFormat)
         fmt._origin = self.origin_format
         fmt._storage = self.storage_format
-        fmt._expand = expand
+        fmt._expand = None  # the empty rule, made when first asked for
         fmt._lease = lease
         return shape, fmt
 

@@ -249,6 +249,7 @@ class StorageFormat:
     """An origin format, a storage format and the expand-dims rule between them."""
 
     __slots__ = ("_origin", "_storage", "_expand", "_lease")
+    _expand: ExpandDimsType | None
 
     def __init__(
         self,
@@ -294,7 +295,10 @@ class StorageFormat:
     @property
     def expand_dims_type(self) -> ExpandDimsType:
         self._lease.check(self)
-        return self._expand
+        expand = self._expand
+        if expand is None:  # a view's empty rule (ViewTemplate.parts), made once
+            expand = self._expand = ExpandDimsType("", _lease=self._lease)
+        return expand
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, StorageFormat):
