@@ -19,6 +19,7 @@ import threading
 from collections.abc import Callable, Sequence
 from contextvars import ContextVar
 from functools import lru_cache, partial
+from typing import Any
 
 from ge.device.args import MAX_BLOCK_DIM, scalar_bits
 from ge.device.kernels import ArgDecl, ArgKind, Binary, Kernel, load_binary
@@ -300,7 +301,7 @@ def launch(kernel: Kernel, block_dim: int, stream: int, args: Sequence[object]) 
     regions = CALLBACK.get()
     cache = None if regions is None else regions.launches
     if cache is not None and type(block_dim) is int and type(args) in _SEQUENCES:
-        values = tuple(args)
+        values: tuple[Any, ...] = tuple(args)
         for value in values:
             if type(value) is not int:
                 break
@@ -371,9 +372,12 @@ def _plain_launch() -> Callable[..., int]:
     """``ge_launch`` without argument types: ctypes then converts nothing
     (a third of the call's cost). Called only with a c_void_p, a c_uint32
     and a slot array, the C types of its parameters."""
-    address = ctypes.cast(library().ge_launch, ctypes.c_void_p).value
+    launcher = library().ge_launch
+    address = ctypes.cast(launcher, ctypes.c_void_p).value  # type: ignore[arg-type]
+    if address is None:  # pragma: no cover - a loaded function has an address
+        return launcher
     function = ctypes.CFUNCTYPE(ctypes.c_uint64)(address)
-    function.argtypes = None
+    function.argtypes = None  # type: ignore[assignment]
     return function
 
 
