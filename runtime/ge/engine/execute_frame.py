@@ -9,8 +9,12 @@ from, the IR slots, the attrs, the lease's description, whether the
 inputs need grouping. A call then makes only what the contract says is
 the call's own: a new lease, new views (of inputs at their addresses in
 this run; of outputs when allocated), a new context, the regions its
-kernels may touch, and it ends the lease when the callback returns
-(docs/runtime.md). Views and contexts are never reused: a view kept from
+kernels may touch (bound with the lease and the context in one context
+variable, Note [One binding per call] in ``ge.device.rt``), and it ends
+the lease when the callback returns (docs/runtime.md). What the frame
+keeps from call to call is the launches it checked (Note [Checked
+launches] in ``ge.device.rt``), each valid only for the same kernel,
+block_dim, arguments and regions of the call. Views and contexts are never reused: a view kept from
 an earlier call stays expired. A frame belongs to one run state, and a
 run state to one run at a time (Note [Concurrent runs] in
 ``ge.engine.compiled``), so frames are never shared between overlapping
