@@ -20,23 +20,20 @@ from typing import Any, Generic, TypeVar
 from ge.custom_op.portable import ForeignLaunchInfo
 from ge.device.args import MAX_BLOCK_DIM
 from ge.device.args import scalar_bits as _device_scalar_bits
+from ge.device.rt import CALLBACK
 from ge.graph.attrs import AttrType
 from ge.graph.graph import InputKind
 from ge.graph.limits import MAX_TENSOR_BYTES
 from ge.graph.types import DataType, Format
-from ge.runtime.lease import (
-    Lease,
-    bind_data_lease,
-    data_readable,
-    unbind_data_lease,
-)
-from ge.runtime.tensor import Tensor, allow_writes
+from ge.runtime.lease import Lease
+from ge.runtime.tensor import Tensor
 from ge.runtime.types import (
     Shape,
     StorageFormat,
     StorageShape,
     checked_dims,
     dims_of,
+    storage_dims_of,
 )
 
 __all__ = [
@@ -80,7 +77,6 @@ class _Slot(Generic[C]):
             self.var.reset(token)
 
 
-_EXECUTE: _Slot[EagerOpExecutionContext] = _Slot("ge_execute_ctx", "get_execute_ctx()")
 _COMPILE: _Slot[OpCompileContext] = _Slot("ge_compile_ctx", "get_compile_ctx()")
 _PLATFORM: _Slot[CompilePlatformInfo] = _Slot(
     "ge_platform", "get_compile_platform_info()"
@@ -92,8 +88,13 @@ _INFER: _Slot[InferMetaContext] = _Slot("ge_infer_ctx", "get_infer_meta_ctx()")
 
 
 def get_execute_ctx() -> EagerOpExecutionContext:
-    ctx = _EXECUTE.var.get()  # _EXECUTE.get(), inline: called once per execute
-    return _EXECUTE.get() if ctx is None else ctx
+    # The execute path binds the context with its call's RegionSet (Note
+    # [One binding per call] in ge.device.rt).
+    scope = CALLBACK.get()
+    ctx = None if scope is None else scope.context
+    if ctx is None:
+        raise RuntimeError("get_execute_ctx() is only available inside its callback")
+    return ctx  # type: ignore[return-value]
 
 
 def get_compile_ctx() -> OpCompileContext:
@@ -112,26 +113,8 @@ def get_infer_meta_ctx() -> InferMetaContext:
     return _INFER.get()
 
 
-# --- binding contexts: the runtime's internal API (ge.engine calls these) -----------
-
-
-@contextlib.contextmanager
-def executing(ctx: EagerOpExecutionContext) -> Iterator[None]:
-    """Run an ``execute`` callback with ``ctx``: ``get_execute_ctx()``
-    returns it, and its tensors hold data on this thread."""
-    with _EXECUTE.bind(ctx), data_readable(ctx._lease):
-        yield
-
-
-def enter_execute(ctx: EagerOpExecutionContext) -> tuple[Any, Any]:
-    """``executing`` without a context manager, for the execute path's hot
-    loop: pass what it returns to ``leave_execute`` in a ``finally``."""
-    return _EXECUTE.var.set(ctx), bind_data_lease(ctx._lease)
-
-
-def leave_execute(tokens: tuple[Any, Any]) -> None:
-    unbind_data_lease(tokens[1])
-    _EXECUTE.var.reset(tokens[0])
+# --- binding contexts: the runtime's internal API (ge.engine calls these; the
+# execute path binds its context as Note [One binding per call] in ge.device.rt says) --
 
 
 @contextlib.contextmanager
@@ -308,10 +291,14 @@ class OutputAllocator:
     def allocate(
         self, index: int, dims: tuple[int, ...], dtype: DataType
     ) -> Tensor:  # pragma: no cover - interface
-        """Output ``index`` with storage ``dims`` (checked ints) and ``dtype``."""
+        """Output ``index`` with storage ``dims`` (a tuple of checked ints)
+        and ``dtype``: a view ``copy_from`` may write (``ViewTemplate.view``
+        with ``writable``)."""
         raise NotImplementedError
 
     def alias(self, output: int, input_index: int) -> Tensor:  # pragma: no cover
+        """Output ``output`` as a view of input ``input_index``'s memory,
+        writable as ``allocate``'s."""
         raise NotImplementedError
 
     def workspace(self, size: int) -> int:  # pragma: no cover
@@ -461,7 +448,7 @@ class EagerOpExecutionContext:
         # Shapes and formats were checked when they were made: only what
         # can still fail is checked here (an expired view, a wrong type).
         if isinstance(shape, StorageShape):
-            dims = dims_of(shape.storage_shape)
+            dims = storage_dims_of(shape)
         elif isinstance(shape, Shape):
             dims = dims_of(shape)
         elif isinstance(shape, (list, tuple)):
@@ -480,8 +467,7 @@ class EagerOpExecutionContext:
             raise TypeError(
                 f"data_type must be a DataType, got {type(data_type).__name__}"
             )
-        tensor = self._runtime.allocate(index, dims, data_type)
-        allow_writes(tensor)
+        tensor = self._runtime.allocate(index, dims, data_type)  # writable
         self._outputs[index] = tensor
         return tensor
 
@@ -492,8 +478,7 @@ class EagerOpExecutionContext:
         if output_index in self._outputs:
             raise RuntimeError(f"output {output_index} is already allocated")
         self.get_input_tensor(input_index)
-        tensor = self._runtime.alias(output_index, input_index)
-        allow_writes(tensor)
+        tensor = self._runtime.alias(output_index, input_index)  # writable
         self._outputs[output_index] = tensor
         return tensor
 

@@ -16,9 +16,10 @@ from __future__ import annotations
 import ctypes
 import itertools
 import threading
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from contextvars import ContextVar
+from functools import lru_cache, partial
+from typing import Any
 
 from ge.device.args import MAX_BLOCK_DIM, scalar_bits
 from ge.device.kernels import ArgDecl, ArgKind, Binary, Kernel, load_binary
@@ -45,32 +46,52 @@ class LaunchError(ValueError):
 
 
 class RegionSet:
-    """The memory a callback may hand to kernels: its tensors and workspaces."""
+    """The memory a callback may hand to kernels: its tensors and workspaces
+    (``spans``, (address, size) pairs).
 
-    def __init__(self) -> None:
-        self._regions: list[tuple[int, int]] = []
+    While an execute callback runs, its RegionSet is what ``CALLBACK``
+    holds on its thread (Note [One binding per call]): ``launches`` is the
+    checked-launch cache of its execute frame (Note [Checked launches]);
+    ``lease`` and ``context`` are the callback's lease and execute context,
+    opaque here (``ge.runtime.lease.data_lease`` and
+    ``ge.custom_op.get_execute_ctx`` read them). The execute path makes one
+    per call without ``__init__`` (object.__new__, then each field: its
+    hot loop), so a field added here is set there too."""
+
+    __slots__ = ("spans", "launches", "lease", "context")
+
+    def __init__(
+        self,
+        launches: LaunchCache | None = None,
+        spans: list[tuple[int, int]] | None = None,
+        lease: object = None,
+        context: object = None,
+    ) -> None:
+        self.spans = [] if spans is None else spans
+        self.launches = launches
+        self.lease = lease
+        self.context = context
 
     def add(self, addr: int, size: int) -> None:
-        self._regions.append((addr, size))
+        self.spans.append((addr, size))
 
     def find(self, addr: int) -> tuple[int, int] | None:
-        for start, size in self._regions:
+        for start, size in self.spans:
             if start <= addr < start + max(size, 1):
                 return start, size
         return None
 
 
-_regions: ContextVar[RegionSet | None] = ContextVar("ge_launch_regions", default=None)
-
-
-@contextmanager
-def launch_regions(regions: RegionSet) -> Iterator[RegionSet]:
-    """Within this block, pointer arguments must lie in ``regions``."""
-    token = _regions.set(regions)
-    try:
-        yield regions
-    finally:
-        _regions.reset(token)
+# Note [One binding per call]: an execute callback binds one object on its
+# thread, its RegionSet, in one ContextVar: the regions its launches may
+# touch (rt.launch), the lease whose tensors hold data (data_lease, for
+# Tensor.numpy and copy_from) and its context (get_execute_ctx) are read
+# from it, so a call sets and resets one variable, not three (each set
+# copies the thread's context mapping). The execute path (a named internal
+# API: ge.engine.execute_frame) sets and resets it directly; nothing else
+# binds it. Outside an execute callback it holds None: launches are checked
+# against all device memory, tensors hold no data, get_execute_ctx raises.
+CALLBACK: ContextVar[RegionSet | None] = ContextVar("ge_callback", default=None)
 
 
 _streams = itertools.count(1)
@@ -200,7 +221,7 @@ def check_launch(kernel: Kernel, block_dim: int, args: Sequence[object]) -> list
             )
         slots.append(value)
     check_list_count(kernel, decls, slots)
-    regions = _regions.get()
+    regions = CALLBACK.get()
     for index, (decl, addr) in enumerate(zip(decls, slots)):
         if not decl.is_pointer or (decl.nullable and addr == 0):
             continue
@@ -248,19 +269,116 @@ def check_list_count(
             )
 
 
+# Note [Checked launches]: an execute node launches the same kernel with the
+# same arguments run after run (its tensors are where the graph's plan or
+# the caller's buffers put them). A launch's check depends on nothing but
+# the kernel's declaration, block_dim, the argument values and the regions
+# of the call (RegionSet) at the launch, so an execute frame keeps the
+# launches it checked (RegionSet.launches), keyed by exactly those: the
+# kernel by identity (the entry keeps it alive, so its id is not reused),
+# the region list as the call has it when it launches. An entry holds the
+# argument slots ready for the device. A launch found there skips the
+# check and the building of its slots; any other launch (another address,
+# block_dim, kernel or region list) is checked in full, and a refused one
+# is never kept. Only launches whose block_dim and arguments are all plain
+# ints are kept: values equal to those ints but of another type (True,
+# 1.0, numpy integers, -0.0 against 0.0 among floats) check differently or
+# make other slots. The stream is checked on every launch (a stream can be
+# destroyed). The slots are reused from launch to launch, as a graph's task
+# table is: kernels read them as const (ge_kernel.h).
+LAUNCH_CACHE_SIZE = 64  # entries per frame; a full cache starts again
+
+# arguments -> (kernel, block_dim, regions, the launch ready to run): one
+# entry per argument tuple (another kernel, block_dim or region list with
+# the same arguments takes its place).
+LaunchEntry = tuple[Kernel, int, list[tuple[int, int]], Callable[[], int]]
+LaunchCache = dict[tuple[int, ...], LaunchEntry]
+
+
 def launch(kernel: Kernel, block_dim: int, stream: int, args: Sequence[object]) -> None:
     """Run ``kernel`` on ``block_dim`` blocks with ``args`` (addresses and
     scalars, one per declared argument)."""
+    regions = CALLBACK.get()
+    cache = None if regions is None else regions.launches
+    if cache is not None and type(block_dim) is int and type(args) in _SEQUENCES:
+        values: tuple[Any, ...] = tuple(args)
+        for value in values:
+            if type(value) is not int:
+                break
+        else:  # Note [Checked launches]
+            spans = regions.spans  # type: ignore[union-attr]
+            entry = cache.get(values)
+            if (
+                entry is None
+                or entry[0] is not kernel
+                or entry[1] != block_dim
+                or entry[2] != spans
+            ):
+                entry = _checked_entry(kernel, block_dim, stream, values, spans)
+                if len(cache) >= LAUNCH_CACHE_SIZE:
+                    cache.clear()
+                cache[values] = entry
+            elif type(stream) is not int or stream not in _live_streams:
+                check_stream(stream)
+            fault = entry[3]()
+            if fault:
+                raise KernelFault(fault_message(fault, f"kernel {kernel.name}"))
+            return
+    slots = _slot_buffer(_checked(kernel, block_dim, stream, args))
+    fault = library().ge_launch(kernel.address, block_dim, slots)
+    if fault:
+        raise KernelFault(fault_message(fault, f"kernel {kernel.name}"))
+
+
+_SEQUENCES = (list, tuple)
+
+
+def _checked(
+    kernel: Kernel, block_dim: int, stream: int, args: Sequence[object]
+) -> list[int]:
+    """The slots of a launch after every check, in the order they are made."""
     if not isinstance(kernel, Kernel):
         raise TypeError(
             f"launch takes a Kernel from Binary.get_function, got {type(kernel).__name__}"
         )
     check_stream(stream)
-    slots = check_launch(kernel, block_dim, args)
-    buffer = (ctypes.c_uint64 * max(len(slots), 1))(*slots)
-    fault = library().ge_launch(kernel.address, block_dim, buffer)
-    if fault:
-        raise KernelFault(fault_message(fault, f"kernel {kernel.name}"))
+    return check_launch(kernel, block_dim, args)
+
+
+def _slot_buffer(slots: list[int]) -> ctypes.Array[ctypes.c_uint64]:
+    return (ctypes.c_uint64 * max(len(slots), 1))(*slots)
+
+
+def _checked_entry(
+    kernel: Kernel,
+    block_dim: int,
+    stream: int,
+    values: tuple[int, ...],
+    spans: list[tuple[int, int]],
+) -> LaunchEntry:
+    """A checked launch, ready to run again (Note [Checked launches])."""
+    slots = _slot_buffer(_checked(kernel, block_dim, stream, values))
+    run = partial(
+        _plain_launch(),
+        ctypes.c_void_p(kernel.address),
+        ctypes.c_uint32(block_dim),
+        slots,
+    )
+    return kernel, block_dim, list(spans), run
+
+
+@lru_cache(maxsize=1)
+def _plain_launch() -> Callable[..., int]:
+    """``ge_launch`` without argument types: ctypes then converts nothing
+    (a third of the call's cost). Called only with a c_void_p, a c_uint32
+    and a slot array, the C types of its parameters."""
+    launcher = library().ge_launch
+    address = ctypes.cast(launcher, ctypes.c_void_p).value  # type: ignore[arg-type]
+    if address is None:  # pragma: no cover - a loaded function has an address
+        return launcher
+    function = ctypes.CFUNCTYPE(ctypes.c_uint64)(address)
+    function.argtypes = None  # type: ignore[assignment]
+    return function
 
 
 def launch_kernel(

@@ -9,8 +9,12 @@ from, the IR slots, the attrs, the lease's description, whether the
 inputs need grouping. A call then makes only what the contract says is
 the call's own: a new lease, new views (of inputs at their addresses in
 this run; of outputs when allocated), a new context, the regions its
-kernels may touch, and it ends the lease when the callback returns
-(docs/runtime.md). Views and contexts are never reused: a view kept from
+kernels may touch (bound with the lease and the context in one context
+variable, Note [One binding per call] in ``ge.device.rt``), and it ends
+the lease when the callback returns (docs/runtime.md). What the frame
+keeps from call to call is the launches it checked (Note [Checked
+launches] in ``ge.device.rt``), each valid only for the same kernel,
+block_dim, arguments and regions of the call. Views and contexts are never reused: a view kept from
 an earlier call stays expired. A frame belongs to one run state, and a
 run state to one run at a time (Note [Concurrent runs] in
 ``ge.engine.compiled``), so frames are never shared between overlapping
@@ -28,22 +32,20 @@ arena, so a later run cannot overwrite them.
 from __future__ import annotations
 
 import ctypes
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
-from ge.custom_op.contexts import (
-    EagerOpExecutionContext,
-    OutputAllocator,
-    enter_execute,
-    leave_execute,
-)
+from ge.custom_op.contexts import EagerOpExecutionContext, OutputAllocator
 from ge.device import rt
 from ge.device.memory import DeviceBuffer
+from ge.device.rt import CALLBACK
 from ge.engine.errors import ExecuteError
 from ge.graph.graph import InputKind
 from ge.graph.types import DataType
 from ge.runtime.lease import Lease
 from ge.runtime.tensor import Tensor as RuntimeTensor
 from ge.runtime.tensor import ViewTemplate
+
+_new = object.__new__
 
 if TYPE_CHECKING:
     from ge.engine.compiled import ExecuteStep, RunState, TensorInfo
@@ -52,7 +54,7 @@ if TYPE_CHECKING:
 class _TensorSpec:
     """One tensor of the node: its view template and where it lives."""
 
-    __slots__ = ("template", "buffer", "offset", "info", "part")
+    __slots__ = ("template", "buffer", "offset", "size", "info", "part")
 
     def __init__(self, info: TensorInfo) -> None:
         meta = info.meta
@@ -64,6 +66,7 @@ class _TensorSpec:
         )
         self.buffer = info.buffer
         self.offset = info.offset
+        self.size = info.nbytes
         self.info = info
         self.part = 0  # which of the call's shared shape/format objects
 
@@ -94,15 +97,27 @@ class ExecuteFrame(OutputAllocator):
             s.kind is not InputKind.DYNAMIC and s.count == 1 for s in step.ir_inputs
         )
         self.bounds = slot_bounds(step.ir_inputs)
+        # One template per distinct key: a call makes their shape and format
+        # objects once, and its views of that key share them.
         keys: dict[object, int] = {}
+        self.key_templates: list[ViewTemplate] = []
         for spec in [*self.inputs, *self.outputs]:
             if spec is not None:
                 spec.part = keys.setdefault(spec.template.key, len(keys))
-        self.no_parts: list[Any] = [None] * len(keys)
-        self.parts = self.no_parts
+                if spec.part == len(self.key_templates):
+                    self.key_templates.append(spec.template)
+        # What a call reads per input: None (absent) or where it lives.
+        self.sources = [
+            None if s is None else (s.buffer, s.offset, s.size, s.template, s.part)
+            for s in self.inputs
+        ]
         # What one call writes (its own: the frame is its run state's).
         self.lease: Lease | None = None
-        self.regions = rt.RegionSet()
+        self.allocated = 0  # outputs allocated or aliased
+        self.parts: list[Any] = []
+        self.launches: rt.LaunchCache = {}  # Note [Checked launches] in ge.device.rt
+        self.spans: list[tuple[int, int]] = []  # the call's RegionSet's list
+        self.regions = rt.RegionSet(self.launches, self.spans)
         self.workspaces: list[DeviceBuffer] = []
         self.ref_copies: list[tuple[int, int, int]] = []  # (to, from, bytes)
 
@@ -122,16 +137,10 @@ class ExecuteFrame(OutputAllocator):
                 f"{spec.info.meta.describe()}, execute asked for "
                 f"{dtype.spec_name}{list(dims)}"
             )
-        addr = self._address(spec)
-        self.regions.add(addr, template.size)
-        return template.view(addr, self.lease, self._parts(spec))  # type: ignore[arg-type]
-
-    def _parts(self, spec: _TensorSpec) -> Any:
-        """The call's shape and format objects for ``spec``'s key."""
-        parts = self.parts[spec.part]
-        if parts is None:
-            parts = self.parts[spec.part] = spec.template.parts(self.lease)  # type: ignore[arg-type]
-        return parts
+        addr = self.addrs[spec.buffer] + spec.offset
+        self.spans.append((addr, spec.size))  # the call's regions (RegionSet.add)
+        self.allocated += 1  # the context asks once per output
+        return template.view(addr, self.lease, self.parts[spec.part], writable=True)  # type: ignore[arg-type]
 
     def alias(self, output: int, input_index: int) -> RuntimeTensor:
         source = self.inputs[input_index]
@@ -155,7 +164,10 @@ class ExecuteFrame(OutputAllocator):
         out_addr = self._address(target)
         if out_addr != in_addr and target.template.size:
             self.ref_copies.append((out_addr, in_addr, target.template.size))
-        return target.template.view(in_addr, self.lease, self._parts(target))  # type: ignore[arg-type]
+        self.allocated += 1  # the context asks once per output
+        return target.template.view(
+            in_addr, self.lease, self.parts[target.part], writable=True  # type: ignore[arg-type]
+        )
 
     def workspace(self, size: int) -> int:
         memory = self.memory
@@ -175,23 +187,30 @@ class ExecuteFrame(OutputAllocator):
     def run(self, stream: int) -> None:
         if self.ref_copies:  # left by a call that failed
             self.ref_copies = []
-        lease = Lease(self.what)
-        regions = rt.RegionSet()
-        self.lease, self.regions = lease, regions
-        self.parts = parts = self.no_parts.copy()
+        # Lease(self.what) and RegionSet(...) without their __init__ calls
+        # (half the cost of making them; every field is set here).
+        lease = _new(Lease)
+        lease.valid, lease.what = True, self.what
+        templates = self.key_templates
+        if len(templates) == 1:
+            parts = [templates[0].parts(lease)]
+        else:
+            parts = [template.parts(lease) for template in templates]
         addrs = self.addrs
+        spans: list[tuple[int, int]] = []
         views: list[RuntimeTensor | None] = []
-        for spec in self.inputs:
-            if spec is None:
+        for source in self.sources:
+            if source is None:
                 views.append(None)
                 continue
-            addr = addrs[spec.buffer] + spec.offset
-            template = spec.template
-            regions.add(addr, template.size)
-            shared = parts[spec.part]
-            if shared is None:
-                shared = parts[spec.part] = template.parts(lease)
-            views.append(template.view(addr, lease, shared))
+            buffer, offset, size, template, part = source
+            addr = addrs[buffer] + offset
+            spans.append((addr, size))
+            views.append(template.view(addr, lease, parts[part]))
+        regions = _new(rt.RegionSet)
+        regions.spans, regions.launches, regions.lease = spans, self.launches, lease
+        self.lease, self.parts, self.spans, self.regions = lease, parts, spans, regions
+        self.allocated = 0
         ctx = EagerOpExecutionContext.for_call(
             self.node_name,
             lease,
@@ -204,39 +223,39 @@ class ExecuteFrame(OutputAllocator):
             stream,
         )
         args = views if self.flat else grouped(self.bounds, views)
+        regions.context = ctx
+        bound = CALLBACK.set(regions)  # Note [One binding per call] in ge.device.rt
         try:
-            with rt.launch_regions(regions):
-                result = self._call(ctx, args)
+            kwargs = self.step.kwargs
+            execute = self.step.instance.execute
+            result = execute(*args, **kwargs) if kwargs else execute(*args)
         except Exception as exc:
             raise ExecuteError(
                 f"{self.label}: execute failed: {type(exc).__name__}: {exc}"
             ) from exc
         finally:
-            lease.end()
+            CALLBACK.reset(bound)
+            lease.valid = False  # lease.end(), inline
             if self.workspaces:
                 self._release_workspaces(ctx)
         if result is not None:
             raise ExecuteError(
                 f"{self.label}: execute must return None, got {type(result).__name__}"
             )
-        if ctx.allocated_output_num() != len(self.outputs):
-            allocated = ctx.allocated_outputs()
-            missing = [i for i in range(len(self.outputs)) if i not in allocated]
-            raise ExecuteError(
-                f"{self.label}: execute did not allocate output(s) {missing} "
-                "(malloc_output_tensor or make_output_ref_input)"
-            )
+        if self.allocated != len(self.outputs):
+            self._missing_outputs(ctx)
         if self.ref_copies:
             copies, self.ref_copies = self.ref_copies, []
-            for to, source, size in copies:  # Note [Ref outputs]
-                ctypes.memmove(to, source, size)
+            for to, source_addr, nbytes in copies:  # Note [Ref outputs]
+                ctypes.memmove(to, source_addr, nbytes)
 
-    def _call(self, ctx: EagerOpExecutionContext, args: list[Any]) -> object:
-        tokens = enter_execute(ctx)
-        try:
-            return self.step.instance.execute(*args, **self.step.kwargs)
-        finally:
-            leave_execute(tokens)
+    def _missing_outputs(self, ctx: EagerOpExecutionContext) -> NoReturn:
+        allocated = ctx.allocated_outputs()
+        missing = [i for i in range(len(self.outputs)) if i not in allocated]
+        raise ExecuteError(
+            f"{self.label}: execute did not allocate output(s) {missing} "
+            "(malloc_output_tensor or make_output_ref_input)"
+        )
 
     def _release_workspaces(self, ctx: EagerOpExecutionContext) -> None:
         """Workspaces live until the callback returns; those an external

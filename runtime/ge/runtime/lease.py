@@ -11,12 +11,14 @@ bind leases); op code never makes one.
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
-from contextvars import ContextVar, Token
+from ge.device.rt import CALLBACK
 
 
 class Lease:
+    """``valid`` until ``end``; ``what`` names the callback in messages.
+    The execute path makes one per call without ``__init__`` (its hot
+    loop, ge.engine.execute_frame), setting both fields."""
+
     __slots__ = ("valid", "what")
 
     def __init__(self, what: str) -> None:
@@ -38,31 +40,10 @@ class Lease:
 # Owned objects (TensorDesc and its shapes) use this lease, which never ends.
 OWNED = Lease("its owner")
 
-_data_lease: ContextVar[Lease | None] = ContextVar("ge_data_lease", default=None)
-
-
-@contextlib.contextmanager
-def data_readable(lease: Lease) -> Iterator[None]:
-    """Within this block, on this thread, tensors borrowed under ``lease``
-    hold data (the execute callback; Note [numpy and borrowed tensors] in
-    ``ge.runtime.tensor``)."""
-    token = _data_lease.set(lease)
-    try:
-        yield
-    finally:
-        _data_lease.reset(token)
-
-
-def bind_data_lease(lease: Lease) -> Token[Lease | None]:
-    """``data_readable`` without a context manager (the execute path's hot
-    loop): pass the token to ``unbind_data_lease`` in a ``finally``."""
-    return _data_lease.set(lease)
-
-
-def unbind_data_lease(token: Token[Lease | None]) -> None:
-    _data_lease.reset(token)
-
 
 def data_lease() -> Lease | None:
-    """The lease whose tensors hold data on this thread now, if any."""
-    return _data_lease.get()
+    """The lease whose tensors hold data on this thread now, if any: the
+    running execute callback's (Note [One binding per call] in
+    ``ge.device.rt``)."""
+    scope = CALLBACK.get()
+    return None if scope is None else scope.lease  # type: ignore[return-value]

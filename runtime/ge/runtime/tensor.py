@@ -152,9 +152,11 @@ class Tensor:
 
     @property
     def storage_shape(self) -> Shape:
-        if not self._lease.valid:  # the check, inline: hot
+        shape = self._shape
+        if not (self._lease.valid and shape._lease.valid):  # the checks, inline: hot
             self._check()
-        return self._shape.storage_shape
+            return shape.storage_shape
+        return shape._storage
 
     @property
     def format(self) -> StorageFormat:
@@ -203,9 +205,10 @@ class Tensor:
         )
 
 
-# The runtime's internal API: ``borrow`` makes the views callbacks receive
-# (ge.engine), ``allow_writes`` marks an execute callback's outputs
-# (ge.custom_op). Op code never calls either.
+# The runtime's internal API: ``borrow`` and ``ViewTemplate`` make the views
+# callbacks receive (ge.engine); a view of an execute callback's output
+# (``ViewTemplate.view(..., writable=True)``) is one ``copy_from`` may
+# write. Op code never calls either.
 
 
 def borrow(
@@ -233,10 +236,9 @@ def borrow(
     return view
 
 
-def allow_writes(tensor: Tensor) -> None:
-    """An output of the execute callback (malloc_output_tensor,
-    make_output_ref_input): ``copy_from`` may write it."""
-    tensor._writable = True
+# An enum member read from its class costs a call of EnumType.__getattr__'s
+# lookup hook on Python 3.11 (~0.2 us): the execute path reads it once.
+_ON_DEVICE = TensorPlacement.kOnDeviceHbm
 
 
 class ViewTemplate:
@@ -282,13 +284,10 @@ class ViewTemplate:
         shape._origin = dims
         shape._storage = dims
         shape._lease = lease
-        expand = new(ExpandDimsType)
-        expand._rule = ""
-        expand._lease = lease
         fmt = new(StorageFormat)
         fmt._origin = self.origin_format
         fmt._storage = self.storage_format
-        fmt._expand = expand
+        fmt._expand = None  # the empty rule, made when first asked for
         fmt._lease = lease
         return shape, fmt
 
@@ -297,10 +296,13 @@ class ViewTemplate:
         addr: int,
         lease: Lease,
         parts: tuple[StorageShape, StorageFormat] | None = None,
+        writable: bool = False,
     ) -> Tensor:
         """A view of this tensor at ``addr`` that lives as long as ``lease``
         (with ``parts`` from this template, or one of the same key, made
-        under the same lease)."""
+        under the same lease); ``writable``: an execute callback's output
+        (malloc_output_tensor, make_output_ref_input), which ``copy_from``
+        may write."""
         if parts is None:
             parts = self.parts(lease)
         view = object.__new__(Tensor)
@@ -308,7 +310,7 @@ class ViewTemplate:
         view._size = self.size
         view._shape, view._format = parts
         view._data_type = self.data_type
-        view._placement = TensorPlacement.kOnDeviceHbm
+        view._placement = _ON_DEVICE
         view._lease = lease
-        view._writable = False
+        view._writable = writable
         return view

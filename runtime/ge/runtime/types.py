@@ -53,8 +53,20 @@ def checked_dims(value: Any, what: str) -> tuple[int, ...]:
 def dims_of(shape: Shape) -> tuple[int, ...]:
     """The dims of ``shape`` without a copy (RuntimeError when it is an
     expired view): the runtime's internal API for the execute path."""
-    shape._lease.check(shape)
+    if not shape._lease.valid:  # the check, inline: hot
+        shape._lease.check(shape)
     return shape._dims
+
+
+def storage_dims_of(shape: StorageShape) -> tuple[int, ...]:
+    """``dims_of(shape.storage_shape)`` in one call (RuntimeError when it is
+    an expired view): the runtime's internal API for the execute path."""
+    if not shape._lease.valid:  # the check, inline: hot
+        shape._lease.check(shape)
+    storage = shape._storage
+    if not storage._lease.valid:
+        storage._lease.check(storage)
+    return storage._dims
 
 
 class Shape:
@@ -81,7 +93,8 @@ class Shape:
 
     def get_shape_size(self) -> int:
         """Elements in this shape (1 for a scalar)."""
-        self._lease.check(self)
+        if not self._lease.valid:  # the check, inline: hot
+            self._lease.check(self)
         return math.prod(self._dims)
 
     def is_scalar(self) -> bool:
@@ -100,13 +113,25 @@ class Shape:
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Shape):
-            self._lease.check(self)
-            other._lease.check(other)
+            if not (self._lease.valid and other._lease.valid):  # inline: hot
+                self._lease.check(self)
+                other._lease.check(other)
             return self._dims == other._dims
         if isinstance(other, (list, tuple)):
             self._lease.check(self)
             return list(self._dims) == list(other)
         return NotImplemented
+
+    def __ne__(self, other: object) -> bool:
+        # Written out: object's __ne__ would call __eq__ through slot
+        # wrappers, several times the cost (execute callbacks compare shapes).
+        if isinstance(other, Shape):
+            if not (self._lease.valid and other._lease.valid):  # inline: hot
+                self._lease.check(self)
+                other._lease.check(other)
+            return self._dims != other._dims
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -147,7 +172,8 @@ class StorageShape:
 
     @property
     def storage_shape(self) -> Shape:
-        self._lease.check(self)
+        if not self._lease.valid:  # the check, inline: hot
+            self._lease.check(self)
         return self._storage
 
     @property
@@ -223,6 +249,7 @@ class StorageFormat:
     """An origin format, a storage format and the expand-dims rule between them."""
 
     __slots__ = ("_origin", "_storage", "_expand", "_lease")
+    _expand: ExpandDimsType | None
 
     def __init__(
         self,
@@ -256,7 +283,8 @@ class StorageFormat:
 
     @property
     def origin_format(self) -> Format:
-        self._lease.check(self)
+        if not self._lease.valid:  # the check, inline: hot
+            self._lease.check(self)
         return self._origin
 
     @property
@@ -267,7 +295,10 @@ class StorageFormat:
     @property
     def expand_dims_type(self) -> ExpandDimsType:
         self._lease.check(self)
-        return self._expand
+        expand = self._expand
+        if expand is None:  # a view's empty rule (ViewTemplate.parts), made once
+            expand = self._expand = ExpandDimsType("", _lease=self._lease)
+        return expand
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, StorageFormat):
