@@ -31,41 +31,6 @@ MAX_VALUES = 200_000
 _BaseLoader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-# The YAML 1.2 core schema's plain scalars, in PyYAML's order of trying them
-# (null, bool, int, float); anything else is a string. Each pattern must
-# match the whole scalar.
-_IMPLICIT = [
-    ("tag:yaml.org,2002:null", r"~|null|Null|NULL|"),
-    ("tag:yaml.org,2002:bool", r"true|True|TRUE|false|False|FALSE"),
-    ("tag:yaml.org,2002:int", r"[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+"),
-    (
-        "tag:yaml.org,2002:float",
-        r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
-        r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)",
-    ),
-]
-# One regex for all four (a named group each): one match per scalar instead
-# of PyYAML's one per candidate resolver, which matters for 100,000-item lists.
-_PLAIN = re.compile(
-    "|".join(f"(?P<t{i}>{pattern})" for i, (_, pattern) in enumerate(_IMPLICIT))
-)
-_PLAIN_TAGS: dict[str | None, str] = {
-    f"t{i}": tag for i, (tag, _) in enumerate(_IMPLICIT)
-}
-
-
-class _Loader(_BaseLoader):
-    """Composes nodes only; tags follow the YAML 1.2 core schema."""
-
-    def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
-        if kind is yaml.ScalarNode and implicit[0]:
-            match = _PLAIN.fullmatch(value)
-            return _PLAIN_TAGS[match.lastgroup] if match else _STR
-        return super().resolve(kind, value, implicit)
-
-
-_Loader.yaml_implicit_resolvers = {}
-
 _STR = "tag:yaml.org,2002:str"
 _INT = "tag:yaml.org,2002:int"
 _FLOAT = "tag:yaml.org,2002:float"
@@ -74,6 +39,54 @@ _NULL = "tag:yaml.org,2002:null"
 _BINARY = "tag:yaml.org,2002:binary"
 _MAP = "tag:yaml.org,2002:map"
 _SEQ = "tag:yaml.org,2002:seq"
+
+# The YAML 1.2 core schema's plain scalars, in PyYAML's order of trying them
+# (null, bool, int, float), each with the characters it can start with (as
+# PyYAML keys its resolvers); anything else is a string. Each pattern must
+# match the whole scalar (or be empty, for null).
+_IMPLICIT = [
+    (_NULL, r"~|null|Null|NULL|", "~nN"),
+    (_BOOL, r"true|True|TRUE|false|False|FALSE", "tTfF"),
+    (_INT, r"[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+", "-+0123456789"),
+    (
+        _FLOAT,
+        r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+        r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)",
+        "-+.0123456789",
+    ),
+]
+# One regex for all four (a named group each): one match per scalar instead
+# of PyYAML's one per candidate resolver, which matters for 100,000-item lists.
+_PLAIN = re.compile(
+    "|".join(f"(?P<t{i}>{pattern})" for i, (_, pattern, _) in enumerate(_IMPLICIT))
+)
+_PLAIN_TAGS: dict[str | None, str] = {
+    f"t{i}": tag for i, (tag, _, _) in enumerate(_IMPLICIT)
+}
+# A plain scalar starting with none of these is a string: most of a spec (its
+# keys, names and docs) is never matched against _PLAIN.
+_PLAIN_STARTS = frozenset("".join(starts for _, _, starts in _IMPLICIT))
+# The tag of every other node: specs use no path resolvers.
+_DEFAULT_TAGS = {yaml.ScalarNode: _STR, yaml.SequenceNode: _SEQ, yaml.MappingNode: _MAP}
+
+
+class _Loader(_BaseLoader):
+    """Composes nodes only; tags follow the YAML 1.2 core schema."""
+
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
+        # The C composer calls this for every node: kept to the fewest steps.
+        if (
+            kind is yaml.ScalarNode
+            and implicit[0]
+            and (not value or value[0] in _PLAIN_STARTS)
+        ):
+            match = _PLAIN.fullmatch(value)
+            if match:
+                return _PLAIN_TAGS[match.lastgroup]
+        return _DEFAULT_TAGS[kind]
+
+
+_Loader.yaml_implicit_resolvers = {}
 
 # Where a value stands in the YAML tree: the keys and list indices that lead
 # to it from the document root, e.g. ("inputs", 1, "dtype").
