@@ -154,13 +154,25 @@ def _field(entry: dict[str, Any], key: str, path: JsonPath) -> Any:
     return entry[key]
 
 
+def _flags(attrs: list[dict[str, Any]]) -> bool:
+    """Whether the ``required`` flags of attrs equal to valid ones are
+    booleans, as GE's reader wants (1 == true in Python)."""
+    return all(type(a["required"]) is bool for a in attrs)
+
+
+def _same(entry: dict[str, Any], known: Known) -> OpRecord | None:
+    """The record of an entry of ``known`` equal to ``entry``, if any."""
+    for seen, record in known:
+        if seen == entry and _flags(entry["attrs"]):
+            return record
+    return None
+
+
 def _shared(items: Any, key: str, known: Known) -> Any:
     """The list ``key`` of the first record of ``known`` whose entry has an
     equal list there (Note [Shared records]); None if none has."""
     for entry, record in known:
-        if entry[key] == items:
-            if key == "attrs" and any(type(a["required"]) is not bool for a in items):
-                return None  # 1 == true: the list holds a flag GE refuses
+        if entry[key] == items and (key != "attrs" or _flags(items)):
             return getattr(record, key)
     return None
 
@@ -285,6 +297,9 @@ def parse(entry: Any, path: JsonPath = (), known: Known = ()) -> OpRecord | Inva
     or why GE's reader would skip it: a field missing or of the wrong type,
     an element type GE does not have, a name used twice in one list. What
     ``known`` holds is shared, not read again (Note [Shared records])."""
+    same = _same(entry, known)
+    if same is not None:
+        return same
     try:
         item = _object(entry, path)
         op_type = _string(_field(item, "op_type", path), path + ("op_type",), "op_type")
@@ -305,7 +320,10 @@ def parse(entry: Any, path: JsonPath = (), known: Known = ()) -> OpRecord | Inva
         doc if isinstance(doc, str) else None,
         deprecated,
     )
-    return next((same for _, same in known if same == record), record)
+    for _, same in known:
+        if same == record:
+            return same
+    return record
 
 
 def of_spec(op: OpSpec) -> tuple[dict[str, Any], OpRecord]:
