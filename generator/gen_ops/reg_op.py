@@ -18,6 +18,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ge_ir.attrs import AttrType
 from ge_ir.types import DataType, dtype_from_spec_name
@@ -280,6 +281,13 @@ class MemberClash:
     other: str | None
 
 
+@lru_cache(maxsize=4096)
+def _declared(macro: RegOpMacro, name: str) -> tuple[str, ...]:
+    """The members ``macro`` declares for an element named ``name`` (the same
+    names come back in spec after spec: each pair is spelled once)."""
+    return tuple(pattern.format(name) for pattern in macro.members)
+
+
 def member_clashes(op: OpSpec) -> list[MemberClash]:
     """Every member REG_OP would declare twice or that is a system macro."""
     own = f"__{op.op_type}"
@@ -289,8 +297,7 @@ def member_clashes(op: OpSpec) -> list[MemberClash]:
         problems.append(MemberClash(own, op.span, None))
     for element in elements(op):
         label = f"{element.macro.words} '{element.name}'"
-        for pattern in element.macro.members:
-            member = pattern.format(element.name)
+        for member in _declared(element.macro, element.name):
             if member in SYSTEM_MACROS:
                 problems.append(MemberClash(member, element.item.span, None))
             elif member in seen and seen[member] != label:
