@@ -114,10 +114,10 @@ class Positions:
 
     def at(self, where: YamlPath) -> Span:
         """The value at ``where``, or the nearest enclosing value that exists."""
-        item = self._item(where)
-        if item is not None:
-            return _span(self.path, item.start_mark)
-        for end in range(len(where), -1, -1):
+        node = self.values.get(where) or self._item(where)
+        if node is not None:  # the common case: a value that is there
+            return _span(self.path, node.start_mark)
+        for end in range(len(where) - 1, -1, -1):
             node = self.values.get(where[:end])
             if node is not None:
                 return _span(self.path, node.start_mark)
