@@ -157,7 +157,10 @@ def _field(entry: dict[str, Any], key: str, path: JsonPath) -> Any:
 def _flags(attrs: list[dict[str, Any]]) -> bool:
     """Whether the ``required`` flags of attrs equal to valid ones are
     booleans, as GE's reader wants (1 == true in Python)."""
-    return all(type(a["required"]) is bool for a in attrs)
+    for attr in attrs:  # a loop: this runs for most entries of a registry
+        if type(attr["required"]) is not bool:
+            return False
+    return True
 
 
 def _same(entry: dict[str, Any], known: Known) -> OpRecord | None:
