@@ -337,7 +337,8 @@ def read_spec(file: Path, display: str, sink: Sink) -> bytes | None:
         # the run; at most one byte more than a spec may hold is read.
         handle = os.open(file, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
         with os.fdopen(handle, "rb") as stream:
-            if not stat.S_ISREG(os.fstat(handle).st_mode):
+            status = os.fstat(handle)
+            if not stat.S_ISREG(status.st_mode):
                 sink.emit(
                     "E101",
                     origin,
@@ -345,7 +346,12 @@ def read_spec(file: Path, display: str, sink: Sink) -> bytes | None:
                     "a spec is a regular YAML file",
                 )
                 return None
-            raw = stream.read(MAX_SPEC_BYTES + 1)
+            # A read of up to 1 MiB allocates the 1 MiB: read the file's size
+            # first (and on, should it have grown since).
+            size = min(status.st_size, MAX_SPEC_BYTES) + 1
+            raw = stream.read(size)
+            if len(raw) == size:
+                raw += stream.read(MAX_SPEC_BYTES + 1 - size)
     except OSError as exc:
         sink.emit("E101", origin, f"cannot read file: {exc.strerror or exc}")
         return None
