@@ -282,10 +282,12 @@ class MemberClash:
 
 
 @lru_cache(maxsize=4096)
-def _declared(macro: RegOpMacro, name: str) -> tuple[str, ...]:
-    """The members ``macro`` declares for an element named ``name`` (the same
-    names come back in spec after spec: each pair is spelled once)."""
-    return tuple(pattern.format(name) for pattern in macro.members)
+def _declared(macro: RegOpMacro, name: str) -> tuple[str, tuple[str, ...]]:
+    """The element as messages name it, and the members ``macro`` declares
+    for it (the same names come back in spec after spec: each pair is
+    spelled once)."""
+    label = f"{macro.words} '{name}'"
+    return label, tuple(pattern.format(name) for pattern in macro.members)
 
 
 def member_clashes(op: OpSpec) -> list[MemberClash]:
@@ -296,8 +298,8 @@ def member_clashes(op: OpSpec) -> list[MemberClash]:
     if own in SYSTEM_MACROS:
         problems.append(MemberClash(own, op.span, None))
     for element in elements(op):
-        label = f"{element.macro.words} '{element.name}'"
-        for member in _declared(element.macro, element.name):
+        label, members = _declared(element.macro, element.name)
+        for member in members:
             if member in SYSTEM_MACROS:
                 problems.append(MemberClash(member, element.item.span, None))
             elif member in seen and seen[member] != label:
