@@ -68,7 +68,21 @@ def compile_schema(schema: Any) -> Check:
         return _always
     if len(checks) == 1:
         return checks[0]
-    return lambda v: all(c(v) for c in checks)
+    return _every(checks)
+
+
+def _every(checks: list[Check]) -> Check:
+    """True when each of ``checks`` is. (Loops, not ``all`` over a
+    generator, in every check: they run about a million times for 5,000
+    specs, and a generator per call costs a third more.)"""
+
+    def check(v: Any) -> bool:
+        for c in checks:
+            if not c(v):
+                return False
+        return True
+
+    return check
 
 
 def _keyword(key: str, arg: Any, schema: dict[str, Any]) -> Check | None:
@@ -86,7 +100,11 @@ def _properties(arg: Any, _schema: dict[str, Any]) -> Check | None:
     def check(v: Any) -> bool:
         if type(v) is not dict:
             return True
-        return all(subs[k](item) for k, item in v.items() if k in subs)
+        for k, item in v.items():
+            sub = subs.get(k)
+            if sub is not None and not sub(item):
+                return False
+        return True
 
     return check
 
@@ -98,14 +116,21 @@ def _additional(arg: Any, schema: dict[str, Any]) -> Check | None:
     if arg is False:
         return lambda v: type(v) is not dict or known.issuperset(v)
     sub = compile_schema(arg)
-    return lambda v: type(v) is not dict or all(
-        sub(item) for k, item in v.items() if k not in known
-    )
+
+    def check(v: Any) -> bool:
+        if type(v) is not dict:
+            return True
+        for k, item in v.items():
+            if k not in known and not sub(item):
+                return False
+        return True
+
+    return check
 
 
 def _required(arg: Any, _schema: dict[str, Any]) -> Check | None:
-    names = tuple(arg)
-    return lambda v: type(v) is not dict or all(n in v for n in names)
+    names = frozenset(arg)
+    return lambda v: type(v) is not dict or names <= v.keys()
 
 
 def _pattern(arg: Any, _schema: dict[str, Any]) -> Check | None:
@@ -118,12 +143,28 @@ def _items(arg: Any, _schema: dict[str, Any]) -> Check | None:
     if not isinstance(arg, dict):
         return None
     sub = compile_schema(arg)
-    return lambda v: type(v) is not list or all(sub(item) for item in v)
+
+    def check(v: Any) -> bool:
+        if type(v) is not list:
+            return True
+        for item in v:
+            if not sub(item):
+                return False
+        return True
+
+    return check
 
 
 def _any_of(arg: Any, _schema: dict[str, Any]) -> Check | None:
     subs = [compile_schema(s) for s in arg]
-    return lambda v: any(s(v) for s in subs)
+
+    def check(v: Any) -> bool:
+        for s in subs:
+            if s(v):
+                return True
+        return False
+
+    return check
 
 
 def _enum(arg: Any, _schema: dict[str, Any]) -> Check | None:

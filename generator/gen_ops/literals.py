@@ -363,6 +363,11 @@ def _json_escape(ch: str) -> str:
     return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
 
 
+# json.dumps with these options would make an encoder per call (one per attr
+# of every op a history export or compat writes).
+_COMPACT_JSON = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+
+
 def json_default(attr_type: AttrType, default: Default) -> str:
     """GE's ``default_value``: a JSON literal stored as a string."""
     value = default.value
@@ -370,7 +375,7 @@ def json_default(attr_type: AttrType, default: Default) -> str:
         return json.dumps("Tensor()")
     if attr_type is AttrType.NAMED_ATTRS:
         return json.dumps("NamedAttrs()")
-    return json.dumps(_json_value(value), separators=(",", ":"), ensure_ascii=False)
+    return _COMPACT_JSON.encode(_json_value(value))
 
 
 def _json_value(value: Any) -> Any:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ge_ir.attrs import AttrType
 from ge_ir.types import DataType, dtype_from_spec_name
@@ -280,6 +281,15 @@ class MemberClash:
     other: str | None
 
 
+@lru_cache(maxsize=4096)
+def _declared(macro: RegOpMacro, name: str) -> tuple[str, tuple[str, ...]]:
+    """The element as messages name it, and the members ``macro`` declares
+    for it (the same names come back in spec after spec: each pair is
+    spelled once)."""
+    label = f"{macro.words} '{name}'"
+    return label, tuple(pattern.format(name) for pattern in macro.members)
+
+
 def member_clashes(op: OpSpec) -> list[MemberClash]:
     """Every member REG_OP would declare twice or that is a system macro."""
     own = f"__{op.op_type}"
@@ -288,9 +298,8 @@ def member_clashes(op: OpSpec) -> list[MemberClash]:
     if own in SYSTEM_MACROS:
         problems.append(MemberClash(own, op.span, None))
     for element in elements(op):
-        label = f"{element.macro.words} '{element.name}'"
-        for pattern in element.macro.members:
-            member = pattern.format(element.name)
+        label, members = _declared(element.macro, element.name)
+        for member in members:
             if member in SYSTEM_MACROS:
                 problems.append(MemberClash(member, element.item.span, None))
             elif member in seen and seen[member] != label:

@@ -11,13 +11,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from functools import lru_cache
-from typing import Any
-
-import jinja2
+from typing import TYPE_CHECKING, Any
 
 from gen_ops.literals import cpp_comment_lines, py_docstring_body, py_flat, py_str
 from gen_ops.pyformat import LINE_LENGTH
 from gen_ops.resources import template_dir
+
+if TYPE_CHECKING:
+    import jinja2
+
+# jinja2 is imported when the first template renders: commands that render
+# nothing (validate, compat, release) do not pay for importing it.
 
 
 def _indent_block(text: str, width: int) -> str:
@@ -57,29 +61,30 @@ def _rendered_by(items: Iterable[Any], macro: Callable[[Any], str]) -> list[str]
     return [str(macro(item)) for item in items]
 
 
-class _TemplateCache(jinja2.FileSystemBytecodeCache):
-    """Note [Template bytecode cache]: compiling the templates is a fifth of
-    a run that renders one op, so their compiled code is kept between runs,
-    in Jinja2's own per-user directory (it creates it private and refuses
-    one another user owns or others can write). An entry is used only if its
-    template's source is unchanged (Jinja2 keeps the source's checksum and
-    the Python version with it). Whatever goes wrong with the cache (a full
-    disk, a damaged entry) only means compiling again."""
-
-    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-        try:
-            super().load_bytecode(bucket)
-        except Exception:  # any damage: compile instead
-            bucket.reset()
-
-    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-        try:
-            super().dump_bytecode(bucket)
-        except OSError:
-            pass
-
-
 def _bytecode_cache() -> jinja2.BytecodeCache | None:
+    import jinja2
+
+    class _TemplateCache(jinja2.FileSystemBytecodeCache):
+        """Note [Template bytecode cache]: compiling the templates is a fifth
+        of a run that renders one op, so their compiled code is kept between
+        runs, in Jinja2's own per-user directory (it creates it private and
+        refuses one another user owns or others can write). An entry is used
+        only if its template's source is unchanged (Jinja2 keeps the source's
+        checksum and the Python version with it). Whatever goes wrong with
+        the cache (a full disk, a damaged entry) only means compiling again."""
+
+        def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+            try:
+                super().load_bytecode(bucket)
+            except Exception:  # any damage: compile instead
+                bucket.reset()
+
+        def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+            try:
+                super().dump_bytecode(bucket)
+            except OSError:
+                pass
+
     try:
         return _TemplateCache()
     except (RuntimeError, OSError):  # no private directory to be had
@@ -88,6 +93,8 @@ def _bytecode_cache() -> jinja2.BytecodeCache | None:
 
 @lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
+    import jinja2
+
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(template_dir())),
         bytecode_cache=_bytecode_cache(),

@@ -31,41 +31,6 @@ MAX_VALUES = 200_000
 _BaseLoader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-# The YAML 1.2 core schema's plain scalars, in PyYAML's order of trying them
-# (null, bool, int, float); anything else is a string. Each pattern must
-# match the whole scalar.
-_IMPLICIT = [
-    ("tag:yaml.org,2002:null", r"~|null|Null|NULL|"),
-    ("tag:yaml.org,2002:bool", r"true|True|TRUE|false|False|FALSE"),
-    ("tag:yaml.org,2002:int", r"[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+"),
-    (
-        "tag:yaml.org,2002:float",
-        r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
-        r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)",
-    ),
-]
-# One regex for all four (a named group each): one match per scalar instead
-# of PyYAML's one per candidate resolver, which matters for 100,000-item lists.
-_PLAIN = re.compile(
-    "|".join(f"(?P<t{i}>{pattern})" for i, (_, pattern) in enumerate(_IMPLICIT))
-)
-_PLAIN_TAGS: dict[str | None, str] = {
-    f"t{i}": tag for i, (tag, _) in enumerate(_IMPLICIT)
-}
-
-
-class _Loader(_BaseLoader):
-    """Composes nodes only; tags follow the YAML 1.2 core schema."""
-
-    def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
-        if kind is yaml.ScalarNode and implicit[0]:
-            match = _PLAIN.fullmatch(value)
-            return _PLAIN_TAGS[match.lastgroup] if match else _STR
-        return super().resolve(kind, value, implicit)
-
-
-_Loader.yaml_implicit_resolvers = {}
-
 _STR = "tag:yaml.org,2002:str"
 _INT = "tag:yaml.org,2002:int"
 _FLOAT = "tag:yaml.org,2002:float"
@@ -75,6 +40,54 @@ _BINARY = "tag:yaml.org,2002:binary"
 _MAP = "tag:yaml.org,2002:map"
 _SEQ = "tag:yaml.org,2002:seq"
 
+# The YAML 1.2 core schema's plain scalars, in PyYAML's order of trying them
+# (null, bool, int, float), each with the characters it can start with (as
+# PyYAML keys its resolvers); anything else is a string. Each pattern must
+# match the whole scalar (or be empty, for null).
+_IMPLICIT = [
+    (_NULL, r"~|null|Null|NULL|", "~nN"),
+    (_BOOL, r"true|True|TRUE|false|False|FALSE", "tTfF"),
+    (_INT, r"[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+", "-+0123456789"),
+    (
+        _FLOAT,
+        r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+        r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)",
+        "-+.0123456789",
+    ),
+]
+# One regex for all four (a named group each): one match per scalar instead
+# of PyYAML's one per candidate resolver, which matters for 100,000-item lists.
+_PLAIN = re.compile(
+    "|".join(f"(?P<t{i}>{pattern})" for i, (_, pattern, _) in enumerate(_IMPLICIT))
+)
+_PLAIN_TAGS: dict[str | None, str] = {
+    f"t{i}": tag for i, (tag, _, _) in enumerate(_IMPLICIT)
+}
+# A plain scalar starting with none of these is a string: most of a spec (its
+# keys, names and docs) is never matched against _PLAIN.
+_PLAIN_STARTS = frozenset("".join(starts for _, _, starts in _IMPLICIT))
+# The tag of every other node: specs use no path resolvers.
+_DEFAULT_TAGS = {yaml.ScalarNode: _STR, yaml.SequenceNode: _SEQ, yaml.MappingNode: _MAP}
+
+
+class _Loader(_BaseLoader):
+    """Composes nodes only; tags follow the YAML 1.2 core schema."""
+
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
+        # The C composer calls this for every node: kept to the fewest steps.
+        if (
+            kind is yaml.ScalarNode
+            and implicit[0]
+            and (not value or value[0] in _PLAIN_STARTS)
+        ):
+            match = _PLAIN.fullmatch(value)
+            if match:
+                return _PLAIN_TAGS[match.lastgroup]
+        return _DEFAULT_TAGS[kind]
+
+
+_Loader.yaml_implicit_resolvers = {}
+
 # Where a value stands in the YAML tree: the keys and list indices that lead
 # to it from the document root, e.g. ("inputs", 1, "dtype").
 YamlPath = tuple[str | int, ...]
@@ -82,16 +95,14 @@ YamlPath = tuple[str | int, ...]
 
 @dataclass(frozen=True)
 class Positions:
-    """Where each value (and each mapping key) of a loaded file stands, as
-    1-based (line, column) pairs; ``at`` and ``key`` make the Span. The items
-    of a list of scalars are kept as their YAML nodes and read only when asked
-    for: a spec may hold a 100,000-item default, and few items are ever named."""
+    """Where each value (and each mapping key) of a loaded file stands: its
+    YAML node, whose 1-based line and column ``at`` and ``key`` read only when
+    asked for (few values are ever named). A list of scalars is kept as the
+    list of its nodes: a spec may hold a 100,000-item default."""
 
     path: str
-    values: dict[YamlPath, tuple[int, int]] = field(default_factory=dict)
-    keys: dict[YamlPath, tuple[int, int]] = field(default_factory=dict)
-    # Source text of plain scalars that are numbers, so 1e-8 stays 1e-8.
-    texts: dict[YamlPath, str] = field(default_factory=dict)
+    values: dict[YamlPath, yaml.Node] = field(default_factory=dict)
+    keys: dict[YamlPath, yaml.Node] = field(default_factory=dict)
     scalar_lists: dict[YamlPath, list[yaml.ScalarNode]] = field(default_factory=dict)
 
     def _item(self, where: YamlPath) -> yaml.ScalarNode | None:
@@ -103,27 +114,25 @@ class Positions:
 
     def at(self, where: YamlPath) -> Span:
         """The value at ``where``, or the nearest enclosing value that exists."""
-        item = self._item(where)
-        if item is not None:
-            mark = item.start_mark
-            return Span(self.path, mark.line + 1, mark.column + 1)
-        for end in range(len(where), -1, -1):
-            pos = self.values.get(where[:end])
-            if pos is not None:
-                return Span(self.path, *pos)
+        node = self.values.get(where) or self._item(where)
+        if node is not None:  # the common case: a value that is there
+            return _span(self.path, node.start_mark)
+        for end in range(len(where) - 1, -1, -1):
+            node = self.values.get(where[:end])
+            if node is not None:
+                return _span(self.path, node.start_mark)
         return Span(self.path, 1, 1)
 
     def text(self, where: YamlPath) -> str | None:
-        """The source text of the number at ``where``, if it is one."""
-        item = self._item(where)
-        if item is not None:
-            return item.value if item.tag in (_INT, _FLOAT) else None
-        return self.texts.get(where)
+        """The source text of the number at ``where``, if it is one, so that
+        1e-8 stays 1e-8."""
+        node = self._item(where) or self.values.get(where)
+        return node.value if node is not None and node.tag in (_INT, _FLOAT) else None
 
     def key(self, where: YamlPath) -> Span:
         """The key that introduces ``where`` (falls back to the value)."""
-        pos = self.keys.get(where)
-        return Span(self.path, *pos) if pos is not None else self.at(where)
+        node = self.keys.get(where)
+        return _span(self.path, node.start_mark) if node is not None else self.at(where)
 
 
 @dataclass(frozen=True)
@@ -185,24 +194,26 @@ class _Builder:
         self.count = 0
 
     def build(self, node: yaml.Node, where: YamlPath) -> Any:
-        mark = node.start_mark
-        self.positions.values[where] = (mark.line + 1, mark.column + 1)
+        self.positions.values[where] = node
         self.count += 1
-        if self.count > MAX_VALUES or len(where) > MAX_DEPTH or id(node) in self.active:
+        if self.count > MAX_VALUES or len(where) > MAX_DEPTH:
             self._refuse(node, where)
-        if isinstance(node, yaml.ScalarNode):
-            try:
-                value = _scalar(node)
-            except _Unsupported as exc:
-                raise _Unsupported(str(exc), self.positions.at(where)) from None
-            except (ValueError, binascii.Error) as exc:
-                raise _Unsupported(
-                    f"cannot read {node.tag} value: {exc}", self.positions.at(where)
-                ) from None
-            if node.tag in (_INT, _FLOAT):
-                self.positions.texts[where] = node.value
-            return value
-        return self._collection(node, where)
+        if not isinstance(node, yaml.ScalarNode):
+            return self._collection(node, where)
+        if node.tag == _STR:
+            return node.value  # the common case, inline
+        return self._value(node, where)
+
+    def _value(self, node: yaml.ScalarNode, where: YamlPath) -> Any:
+        """The value of the scalar at ``where``."""
+        try:
+            return _scalar(node)
+        except _Unsupported as exc:
+            raise _Unsupported(str(exc), self.positions.at(where)) from None
+        except (ValueError, binascii.Error) as exc:
+            raise _Unsupported(
+                f"cannot read {node.tag} value: {exc}", self.positions.at(where)
+            ) from None
 
     def _refuse(self, node: yaml.Node, where: YamlPath) -> None:
         span = self.positions.at(where)
@@ -216,6 +227,8 @@ class _Builder:
         raise _Unsupported("a YAML alias refers to its own ancestor", span)
 
     def _collection(self, node: yaml.Node, where: YamlPath) -> Any:
+        if id(node) in self.active:
+            self._refuse(node, where)
         self.active.add(id(node))
         try:
             if isinstance(node, yaml.SequenceNode):
@@ -245,8 +258,8 @@ class _Builder:
     def _scalars(self, items: list[yaml.ScalarNode], where: YamlPath) -> list[Any]:
         """``build`` of a list of scalars, with no work per item but its value
         (a default may hold 100,000 of them): the limits are checked for all
-        at once, and positions and texts are read from the nodes when asked
-        for (Positions.scalar_lists)."""
+        at once, and positions are read from the nodes when asked for
+        (Positions.scalar_lists)."""
         self.count += len(items)
         self.positions.scalar_lists[where] = items
         out = []
@@ -254,58 +267,53 @@ class _Builder:
             value = item.value
             if item.tag == _INT and value.isdigit():  # the common case, inline
                 out.append(int(value))
-                continue
-            try:
-                out.append(_scalar(item))
-            except _Unsupported as exc:
-                raise _Unsupported(str(exc), self.positions.at(where + (i,))) from None
-            except (ValueError, binascii.Error) as exc:
-                raise _Unsupported(
-                    f"cannot read {item.tag} value: {exc}",
-                    self.positions.at(where + (i,)),
-                ) from None
+            else:
+                out.append(self._value(item, where + (i,)))
         return out
 
     def _mapping(self, node: yaml.MappingNode, where: YamlPath) -> dict[str, Any]:
         result: dict[str, Any] = {}
-        first_seen: dict[str, tuple[int, int]] = {}  # (line, column) of keys
+        keys = self.positions.keys
         for key_node, value_node in node.value:
-            mark = key_node.start_mark
-            key_pos = (mark.line + 1, mark.column + 1)
-            if not isinstance(key_node, yaml.ScalarNode):
-                raise _Unsupported(
-                    "mapping keys must be plain names", Span(self.path, *key_pos)
-                )
-            try:
-                key = key_node.value if key_node.tag == _STR else _scalar(key_node)
-            except (_Unsupported, ValueError, binascii.Error):
-                raise _Unsupported(
-                    "mapping keys must be plain names", Span(self.path, *key_pos)
-                ) from None
-            if not isinstance(key, str):
-                # YAML 1.2 would read `1:` or `true:` as non-strings; specs use
-                # names only, so say so instead of guessing.
-                self.sink.emit(
-                    "E203",
-                    Span(self.path, *key_pos),
-                    f"mapping key {key_node.value!r} is not a name",
-                    "quote it if it is meant as text",
-                )
+            key = self._key(key_node)
+            if key is None:
                 continue
-            if key in first_seen:
+            inner = where + (key,)
+            if key in result:
                 self.sink.emit(
                     "E103",
-                    Span(self.path, *key_pos),
+                    _span(self.path, key_node.start_mark),
                     f"duplicate key '{key}' (first defined at line "
-                    f"{first_seen[key][0]})",
+                    f"{keys[inner].start_mark.line + 1})",
                     "remove one of the two entries",
                 )
                 continue
-            first_seen[key] = key_pos
-            inner = where + (key,)
-            self.positions.keys[inner] = key_pos
+            keys[inner] = key_node
             result[key] = self.build(value_node, inner)
         return result
+
+    def _key(self, node: yaml.Node) -> str | None:
+        """A mapping key's name; None, after E203, for a key that is not one."""
+        if isinstance(node, yaml.ScalarNode) and node.tag == _STR:
+            return node.value  # the common case
+        span = _span(self.path, node.start_mark)
+        if not isinstance(node, yaml.ScalarNode):
+            raise _Unsupported("mapping keys must be plain names", span)
+        try:
+            key = _scalar(node)
+        except (_Unsupported, ValueError, binascii.Error):
+            raise _Unsupported("mapping keys must be plain names", span) from None
+        if not isinstance(key, str):
+            # YAML 1.2 would read `1:` or `true:` as non-strings; specs use
+            # names only, so say so instead of guessing.
+            self.sink.emit(
+                "E203",
+                span,
+                f"mapping key {node.value!r} is not a name",
+                "quote it if it is meant as text",
+            )
+            return None
+        return key
 
 
 def _decode_error_span(path: str, raw: bytes, offset: int) -> Span:
@@ -329,7 +337,8 @@ def read_spec(file: Path, display: str, sink: Sink) -> bytes | None:
         # the run; at most one byte more than a spec may hold is read.
         handle = os.open(file, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
         with os.fdopen(handle, "rb") as stream:
-            if not stat.S_ISREG(os.fstat(handle).st_mode):
+            status = os.fstat(handle)
+            if not stat.S_ISREG(status.st_mode):
                 sink.emit(
                     "E101",
                     origin,
@@ -337,7 +346,12 @@ def read_spec(file: Path, display: str, sink: Sink) -> bytes | None:
                     "a spec is a regular YAML file",
                 )
                 return None
-            raw = stream.read(MAX_SPEC_BYTES + 1)
+            # A read of up to 1 MiB allocates the 1 MiB: read the file's size
+            # first (and on, should it have grown since).
+            size = min(status.st_size, MAX_SPEC_BYTES) + 1
+            raw = stream.read(size)
+            if len(raw) == size:
+                raw += stream.read(MAX_SPEC_BYTES + 1 - size)
     except OSError as exc:
         sink.emit("E101", origin, f"cannot read file: {exc.strerror or exc}")
         return None

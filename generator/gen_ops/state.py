@@ -20,7 +20,6 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import metadata
 from pathlib import Path
 
 from gen_ops import __version__
@@ -44,6 +43,8 @@ def code_digest() -> str:
     for path in sources:
         digest.update(str(path.relative_to(path.parents[1])).encode())
         digest.update(path.read_bytes())
+    from importlib import metadata  # only here: importing it costs 30 ms
+
     try:
         digest.update(metadata.version("black").encode())
     except metadata.PackageNotFoundError:

@@ -173,14 +173,19 @@ def check_attr_value(attr_type: AttrType, value: Any) -> Any:
             raise ValueError("DT_UNDEFINED is not a data type (a list holds types)")
         return items
     if attr_type is AttrType.INT:
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        # type(...) is int first: the ABC check is slow, and ints are common.
+        if type(value) is not int and (
+            isinstance(value, bool) or not isinstance(value, numbers.Integral)
+        ):
             raise TypeError(f"expected int, got {_describe(value)}")
         number = int(value)
         if not _INT64_MIN <= number <= _INT64_MAX:
             raise ValueError(f"{number} does not fit in int64")
         return number
     if attr_type is AttrType.FLOAT:
-        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        if type(value) is not float and (
+            isinstance(value, bool) or not isinstance(value, numbers.Real)
+        ):
             raise TypeError(f"expected float, got {_describe(value)}")
         real = float(value)
         if math.isfinite(real) and abs(real) >= _FLOAT32_OVERFLOW:

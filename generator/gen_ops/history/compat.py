@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from gen_ops.collector import collector_paused
 from gen_ops.diagnostics import Sink, Span
@@ -128,26 +129,23 @@ def _versions(
     name: str,
     loaded: Sequence[Operators],
     sink: Sink,
-    current: tuple[object, OpRecord] | None,
+    current: tuple[dict[str, Any], OpRecord] | None,
 ) -> list[Version]:
-    """The op's record in each release that has a valid one. An entry equal
-    to the current op's (or to the release before's) shares its record, so
-    only entries that differ are checked and compared."""
+    """The op's record in each release that has a valid one. What an entry
+    shares with the current op's (or the release before's) is taken from its
+    record (Note [Shared records] in records), so only what differs is
+    checked and compared."""
     versions: list[Version] = []
-    last: tuple[object, OpRecord] | None = None
+    ours = [current] if current is not None else []
+    known = ours
     for ops in loaded:
         raw = ops.raw.get(name)
         if raw is None:
             continue
-        if current is not None and raw.entry == current[0]:
-            record: OpRecord | None = current[1]
-        elif last is not None and raw.entry == last[0]:
-            record = last[1]
-        else:
-            record = ops.record(name, sink)
+        record = ops.record(name, sink, known)
         if record is not None:
             versions.append(Version(ops.release, record))
-            last = (raw.entry, record)
+            known = ours + [(raw.entry, record)]
     return versions
 
 

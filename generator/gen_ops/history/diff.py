@@ -365,7 +365,7 @@ def _docs(old: OpRecord, new: OpRecord) -> list[Change]:
         ("subgraph", old.subgraphs, new.subgraphs),
     )
     for word, before, after in families:
-        if [p.doc for p in before] == [p.doc for p in after]:
+        if before is after or [p.doc for p in before] == [p.doc for p in after]:
             continue
         docs = {p.name: p.doc for p in before}
         changes += [
@@ -377,11 +377,19 @@ def _docs(old: OpRecord, new: OpRecord) -> list[Change]:
 
 
 def compare(old: OpRecord, new: OpRecord) -> list[Change]:
-    """Every change from ``old`` to ``new`` (records of one op)."""
+    """Every change from ``old`` to ``new`` (records of one op). A list the
+    two share (Note [Shared records] in records) has none."""
     if old == new:
         return []
-    changes = _inputs(old, new) + _attrs(old, new) + _outputs(old, new)
-    changes += _params(_SUBGRAPHS, old.subgraphs, new.subgraphs)
+    changes = []
+    if old.inputs is not new.inputs:
+        changes += _inputs(old, new)
+    if old.attrs is not new.attrs:
+        changes += _attrs(old, new)
+    if old.outputs is not new.outputs:
+        changes += _outputs(old, new)
+    if old.subgraphs is not new.subgraphs:
+        changes += _params(_SUBGRAPHS, old.subgraphs, new.subgraphs)
     if new.deprecated and not old.deprecated:
         changes.append(
             Change(Rule.DEPRECATED, f"op deprecated in {_lit(new.deprecated)}", ())

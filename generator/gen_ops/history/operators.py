@@ -2,8 +2,9 @@
 (docs/ge-compat.md, "History registry"): a file that cannot be read skips
 the release (H107); an entry GE's reader would not take skips that op in
 that release (H108), and so does an op listed a second time (the first
-entry is kept). Entries are checked when an op is first looked up, so an
-entry equal to one already read costs only the comparison.
+entry is kept). Entries are checked when an op is first looked up, so what
+an entry shares with one already read costs only the comparison (Note
+[Shared records] in records).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from gen_ops.diagnostics import Sink
 from gen_ops.discovery import display
 from gen_ops.history import jsonfile
 from gen_ops.history.jsonfile import JsonFile, JsonPath
-from gen_ops.history.records import Invalid, OpRecord, parse
+from gen_ops.history.records import Invalid, Known, OpRecord, parse
 from gen_ops.history.registry import OPERATORS, Release, release_dir
 
 
@@ -39,17 +40,21 @@ class Operators:
     raw: dict[str, RawOp]
     _records: dict[str, OpRecord | None]
 
-    def record(self, op_type: str, sink: Sink) -> OpRecord | None:
+    def record(self, op_type: str, sink: Sink, known: Known = ()) -> OpRecord | None:
+        """The op's record (None: not listed, or H108); ``known``: entries
+        read before, whose records it may share (Note [Shared records])."""
         if op_type in self._records:
             return self._records[op_type]
         raw = self.raw.get(op_type)
-        record = None if raw is None else _check(self.release, raw, sink)
+        record = None if raw is None else _check(self.release, raw, sink, known)
         self._records[op_type] = record
         return record
 
 
-def _check(release: Release, raw: RawOp, sink: Sink) -> OpRecord | None:
-    parsed = parse(raw.entry, raw.where)
+def _check(
+    release: Release, raw: RawOp, sink: Sink, known: Known = ()
+) -> OpRecord | None:
+    parsed = parse(raw.entry, raw.where, known)
     if isinstance(parsed, Invalid):
         sink.emit(
             "H108",

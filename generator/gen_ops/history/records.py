@@ -10,10 +10,22 @@ by position after the inputs (docs/ge-compat.md, "Builder calling
 convention"). The current specs become records through the same export
 (``lower_docs.history_op``), so a release and the specs are compared in one
 form.
+
+Note [Shared records]: most entries of a registry repeat the op as the specs
+or the release before recorded it, whole or all but a doc. ``parse`` is
+given such entries already read (``known``, valid ones, with their
+records): a parameter list equal to the same list of one of them is not
+checked again but taken from its record, and a record equal to one of
+theirs is that record. So an entry that differs in a doc only costs the
+comparison of its lists, and ``diff.compare`` passes over a list the two
+records share (the same tuple) at once. Equal is Python's ``==`` on the
+JSON values, which takes ``1`` for ``true``: only ``required`` holds a
+JSON boolean, so an attrs list is shared only when its flags are booleans.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -67,6 +79,10 @@ class OpRecord:
     subgraphs: tuple[Element, ...]
     doc: str | None  # None: the release records no docs (GE's registries)
     deprecated: str | None  # the version that deprecated the op (ours)
+
+
+# Valid entries read before, each with its record (Note [Shared records]).
+Known = Sequence[tuple[dict[str, Any], "OpRecord"]]
 
 
 @dataclass(frozen=True)
@@ -138,10 +154,43 @@ def _field(entry: dict[str, Any], key: str, path: JsonPath) -> Any:
     return entry[key]
 
 
+def _flags(attrs: list[dict[str, Any]]) -> bool:
+    """Whether the ``required`` flags of attrs equal to valid ones are
+    booleans, as GE's reader wants (1 == true in Python)."""
+    for attr in attrs:  # a loop: this runs for most entries of a registry
+        if type(attr["required"]) is not bool:
+            return False
+    return True
+
+
+def _same(entry: dict[str, Any], known: Known) -> OpRecord | None:
+    """The record of an entry of ``known`` equal to ``entry``, if any."""
+    for seen, record in known:
+        if seen == entry and _flags(entry["attrs"]):
+            return record
+    return None
+
+
+def _shared(items: Any, key: str, known: Known) -> Any:
+    """The list ``key`` of the first record of ``known`` whose entry has an
+    equal list there (Note [Shared records]); None if none has."""
+    for entry, record in known:
+        if entry[key] == items and (key != "attrs" or _flags(items)):
+            return getattr(record, key)
+    return None
+
+
 def _elements(
-    entry: dict[str, Any], key: str, types: tuple[str, ...], path: JsonPath
+    entry: dict[str, Any],
+    key: str,
+    types: tuple[str, ...],
+    path: JsonPath,
+    known: Known,
 ) -> tuple[Element, ...]:
     items = _field(entry, key, path)
+    shared: tuple[Element, ...] | None = _shared(items, key, known)
+    if shared is not None:
+        return shared
     if not isinstance(items, list):
         raise _Refused(path + (key,), f"must be a list, not {_kind(items)}")
     found = tuple(_element(raw, types, path, key, i) for i, raw in enumerate(items))
@@ -181,8 +230,13 @@ def _element(
     )
 
 
-def _attrs(entry: dict[str, Any], path: JsonPath) -> tuple[AttrRecord, ...]:
+def _attrs(
+    entry: dict[str, Any], path: JsonPath, known: Known
+) -> tuple[AttrRecord, ...]:
     items = _field(entry, "attrs", path)
+    shared: tuple[AttrRecord, ...] | None = _shared(items, "attrs", known)
+    if shared is not None:
+        return shared
     if not isinstance(items, list):
         raise _Refused(path + ("attrs",), f"must be a list, not {_kind(items)}")
     found = tuple(_attr(raw, path, i) for i, raw in enumerate(items))
@@ -241,22 +295,26 @@ def _unique(names: list[str], path: JsonPath) -> None:
         seen.add(name)
 
 
-def parse(entry: Any, path: JsonPath = ()) -> OpRecord | Invalid:
+def parse(entry: Any, path: JsonPath = (), known: Known = ()) -> OpRecord | Invalid:
     """The op of one ``operators`` entry (``path`` is where the entry is),
     or why GE's reader would skip it: a field missing or of the wrong type,
-    an element type GE does not have, a name used twice in one list."""
+    an element type GE does not have, a name used twice in one list. What
+    ``known`` holds is shared, not read again (Note [Shared records])."""
+    same = _same(entry, known)
+    if same is not None:
+        return same
     try:
         item = _object(entry, path)
         op_type = _string(_field(item, "op_type", path), path + ("op_type",), "op_type")
-        inputs = _elements(item, "inputs", INPUT_TYPES, path)
-        outputs = _elements(item, "outputs", OUTPUT_TYPES, path)
-        attrs = _attrs(item, path)
-        subgraphs = _elements(item, "subgraphs", SUBGRAPH_TYPES, path)
+        inputs = _elements(item, "inputs", INPUT_TYPES, path, known)
+        outputs = _elements(item, "outputs", OUTPUT_TYPES, path, known)
+        attrs = _attrs(item, path, known)
+        subgraphs = _elements(item, "subgraphs", SUBGRAPH_TYPES, path, known)
     except _Refused as exc:
         return Invalid(exc.path, exc.reason)
     deprecated = _extra(item, "deprecated") or None
     doc = item.get("doc")
-    return OpRecord(
+    record = OpRecord(
         op_type,
         inputs,
         outputs,
@@ -265,6 +323,10 @@ def parse(entry: Any, path: JsonPath = ()) -> OpRecord | Invalid:
         doc if isinstance(doc, str) else None,
         deprecated,
     )
+    for _, same in known:
+        if same == record:
+            return same
+    return record
 
 
 def of_spec(op: OpSpec) -> tuple[dict[str, Any], OpRecord]:

@@ -12,7 +12,7 @@ no other parameter of the builder has.
 from __future__ import annotations
 
 import dataclasses
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from gen_ops.model import Attr, FormerName, Input, InputKind, OpSpec
 from gen_ops.names import PYTHON_KEYWORDS, python_names
@@ -26,6 +26,10 @@ P = TypeVar("P", Input, Attr)
 def apply(ctx: Checker, op: OpSpec) -> OpSpec:
     """``op`` with each input's and attr's ``deprecated`` and
     ``renamed_from``; E310 and E311 for those that cannot be kept."""
+    if not any(
+        _evolves(raw) for key in ("inputs", "attrs") for raw in ctx.data.get(key, ())
+    ):
+        return op  # the common case: no parameter evolves
     names = python_names(op)
     taken = set(names.params.values()) | {names.node_name}
     if names.owner is not None:
@@ -44,6 +48,11 @@ def apply(ctx: Checker, op: OpSpec) -> OpSpec:
     return dataclasses.replace(op, inputs=inputs, attrs=attrs)
 
 
+def _evolves(raw: dict[str, Any]) -> bool:
+    """Whether a spec's input or attr says how it evolved."""
+    return "deprecated" in raw or "renamed_from" in raw
+
+
 def _param(
     ctx: Checker,
     where: YamlPath,
@@ -53,7 +62,7 @@ def _param(
     seen: dict[str, str],
 ) -> P:
     raw = ctx.value(where)
-    if "deprecated" not in raw and "renamed_from" not in raw:
+    if not _evolves(raw):
         return item
     deprecated = raw.get("deprecated")
     if deprecated is not None:

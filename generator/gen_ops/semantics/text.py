@@ -29,7 +29,10 @@ def doc_text(ctx: Checker, where: YamlPath) -> str:
             "remove it; docs may use newlines and tabs, and no other "
             "invisible or reordering character",
         )
-    return "\n".join(_expand_indent(line.rstrip()) for line in text.split("\n")).strip()
+    lines = [line.rstrip() for line in text.split("\n")]
+    if "\t" in text:  # without a tab, no line has an indent to expand
+        lines = [_expand_indent(line) for line in lines]
+    return "\n".join(lines).strip()
 
 
 def item_doc(ctx: Checker, item: dict[str, Any], where: YamlPath) -> str:
