@@ -7,14 +7,37 @@ import itertools
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
+
+import yaml
 
 from gen_ops import pipeline
 from gen_ops.diagnostics import Sink
 from gen_ops.model import OpSpec
 from gen_ops.outputs import Target
+from gen_ops.source import reads_as_string
 
 ROOT = Path(__file__).resolve().parents[1]
 _counter = itertools.count()
+
+
+class _SpecDumper(yaml.SafeDumper):
+    """PyYAML writes YAML 1.1, where ``0e0`` is a string it leaves plain;
+    specs are read as YAML 1.2, where it is a float. Quotes every string
+    gen-ops' reader would take as a number, a boolean or null."""
+
+    def represent_str(self, data: str) -> yaml.ScalarNode:
+        if not reads_as_string(data):
+            return self.represent_scalar("tag:yaml.org,2002:str", data, style="'")
+        return super().represent_str(data)
+
+
+_SpecDumper.add_representer(str, _SpecDumper.represent_str)
+
+
+def spec_yaml(data: Any, sort_keys: bool = True) -> str:
+    """``data`` as a spec's YAML text that gen-ops reads back as ``data``."""
+    return yaml.dump(data, Dumper=_SpecDumper, allow_unicode=True, sort_keys=sort_keys)
 
 
 def load_ops(*roots: Path) -> tuple[list[OpSpec], Sink]:

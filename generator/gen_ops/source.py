@@ -66,6 +66,17 @@ _PLAIN_TAGS: dict[str | None, str] = {
 # A plain scalar starting with none of these is a string: most of a spec (its
 # keys, names and docs) is never matched against _PLAIN.
 _PLAIN_STARTS = frozenset("".join(starts for _, _, starts in _IMPLICIT))
+
+
+def reads_as_string(text: str) -> bool:
+    """Whether gen-ops' reader takes the plain (unquoted) scalar ``text``
+    as a string, not as a null, bool, int or float: the one place that
+    says so for writers of YAML too (gen-ops import, the tests)."""
+    if text and text[0] not in _PLAIN_STARTS:
+        return True
+    return _PLAIN.fullmatch(text) is None
+
+
 # The tag of every other node: specs use no path resolvers.
 _DEFAULT_TAGS = {yaml.ScalarNode: _STR, yaml.SequenceNode: _SEQ, yaml.MappingNode: _MAP}
 

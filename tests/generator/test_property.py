@@ -13,8 +13,7 @@ import subprocess
 from typing import Any
 
 import pytest
-import yaml
-from helpers import ROOT, import_file, load_ops, render_tree, write_tree
+from helpers import ROOT, import_file, load_ops, render_tree, spec_yaml, write_tree
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -23,7 +22,6 @@ from ge.graph import DataType, Graph, NamedAttrs, Tensor
 from ge.graph.attrs import AttrType
 from ge.graph.types import dtype_from_spec_name
 from gen_ops.pyformat import black_format
-from gen_ops.source import _PLAIN
 
 GXX = shutil.which("g++")
 # GE's external headers as the tests declare them, and the project's smaller
@@ -321,20 +319,6 @@ def _call_args(
     return args
 
 
-class _Dumper(yaml.SafeDumper):
-    """PyYAML writes YAML 1.1, where ``0e0`` is a string it leaves plain;
-    specs are read as YAML 1.2, where it is a float. Quote every string the
-    1.2 core schema would read as a number, a boolean or null."""
-
-    def represent_str(self, data: str) -> yaml.ScalarNode:
-        if _PLAIN.fullmatch(data):
-            return self.represent_scalar("tag:yaml.org,2002:str", data, style="'")
-        return super().represent_str(data)
-
-
-_Dumper.add_representer(str, _Dumper.represent_str)
-
-
 @settings(
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
@@ -351,9 +335,7 @@ def test_random_valid_specs_generate_working_code(
     clear_registered_op_impls()
     work = tmp_path_factory.mktemp("prop")
     (work / "specs").mkdir()
-    (work / "specs" / "op.yaml").write_text(
-        yaml.dump(spec, Dumper=_Dumper, allow_unicode=True)
-    )
+    (work / "specs" / "op.yaml").write_text(spec_yaml(spec))
     ops, sink = load_ops(work / "specs")
     assert not sink.has_errors, "\n".join(d.format() for d in sink.sorted())
     (op,) = ops

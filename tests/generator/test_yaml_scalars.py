@@ -80,3 +80,19 @@ def test_plain_scalars_read_as_the_core_schema_says(text: str, value: Any) -> No
 def test_nan_is_a_float() -> None:
     loaded = source.load_spec_text(b"v: .nan\n", "t.yaml", Sink())
     assert loaded is not None and math.isnan(loaded.data["v"])
+
+
+@pytest.mark.parametrize("text, value", VALUES, ids=[v[0] or "empty" for v in VALUES])
+def test_reads_as_string_says_what_the_loader_reads(text: str, value: Any) -> None:
+    assert source.reads_as_string(text) == isinstance(value, str)
+
+
+@pytest.mark.parametrize("text", ["0E0", "0e0", "1_000", "-.5", "null", "<<", "="])
+def test_the_importer_quotes_what_would_not_read_back_as_the_string(
+    text: str,
+) -> None:
+    from gen_ops.importer.yaml_writer import plain_ok, scalar
+
+    loaded = source.load_spec_text(f"v: [{scalar(text)}]\n".encode(), "t.yaml", Sink())
+    assert loaded is not None and loaded.data["v"] == [text]
+    assert plain_ok(text, flow=False) == (text == "1_000")

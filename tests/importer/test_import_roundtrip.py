@@ -16,7 +16,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-import yaml
+from helpers import spec_yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -196,7 +196,7 @@ def header_of(op: OpSpec) -> str:
 def test_render_then_import_gives_the_same_spec(
     spec: dict[str, Any], tmp_path_factory: Any
 ) -> None:
-    original = model(yaml.safe_dump(spec, allow_unicode=True, sort_keys=False))
+    original = model(spec_yaml(spec, sort_keys=False))
     work: Path = tmp_path_factory.mktemp("roundtrip")
     header = work / "ops.h"
     header.write_text(header_of(original), encoding="utf-8")

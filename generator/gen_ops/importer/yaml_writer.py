@@ -37,20 +37,15 @@ from gen_ops.importer.model import (
     Value,
     VarRef,
 )
+from gen_ops.source import reads_as_string
 
 WIDTH = 88
 _INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
 _FLOW_INDICATORS = frozenset(",[]{}")
-# What gen-ops' reader (YAML 1.2's core schema, gen_ops.source) reads as
-# a null, a bool, an int or a float rather than a string; ``<<`` and ``=``
-# are quoted too, being keys of older YAML. ``y``, ``on`` and ``yes`` are
-# strings in YAML 1.2 and stay plain, as in the hand-written specs.
-_NON_STRING = re.compile(
-    r"~|null|Null|NULL|true|True|TRUE|false|False|FALSE|<<|="
-    r"|[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+"
-    r"|[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
-    r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)"
-)
+# Keys of older YAML, quoted although gen-ops' reader (gen_ops.source,
+# YAML 1.2's core schema) takes them as strings. ``y``, ``on`` and ``yes``
+# are strings in YAML 1.2 and stay plain, as in the hand-written specs.
+_OLD_KEYS = frozenset({"<<", "="})
 _ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t"}
 
 
@@ -65,7 +60,7 @@ def plain_ok(text: str, flow: bool) -> bool:
         return False
     if flow and not _FLOW_INDICATORS.isdisjoint(text):
         return False
-    return _NON_STRING.fullmatch(text) is None
+    return text not in _OLD_KEYS and reads_as_string(text)
 
 
 _NEEDS_ESCAPE = re.compile(r'[\\"\ufeff]')
