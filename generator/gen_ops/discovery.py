@@ -99,12 +99,16 @@ def discover(roots: Sequence[Path], sink: Sink) -> list[SpecFile]:
                     "no .yaml or .yml spec files in this directory",
                 )
             base = root.resolve().name
+            # display(root / rel) is display(root) joined with rel (names
+            # from scandir, no ".."): one relpath per root, not per spec.
+            shown = display(root)
+            shown = "" if shown == "." else shown.rstrip("/") + "/"
             for entry in entries:
                 if entry.resolved is None:
                     continue
                 project = _project_root(root, entry.resolved, projects)
                 spec = SpecFile(
-                    entry.path, display(entry.path), f"{base}/{entry.rel}", project
+                    entry.path, shown + entry.rel, f"{base}/{entry.rel}", project
                 )
                 _add(found, spec, entry.resolved, sink)
         elif kind == "file":
