@@ -1,8 +1,8 @@
 """Blocks on every core (Note [Worker pool] in native.c): every sample op
 gives the same bytes with its blocks on the worker pool as with every block
 on the launching thread, at every block count 1..8, through both launch
-paths (``ge_launch`` from execute, ``ge_run`` replaying annotated launches);
-and the pool's thread option."""
+paths (``ge_launch`` from execute, ``ge_run_state`` replaying annotated
+launches); and the pool's thread option."""
 
 from __future__ import annotations
 

@@ -506,10 +506,6 @@ class EagerOpExecutionContext:
 
     # The runtime's side (ge.engine), not GE's API:
 
-    def allocated_output_num(self) -> int:
-        """How many outputs the callback allocated or aliased."""
-        return len(self._outputs)
-
     def retain(self, resources: list[Any]) -> None:
         """Keep ``resources`` (the call's workspaces) alive as long as this
         context: while someone holds the expired context, no later buffer

@@ -117,8 +117,8 @@ static void await_change(_Atomic uint32_t *word, uint32_t value) {
  * holds a guard (its thread and, while it runs blocks, a recovery point);
  * the handler (ge_fault_install) jumps back to the recovery point of the
  * faulting thread, which records the fault, counts its blocks as done and
- * goes on. The launch reports the first fault: ge_launch, ge_run and
- * ge_replay return 0, or signal | block << 8 | task << 32, and a replay
+ * goes on. The launch reports the first fault: ge_launch, ge_run_state
+ * and ge_replay return 0, or signal | block << 8 | task << 32, and a replay
  * stops after the launch that faulted. A fault outside any guard goes to
  * the handler that was installed before (Python's faulthandler, or the
  * default action). What a faulting kernel wrote is not undone: the
@@ -464,7 +464,7 @@ typedef struct ge_task {
 } ge_task;
 
 /* Every task in order, up to the first that faults. The one replay loop:
- * ge_run and ge_replay use it. 0, or the fault with its task's index. */
+ * ge_run_state and ge_replay use it. 0, or the fault with its task's index. */
 static uint64_t replay(const ge_task *tasks, uint32_t ntasks) {
   if (ntasks == 0) return 0;
   ge_guard *guard = guard_take();
@@ -479,30 +479,18 @@ static uint64_t replay(const ge_task *tasks, uint32_t ntasks) {
   return fault;
 }
 
-/* Address refresh and replay in one call: write each run-time address into
- * the argument slots bound to it, then launch every task in order.
+/* Note [Packed run state]: what a run takes, gathered once per run state
+ * in one struct, so a run is one call with one argument (a ctypes call costs
+ * about 50 ns per argument it converts; RunState in the engine packs it).
+ * Its bindings are the slots bound to graph inputs and outputs only: the
+ * slots bound to the arena, the constants and the workspaces (fixed for the
+ * run state's life) are written when the state is made.
  *   slots[i]   index into `table` of the i-th bound slot
  *   sources[i] index into `addrs` of the address that slot receives
  *   addrs      this run's addresses (the address table: arena, graph inputs
  *              and outputs, constants, workspaces; ge/engine/layout.py)
  *   offsets[i] added to the address (a tensor's offset inside its buffer)
  */
-GE_EXPORT uint64_t ge_run(uint64_t *table, const uint32_t *slots, const uint32_t *sources,
-            const uint64_t *offsets, uint32_t nbound, const uint64_t *addrs,
-            const ge_task *tasks, uint32_t ntasks) {
-  for (uint32_t i = 0; i < nbound; ++i) {
-    uint64_t value = addrs[sources[i]] + offsets[i];
-    if (table[slots[i]] != value) table[slots[i]] = value; /* only what changed */
-  }
-  return replay(tasks, ntasks);
-}
-
-/* Note [Packed run state]: what ge_run takes, gathered once per run state
- * in one struct, so a run is one call with one argument (a ctypes call costs
- * about 50 ns per argument it converts; RunState in the engine packs it).
- * Its bindings are the slots bound to graph inputs and outputs only: the
- * slots bound to the arena, the constants and the workspaces (fixed for the
- * run state's life) are written when the state is made. */
 typedef struct ge_packed_run {
   uint64_t *table;
   const uint32_t *slots;
@@ -514,17 +502,25 @@ typedef struct ge_packed_run {
   uint32_t ntasks;
 } ge_packed_run;
 
-/* ge_run over a packed run state: refresh, then replay every task. */
-GE_EXPORT uint64_t ge_run_state(const ge_packed_run *state) {
-  return ge_run(state->table, state->slots, state->sources, state->offsets,
-                state->nbound, state->addrs, state->tasks, state->ntasks);
+/* Address refresh: write each run-time address into the argument slots
+ * bound to it. */
+static void refresh(const ge_packed_run *state) {
+  uint64_t *table = state->table;
+  for (uint32_t i = 0; i < state->nbound; ++i) {
+    uint64_t *slot = &table[state->slots[i]];
+    uint64_t value = state->addrs[state->sources[i]] + state->offsets[i];
+    if (*slot != value) *slot = value; /* only what changed */
+  }
 }
 
-/* Refresh only (ntasks 0 ignored): the execute path's first step. */
-GE_EXPORT void ge_refresh_state(const ge_packed_run *state) {
-  ge_run(state->table, state->slots, state->sources, state->offsets, state->nbound,
-         state->addrs, state->tasks, 0);
+/* A run over a packed run state: refresh, then replay every task. */
+GE_EXPORT uint64_t ge_run_state(const ge_packed_run *state) {
+  refresh(state);
+  return replay(state->tasks, state->ntasks);
 }
+
+/* Refresh only: the execute path's first step. */
+GE_EXPORT void ge_refresh_state(const ge_packed_run *state) { refresh(state); }
 
 /* Replay only: the execute path's task segments, and the floor the
  * benchmarks compare against. */

@@ -62,7 +62,6 @@ class PackedRun(ctypes.Structure):
 # runs on several threads execute their kernels in parallel.
 _SIGNATURES = {
     "ge_launch": ctypes.CFUNCTYPE(_u64, _vp, _u32, _vp),
-    "ge_run": ctypes.CFUNCTYPE(_u64, _vp, _vp, _vp, _vp, _u32, _vp, _vp, _u32),
     "ge_run_state": ctypes.CFUNCTYPE(_u64, _vp),
     "ge_refresh_state": ctypes.CFUNCTYPE(None, _vp),
     "ge_replay": ctypes.CFUNCTYPE(_u64, _vp, _u32),
@@ -79,7 +78,6 @@ class Launcher:
     """The launcher's functions, called through ctypes."""
 
     ge_launch: Callable[..., int]
-    ge_run: Callable[..., int]
     ge_run_state: Callable[[int], int]
     ge_refresh_state: Callable[[int], None]
     ge_replay: Callable[..., int]
