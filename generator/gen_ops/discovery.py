@@ -55,6 +55,12 @@ def display(path: Path) -> str:
         return str(path)
 
 
+def join_prefix(text: str) -> str:
+    """The prefix that makes the path ``text`` joined with a relative POSIX
+    name the string ``str(Path(text) / name)``, without a Path per name."""
+    return "" if text == "." else text if text.endswith("/") else text + "/"
+
+
 def _add(
     found: dict[Path, SpecFile], spec: SpecFile, resolved: Path, sink: Sink
 ) -> None:
@@ -101,8 +107,7 @@ def discover(roots: Sequence[Path], sink: Sink) -> list[SpecFile]:
             base = root.resolve().name
             # display(root / rel) is display(root) joined with rel (names
             # from scandir, no ".."): one relpath per root, not per spec.
-            shown = display(root)
-            shown = "" if shown == "." else shown.rstrip("/") + "/"
+            shown = join_prefix(display(root))
             for entry in entries:
                 if entry.resolved is None:
                     continue

@@ -24,6 +24,7 @@ from gen_ops.outputs import OutputFile, Target
 from gen_ops.semantics import Claim, Names
 from gen_ops.source import load_spec_text, read_spec
 from gen_ops.spec_cache import SpecCache
+from gen_ops.spec_cache import key as cache_key
 
 __all__ = [
     "Target",
@@ -72,8 +73,9 @@ def _check_one(
     raw = read_spec(file.path, file.display, sink)
     if raw is None:
         return None, None
+    name = "" if cache is None else cache_key(file, raw)  # computed once
     if cache is not None:
-        kept = cache.get(file, raw)
+        kept = cache.get(name)
         if kept is not None:
             claim = Claim(kept.op_type, kept.span, Names.of(kept))
             return claim, Checked(file, kept, kept.span)
@@ -87,7 +89,7 @@ def _check_one(
     if model is None:
         return claim, None
     if cache is not None and len(sink.items) == before:
-        cache.put(file, raw, model)
+        cache.put(name, model)
     return claim, Checked(file, model, claim.op_at)
 
 

@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from gen_ops.diagnostics import Span
-from gen_ops.discovery import SpecFile
+from gen_ops.discovery import SpecFile, join_prefix
 from gen_ops.facts import OpFacts
 from gen_ops.layout import author_path_of
 from gen_ops.outputs import Target
@@ -131,8 +131,7 @@ class Cache:
 def under(out: Path) -> str:
     """The prefix that makes an output path (POSIX, relative) the string
     ``str(out / path)``, without building a Path per file."""
-    text = str(out)
-    return "" if text == "." else text if text.endswith("/") else text + "/"
+    return join_prefix(str(out))
 
 
 def still(recorded: Mapping[str, object]) -> set[str]:

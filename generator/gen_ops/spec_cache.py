@@ -88,15 +88,15 @@ class SpecCache:
     held: dict[str, OpSpec]
     used: dict[str, OpSpec] = field(default_factory=dict)
 
-    def get(self, file: SpecFile, raw: bytes) -> OpSpec | None:
-        name = key(file, raw)
+    def get(self, name: str) -> OpSpec | None:
+        """The model kept under ``name`` (a ``key``), if any."""
         model = self.held.get(name)
         if model is not None:
             self.used[name] = model
         return model
 
-    def put(self, file: SpecFile, raw: bytes, model: OpSpec) -> None:
-        self.used[key(file, raw)] = model
+    def put(self, name: str, model: OpSpec) -> None:
+        self.used[name] = model
 
     def save(self) -> None:
         """Write the pack again if this run loaded a spec or left one unused;
