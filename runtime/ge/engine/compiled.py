@@ -412,10 +412,6 @@ class CompiledGraph:
         """Write the run's input and output addresses (checking the tensors
         when the one-pass write refuses them); returns the outputs, new
         ones when ``outputs`` is None."""
-        if outputs is not None and write_io_addresses(
-            inputs, outputs, self._io_sig, addrs, self._first_input
-        ):
-            return outputs
         if not write_addresses(inputs, self._input_sig, addrs, self._first_input):
             self._check_inputs(inputs)  # raises, naming what is wrong
             self._write_each_address(inputs, addrs, self._first_input)

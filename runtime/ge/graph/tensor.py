@@ -367,17 +367,7 @@ def write_io_addresses(
     pass (their addresses are consecutive from ``first``; ``signatures``
     holds the inputs' and the outputs' dtypes and shapes): True, or False
     when a tensor does not match, for the caller to check them."""
-    i = first
-    for tensors, signature in zip((inputs, outputs), signatures):
-        if len(tensors) != len(signature):
-            return False
-        for tensor, kind in zip(tensors, signature):
-            if (
-                type(tensor) is not Tensor
-                or tensor._data_type is not kind[0]
-                or tensor._shape != kind[1]
-            ):
-                return False
-            addrs[i] = tensor._addr
-            i += 1
-    return True
+    ins, outs = signatures
+    return write_addresses(inputs, ins, addrs, first) and write_addresses(
+        outputs, outs, addrs, first + len(ins)
+    )

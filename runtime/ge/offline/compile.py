@@ -12,7 +12,6 @@ from pathlib import Path
 import numpy as np
 
 from ge._container import FileFormatError
-from ge.device.kernels import load_binary
 from ge.engine.compiled import CompiledGraph, ExecuteStep
 from ge.engine.compiler import ImplCache, compile_graph
 from ge.engine.errors import CompileError, describe
@@ -108,7 +107,9 @@ def model_data(compiled: CompiledGraph) -> ModelData:
         portable_ops=portable_ops,
         payloads=payloads,
         foreign=foreign,
-        isa_level=max((load_binary(b).isa_level for b in binaries), default=1),
+        isa_level=max(
+            (s.kernel.binary.isa_level for s in compiled.task_specs), default=1
+        ),
     )
 
 

@@ -141,6 +141,14 @@ def encode(model: ModelData) -> bytes:
         "slots": len(model.slots),
         "bindings": len(model.bindings),
     }
+    if model.isa_level > 1:
+        plan["isa_level"] = model.isa_level
+    if model.payloads:
+        plan.update(
+            portable_ops=list(model.portable_ops),
+            portable_sha256=[hashlib.sha256(b).hexdigest() for b in model.payloads],
+            foreign=[list(f) for f in model.foreign],
+        )
     sections = [
         Section(PLAN, json.dumps(plan, sort_keys=True, separators=(",", ":")).encode()),
         Section(KERNELS, b"".join(_LENGTH.pack(len(b)) + b for b in model.binaries)),
@@ -149,22 +157,9 @@ def encode(model: ModelData) -> bytes:
         Section(BINDINGS, b"".join(_BINDING.pack(*b) for b in model.bindings)),
         Section(CONSTS, model.consts),
     ]
-    if model.isa_level > 1:
-        plan["isa_level"] = model.isa_level
-        sections[0] = Section(
-            PLAN, json.dumps(plan, sort_keys=True, separators=(",", ":")).encode()
-        )
     version = ISA_VERSION if model.isa_level > 1 else PLAIN_VERSION
     if not model.payloads:
         return write(MAGIC, version, sections)
-    plan.update(
-        portable_ops=list(model.portable_ops),
-        portable_sha256=[hashlib.sha256(b).hexdigest() for b in model.payloads],
-        foreign=[list(f) for f in model.foreign],
-    )
-    sections[0] = Section(
-        PLAN, json.dumps(plan, sort_keys=True, separators=(",", ":")).encode()
-    )
     sections.append(
         Section(PORTABLE, b"".join(_LENGTH.pack(len(b)) + b for b in model.payloads))
     )

@@ -65,8 +65,9 @@ class Session:
         self._options = {**global_options(), **dict(options or {})}
         _device_threads(self._options)
         self._graphs: dict[int, _Entry] = {}
-        # Static graphs' fast run paths, by id (only graphs in _graphs).
-        self._fast: dict[int, Callable[[Any, Any], list[Tensor] | None]] = {}
+        # Static graphs' fast run paths, by id (only graphs in _graphs; None
+        # for a graph without one, so it is looked for once).
+        self._fast: dict[int, Callable[[Any, Any], list[Tensor] | None] | None] = {}
         self._cache = ImplCache()
         self._variables = VariableStore()  # Note [Variables] (ge.engine.variables)
         self._lock = threading.RLock()
@@ -218,8 +219,6 @@ class Session:
         exactly the graph's tensors and no external allocator registered:
         everything else takes the Python path above)."""
         runner = compiled.fast_runner()
-        if runner is None:
-            return
         with self._lock:
             if not self._closed and self._graphs.get(graph_id) is entry:
                 self._fast[graph_id] = runner
