@@ -408,7 +408,7 @@ def _record_state(
     changed.add(prefix + writer.MANIFEST)
     known = {p: stat for p, stat in decision.standing.items() if p not in changed}
     files = outputs + [str(path) for path in authors]
-    state.record(out, fingerprint, files, cache.to_json(), known)
+    state.record(out, fingerprint, files, cache.to_text(), known)
 
 
 def _render_options(args: argparse.Namespace) -> list[str]:
@@ -481,8 +481,13 @@ def cmd_render(argv: Sequence[str]) -> int:
         [c.facts for c in checked if c.model.op_type not in excluded] + standing,
         key=lambda f: f.op_type,
     )
-    rendered = pipeline.render_parts(ops, shared, args.only)
-    kept_paths = decision.kept_paths
+    rendered, kept_shared = pipeline.render_parts(
+        ops,
+        shared,
+        args.only,
+        render_cache.shared_keeper(decision, (c.facts for c in checked)),
+    )
+    kept_paths = decision.kept_paths + tuple(kept_shared)
     try:
         # Note [One transaction]: finish or clean up what an interrupted run
         # left, forget the fast-path state (a run stopped from here on must
@@ -526,13 +531,13 @@ def cmd_render(argv: Sequence[str]) -> int:
             fingerprint,
             render_cache.updated(
                 context,
-                kept,
+                decision,
                 checked,
                 dict(zip(spec_paths, digests, strict=True)),
                 {d.span.path for d in sink.items},
             ),
             decision,
-            [f.path for f in rendered],
+            [f.path for f in rendered] + list(kept_shared),
             the_plan,
             scaffold.author_paths(ops, scaffold_dir) if scaffold_dir else [],
             scaffold_dir,

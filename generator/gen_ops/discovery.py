@@ -32,10 +32,9 @@ class SpecFile:
     project: Path  # absolute (Note [Project root])
 
 
-def _project_root(spec_dir: Path, resolved: Path, known: dict[Path, Path]) -> Path:
-    """Note [Project root] of the spec file ``resolved`` (its resolved path);
-    ``known`` remembers directories already searched."""
-    start = resolved.parent
+def _project_root(spec_dir: Path, start: Path, known: dict[Path, Path]) -> Path:
+    """Note [Project root] of a spec file whose resolved path is in the
+    directory ``start``; ``known`` remembers directories already searched."""
     if start not in known:
         found = next(
             (d for d in (start, *start.parents) if (d / "pyproject.toml").is_file()),
@@ -61,9 +60,7 @@ def join_prefix(text: str) -> str:
     return "" if text == "." else text if text.endswith("/") else text + "/"
 
 
-def _add(
-    found: dict[Path, SpecFile], spec: SpecFile, resolved: Path, sink: Sink
-) -> None:
+def _add(found: dict[str, SpecFile], spec: SpecFile, resolved: str, sink: Sink) -> None:
     """Keep ``spec`` unless its label, which every generated banner and docs
     page quotes, holds a character no output may hold (Note [Invisible
     characters]); such a file is refused (E106), not read."""
@@ -83,7 +80,7 @@ def _add(
 def discover(roots: Sequence[Path], sink: Sink) -> list[SpecFile]:
     """Spec files under each root (a directory, searched recursively, or a
     file), each once, in a stable order."""
-    found: dict[Path, SpecFile] = {}
+    found: dict[str, SpecFile] = {}  # by resolved path
     projects: dict[Path, Path] = {}
     for root in roots:
         kind = _kind(root)
@@ -109,9 +106,9 @@ def discover(roots: Sequence[Path], sink: Sink) -> list[SpecFile]:
             # from scandir, no ".."): one relpath per root, not per spec.
             shown = join_prefix(display(root))
             for entry in entries:
-                if entry.resolved is None:
+                if entry.resolved is None or entry.real_dir is None:
                     continue
-                project = _project_root(root, entry.resolved, projects)
+                project = _project_root(root, entry.real_dir, projects)
                 spec = SpecFile(
                     entry.path, shown + entry.rel, f"{base}/{entry.rel}", project
                 )
@@ -119,8 +116,9 @@ def discover(roots: Sequence[Path], sink: Sink) -> list[SpecFile]:
         elif kind == "file":
             label = f"{root.resolve().parent.name}/{root.name}"
             resolved = root.resolve()
-            project = _project_root(root.parent, resolved, projects)
-            _add(found, SpecFile(root, display(root), label, project), resolved, sink)
+            project = _project_root(root.parent, resolved.parent, projects)
+            spec = SpecFile(root, display(root), label, project)
+            _add(found, spec, str(resolved), sink)
         elif kind == "other":
             _not_regular(root, sink)
         else:
@@ -137,7 +135,8 @@ def discover(roots: Sequence[Path], sink: Sink) -> list[SpecFile]:
 class _Entry:
     path: Path
     rel: str  # relative to the searched directory, with /
-    resolved: Path | None  # None: not a regular file (E101)
+    resolved: str | None  # its resolved path; None: not a regular file (E101)
+    real_dir: Path | None  # the directory of its resolved path
 
 
 def _spec_entries(root: Path) -> list[_Entry]:
@@ -146,7 +145,7 @@ def _spec_entries(root: Path) -> list[_Entry]:
     directories are not entered; unreadable ones are skipped), sorted by
     path. One ``scandir`` per directory gives each entry's type, so a spec
     costs no ``stat`` of its own unless it is a symlink, and its resolved
-    path is its directory's plus its name."""
+    path is its directory's plus its name (a string: one Path per spec)."""
     found: list[_Entry] = []
     pending = [(root, root.resolve(), "")]
     while pending:
@@ -156,6 +155,7 @@ def _spec_entries(root: Path) -> list[_Entry]:
                 listed = list(scan)
         except OSError:
             continue
+        real_prefix = join_prefix(str(real))
         for item in listed:
             path = directory / item.name
             try:
@@ -170,10 +170,14 @@ def _spec_entries(root: Path) -> list[_Entry]:
                 regular = item.is_file()
             except OSError:
                 regular = False
-            resolved = None
-            if regular:
-                resolved = path.resolve() if link else real / item.name
-            found.append(_Entry(path, rel + item.name, resolved))
+            resolved: str | None = None
+            real_dir: Path | None = None
+            if regular and link:
+                target = path.resolve()
+                resolved, real_dir = str(target), target.parent
+            elif regular:
+                resolved, real_dir = real_prefix + item.name, real
+            found.append(_Entry(path, rel + item.name, resolved, real_dir))
     return sorted(found, key=lambda e: e.rel.split("/"))  # as Paths sort
 
 

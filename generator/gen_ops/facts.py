@@ -11,7 +11,7 @@ trip unchanged (``to_json`` / ``from_json``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -83,3 +83,12 @@ def of(op: OpSpec) -> OpFacts:
         summary=lower_docs.summary(op),
         history=lower_docs.history_text(op),
     )
+
+
+def by_module(ops: Iterable[OpFacts]) -> list[tuple[str, list[OpFacts]]]:
+    """The ops of each module, modules in sorted order, each one's ops in
+    the order given."""
+    members: dict[str, list[OpFacts]] = {}
+    for op in ops:
+        members.setdefault(op.module, []).append(op)
+    return sorted(members.items())

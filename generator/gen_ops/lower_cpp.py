@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 
 from gen_ops import layout
-from gen_ops.facts import OpFacts
+from gen_ops.facts import OpFacts, by_module
 from gen_ops.literals import cpp_default, needs_limits
 from gen_ops.lower_python import dtype_words
 from gen_ops.model import Attr, Input, OpSpec, Output, Subgraph, TypeVar
+from gen_ops.outputs import Shared
 from gen_ops.reg_op import (
     RegOpMacro,
     declares,
@@ -159,30 +161,29 @@ def op_files(op: OpSpec) -> list[tuple[str, str]]:
     return [(layout.include_path(layout.header_include(op)), text)]
 
 
-def module_files(ops: Sequence[OpFacts]) -> list[tuple[str, str]]:
+def module_files(ops: Sequence[OpFacts]) -> list[Shared]:
     """Per module an aggregate header and the proto .cc."""
-    out: list[tuple[str, str]] = []
-    by_module: dict[str, list[OpFacts]] = {}
-    for op in ops:
-        by_module.setdefault(op.module, []).append(op)
-    for module, members in sorted(by_module.items()):
+    out: list[Shared] = []
+    for module, members in by_module(ops):
         headers = sorted(layout.header_include(op) for op in members)
         aggregate = layout.module_header_include(module)
-        out.append(
-            (
+        guard = layout.header_guard(aggregate)
+        out += [
+            Shared(
                 layout.include_path(aggregate),
-                render(
+                module,
+                partial(
+                    render,
                     "cpp/module_ops.h.j2",
                     module=module,
-                    guard=layout.header_guard(aggregate),
+                    guard=guard,
                     headers=headers,
                 ),
-            )
-        )
-        out.append(
-            (
+            ),
+            Shared(
                 layout.proto_source(module),
-                render("cpp/op_proto.cc.j2", module=module, headers=headers),
-            )
-        )
+                module,
+                partial(render, "cpp/op_proto.cc.j2", module=module, headers=headers),
+            ),
+        ]
     return out

@@ -12,11 +12,12 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from gen_ops import layout
 from gen_ops.call_shapes import CallShape, ParamHistory, shape
-from gen_ops.facts import OpFacts
+from gen_ops.facts import OpFacts, by_module
 from gen_ops.literals import (
     json_default,
     json_item_text,
@@ -35,6 +36,7 @@ from gen_ops.model import (
     Output,
     ShapeRule,
 )
+from gen_ops.outputs import Shared
 from gen_ops.reg_op import RegOpMacro, dtype_symbol, macro_of
 from gen_ops.render import render
 from gen_ops.signature import Param
@@ -322,35 +324,42 @@ def op_files(op: OpSpec) -> list[tuple[str, str]]:
     return [(layout.doc_page(op), render("docs/op.md.j2", page=lower(op)))]
 
 
-def module_files(ops: Sequence[OpFacts]) -> list[tuple[str, str]]:
+def module_files(ops: Sequence[OpFacts]) -> list[Shared]:
     """The index, and per module the history export."""
-    out: list[tuple[str, str]] = []
-    by_module: dict[str, list[OpFacts]] = {}
-    for op in ops:
-        by_module.setdefault(op.module, []).append(op)
-    index = [
-        (
-            module,
-            [(op.op_type, layout.doc_page_name(op), op.summary) for op in members],
-        )
-        for module, members in sorted(by_module.items())
+    modules = by_module(ops)
+
+    def index() -> str:
+        rows = [
+            (
+                module,
+                [(op.op_type, layout.doc_page_name(op), op.summary) for op in members],
+            )
+            for module, members in modules
+        ]
+        return render("docs/index.md.j2", modules=rows)
+
+    out = [Shared(layout.DOC_INDEX, None, index)]
+    out += [
+        Shared(layout.history(module), module, partial(_export, module, members))
+        for module, members in modules
     ]
-    out.append((layout.DOC_INDEX, render("docs/index.md.j2", modules=index)))
-    for module, members in sorted(by_module.items()):
-        head = json_text(
-            {"generated_by": f"gen-ops from the specs of module {module}; do not edit"}
-        )
-        # json_text of head plus "operators": every member's entry, from the
-        # text each entry has in that file (history_text).
-        entries = [op.history for op in sorted(members, key=lambda o: o.op_type)]
-        text = (
-            head[: -len("\n}\n")]
-            + ',\n  "operators": [\n'
-            + ",\n".join(entries)
-            + "\n  ]\n}\n"
-        )
-        out.append((layout.history(module), text))
     return out
+
+
+def _export(module: str, members: Sequence[OpFacts]) -> str:
+    """A module's history export: ``json_text`` of its head and
+    "operators", every member's entry, from the text each entry has in that
+    file (``history_text``)."""
+    head = json_text(
+        {"generated_by": f"gen-ops from the specs of module {module}; do not edit"}
+    )
+    entries = [op.history for op in sorted(members, key=lambda o: o.op_type)]
+    return (
+        head[: -len("\n}\n")]
+        + ',\n  "operators": [\n'
+        + ",\n".join(entries)
+        + "\n  ]\n}\n"
+    )
 
 
 def history_text(op: OpSpec) -> str:

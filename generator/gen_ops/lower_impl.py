@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 from gen_ops import layout
 from gen_ops.facts import OpFacts
@@ -39,6 +40,7 @@ from gen_ops.imports import Both, ImportLine, Imports, NameRecorder, bound_names
 from gen_ops.lower_python import DtypeTable, dtype_table
 from gen_ops.model import Capability, InputKind, LaunchArg, LaunchArgKind, OpSpec
 from gen_ops.names import ImplNames, impl_names
+from gen_ops.outputs import Shared
 from gen_ops.pyformat import format_python
 from gen_ops.render import render
 from gen_ops.signature import Param, attr_annotation, default_code
@@ -375,14 +377,19 @@ def op_files(op: OpSpec) -> list[tuple[str, str]]:
     return [(layout.impl_module(op), format_python(text))]
 
 
-def module_files(ops: Sequence[OpFacts]) -> list[tuple[str, str]]:
+def module_files(ops: Sequence[OpFacts]) -> list[Shared]:
     """The ``__init__.py`` of each module with an impl module, and the root's."""
-    out: list[tuple[str, str]] = []
-    modules = {op.module for op in ops if op.impl_renders}
-    for module in sorted(modules):
-        text = render("python/impl_init.py.j2", module=module)
-        out.append((layout.impl_package(module), format_python(text)))
+    modules = sorted({op.module for op in ops if op.impl_renders})
+    out = [
+        Shared(layout.impl_package(module), module, partial(_package, module))
+        for module in modules
+    ]
     if modules:
-        text = render("python/impl_init.py.j2", module=None)
-        out.append((layout.IMPL_ROOT_PACKAGE, text))
+        out.append(Shared(layout.IMPL_ROOT_PACKAGE, None, partial(_package, None)))
     return out
+
+
+def _package(module: str | None) -> str:
+    """A module's ``__init__.py`` (None: the root's, left as rendered)."""
+    text = render("python/impl_init.py.j2", module=module)
+    return text if module is None else format_python(text)

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 
 from gen_ops import layout
 from gen_ops.call_shapes import Alias, CallShape, ParamHistory, shape
-from gen_ops.facts import OpFacts
+from gen_ops.facts import OpFacts, by_module
 from gen_ops.imports import ImportLine, Imports, bound_names
 from gen_ops.literals import py_default_summary
 from gen_ops.model import (
@@ -32,6 +33,7 @@ from gen_ops.model import (
     TypeVarKind,
 )
 from gen_ops.names import NODE_NAME, PythonNames, python_names
+from gen_ops.outputs import Shared
 from gen_ops.pyformat import format_python
 from gen_ops.render import render
 from gen_ops.signature import Param, attr_annotation, default_code
@@ -512,14 +514,14 @@ def op_files(op: OpSpec) -> list[tuple[str, str]]:
     return [(layout.builder_module(op), format_python(text))]
 
 
-def module_files(ops: Sequence[OpFacts]) -> list[tuple[str, str]]:
+def module_files(ops: Sequence[OpFacts]) -> list[Shared]:
     """Each module's ``__init__.py``."""
-    out: list[tuple[str, str]] = []
-    by_module: dict[str, list[OpFacts]] = {}
-    for op in ops:
-        by_module.setdefault(op.module, []).append(op)
-    for module, members in sorted(by_module.items()):
-        exports = sorted((name, op.file_stem) for op in members for name in op.exported)
-        text = render("python/es_init.py.j2", module=module, exports=exports)
-        out.append((layout.builder_package(module), format_python(text)))
-    return out
+    return [
+        Shared(layout.builder_package(m), m, partial(_package, m, members))
+        for m, members in by_module(ops)
+    ]
+
+
+def _package(module: str, members: Sequence[OpFacts]) -> str:
+    exports = sorted((name, op.file_stem) for op in members for name in op.exported)
+    return format_python(render("python/es_init.py.j2", module=module, exports=exports))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 from dataclasses import dataclass
 
 
@@ -20,3 +21,15 @@ class OutputFile:
     path: str  # POSIX path relative to the output directory
     target: Target
     content: str
+
+
+@dataclass(frozen=True)
+class Shared:
+    """A file several ops share, not yet rendered: its path, the module whose
+    ops it is rendered from (None: it is rendered from every op, or from
+    none), and how to render it. A run that kept a module's ops may keep
+    its files too (Note [Render cache])."""
+
+    path: str
+    module: str | None
+    render: Callable[[], str]

@@ -9,7 +9,7 @@ the claims it kept for unchanged specs to ``check``, and their facts to
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -20,7 +20,7 @@ from gen_ops.diagnostics import Severity, Sink, Span
 from gen_ops.discovery import SpecFile, discover
 from gen_ops.facts import OpFacts
 from gen_ops.model import OpSpec
-from gen_ops.outputs import OutputFile, Target
+from gen_ops.outputs import OutputFile, Shared, Target
 from gen_ops.semantics import Claim, Names
 from gen_ops.source import load_spec_text, read_spec
 from gen_ops.spec_cache import SpecCache
@@ -138,14 +138,19 @@ def check_text(text: str, display: str, sink: Sink) -> OpSpec | None:
 
 def render(ops: Sequence[OpSpec], targets: frozenset[Target]) -> list[OutputFile]:
     """Every output file of the selected targets, formatted, in memory."""
-    return render_parts(ops, [facts.of(op) for op in ops], targets)
+    return render_parts(ops, [facts.of(op) for op in ops], targets)[0]
 
 
 def render_parts(
-    ops: Sequence[OpSpec], shared: Sequence[OpFacts], targets: frozenset[Target]
-) -> list[OutputFile]:
+    ops: Sequence[OpSpec],
+    shared: Sequence[OpFacts],
+    targets: frozenset[Target],
+    keep: Callable[[Shared, Target], bool] | None = None,
+) -> tuple[list[OutputFile], list[str]]:
     """The per-op files of ``ops``, and the files ops share (per module, the
-    docs index) rendered from the facts of every op, ``shared``."""
+    docs index) from the facts of every op, ``shared``; but a shared file
+    that ``keep`` says stands as the last run left it is not rendered
+    (Note [Render cache]). The files rendered, and the paths kept."""
     from gen_ops import lower_cpp, lower_docs, lower_impl, lower_python
 
     lowerings = {
@@ -155,24 +160,32 @@ def render_parts(
         Target.DOCS: lower_docs,
     }
     out: list[OutputFile] = []
+    kept: list[str] = []
     for target in Target:
         if target in targets:
             lowering = lowerings[target]
             for op in ops:
                 out.extend(OutputFile(p, target, c) for p, c in lowering.op_files(op))
-            out.extend(
-                OutputFile(p, target, c) for p, c in lowering.module_files(shared)
-            )
-    return sorted(out, key=lambda f: f.path)
+            for file in lowering.module_files(shared):
+                if keep is not None and keep(file, target):
+                    kept.append(file.path)
+                else:
+                    out.append(OutputFile(file.path, target, file.render()))
+    return sorted(out, key=lambda f: f.path), kept
 
 
-def op_outputs(op: OpFacts, targets: frozenset[Target]) -> list[tuple[str, Target]]:
-    """The paths of the per-op files of ``op`` (each lowering's ``op_files``),
-    without rendering them."""
-    paths = {
-        Target.PYTHON: [layout.builder_module(op)],
-        Target.CPP: [layout.include_path(layout.header_include(op))],
-        Target.IMPL: [layout.impl_module(op)] if op.impl_renders else [],
-        Target.DOCS: [layout.doc_page(op)],
-    }
-    return [(path, t) for t in Target if t in targets for path in paths[t]]
+def op_outputs(op: OpFacts, targets: Iterable[Target]) -> list[tuple[str, Target]]:
+    """The paths of the per-op files of ``op`` (each lowering's ``op_files``)
+    for each of ``targets``, in their order, without rendering them."""
+    out: list[tuple[str, Target]] = []
+    for target in targets:
+        if target is Target.PYTHON:
+            out.append((layout.builder_module(op), target))
+        elif target is Target.CPP:
+            out.append((layout.include_path(layout.header_include(op)), target))
+        elif target is Target.IMPL:
+            if op.impl_renders:
+                out.append((layout.impl_module(op), target))
+        else:
+            out.append((layout.doc_page(op), target))
+    return out

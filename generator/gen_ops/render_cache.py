@@ -22,13 +22,19 @@ these hold; otherwise it loads it like any other:
 
 The run then checks the loaded specs against the kept specs' claims
 (``semantics.Claim``: a duplicate op type, file or exported name is found
-whichever side changed), renders the per-op files of the loaded specs, and
-the shared files of every op from the facts, loaded and kept: a module's
-shared files are rendered again whenever the run renders anything, which
-costs little next to one op. Kept per-op files stay as they are, owned in
+whichever side changed) and renders the per-op files of the loaded specs.
+Of the files ops share, it renders those of every module that changed (one
+of its specs was loaded, or is gone) and the files of every op (the docs
+index) from the facts, loaded and kept; a module none of whose specs
+changed keeps its shared files (``shared_keeper``), when each is owned in
+the manifest and on disk as recorded. Kept files stay as they are, owned in
 the manifest with their recorded hash. The result is byte for byte what a
 run that loaded every spec writes (tests/generator/test_render_cache.py
 checks it after random edits, moves, additions and removals).
+
+The cache is the state file's text after its first line (``Cache``). A
+run writes the lines of the entries it kept back as it read them, and new
+lines for the specs it loaded.
 
 A spec with a warning is never kept (its warnings are shown on every run),
 nor is anything when the state file is missing or unreadable: the cache is
@@ -37,7 +43,8 @@ only ever a way to skip work. ``--check`` and ``validate`` never use it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,14 +53,14 @@ from gen_ops.diagnostics import Span
 from gen_ops.discovery import SpecFile, join_prefix
 from gen_ops.facts import OpFacts
 from gen_ops.layout import author_path_of
-from gen_ops.outputs import Target
+from gen_ops.outputs import Shared, Target
 from gen_ops.pipeline import Checked, op_outputs
 from gen_ops.semantics import Claim
 from gen_ops.state import Recorded, stat_of
 from gen_ops.transaction import JOURNAL
 from gen_ops.writer import MANIFEST, Manifest
 
-VERSION = 1
+VERSION = 3
 
 
 @dataclass(frozen=True)
@@ -79,17 +86,21 @@ class Entry:
         return Claim(self.facts.op_type, self.op_at, self.facts)
 
     def to_json(self) -> dict[str, Any]:
+        """The entry as its line has it: its facts' history is in the text
+        after the lines (``Cache.to_text``), so the line gives its length."""
+        facts = self.facts.to_json()
+        facts["history"] = len(self.facts.history)
         return {
             "digest": self.digest,
             "display": self.display,
             "label": self.label,
             "project": self.project,
             "op_at": [self.op_at.path, self.op_at.line, self.op_at.col],
-            "facts": self.facts.to_json(),
+            "facts": facts,
         }
 
     @staticmethod
-    def from_json(data: Mapping[str, Any]) -> Entry:
+    def from_json(data: Mapping[str, Any], history: str) -> Entry:
         path, line, col = data["op_at"]
         return Entry(
             str(data["digest"]),
@@ -97,35 +108,80 @@ class Entry:
             str(data["label"]),
             str(data["project"]),
             Span(str(path), int(line), int(col)),
-            OpFacts.from_json(data["facts"]),
+            OpFacts.from_json({**data["facts"], "history": history}),
         )
 
 
 @dataclass(frozen=True)
 class Cache:
+    """Note [Render cache]'s entries, as the state file keeps them: a head
+    line (version, context, how many entries), a line of JSON per entry,
+    then every entry's history text (``OpFacts.history``, the largest part
+    by far) one after another, as it is: each line gives its text's length.
+    So reading parses no history text, and a line read is written back as
+    it was."""
+
     context: str
     entries: Mapping[str, Entry]  # by str(spec path), as discovery found it
+    # The line each entry was read from, by path: written again as it is.
+    lines: Mapping[str, str] = field(default_factory=dict)
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "version": VERSION,
-            "context": self.context,
-            "entries": {path: e.to_json() for path, e in self.entries.items()},
-        }
+    def to_text(self) -> str:
+        head = {"version": VERSION, "context": self.context}
+        rows = [json.dumps({**head, "entries": len(self.entries)})]
+        for path, entry in self.entries.items():
+            line = self.lines.get(path)
+            if line is None:
+                line = _path_key(path) + json.dumps(
+                    entry.to_json(), separators=(",", ":")
+                ).removeprefix("{")
+            rows.append(line)
+        texts = [entry.facts.history for entry in self.entries.values()]
+        return "\n".join(rows) + "\n" + "".join(texts)
 
     @staticmethod
-    def from_json(data: Any) -> Cache | None:
-        """The cache ``to_json`` wrote; None for anything else."""
+    def from_text(text: str) -> Cache | None:
+        """The cache ``to_text`` wrote; None for anything else. The entry
+        lines are parsed as one JSON array (one call, not one per line);
+        each must be an object that names its path first."""
+        head, _, body = text.partition("\n")
         try:
-            if data["version"] != VERSION:
+            data = json.loads(head)
+            count = data["entries"]
+            if data["version"] != VERSION or not isinstance(count, int):
                 return None
-            entries = {
-                str(path): Entry.from_json(entry)
-                for path, entry in data["entries"].items()
-            }
-            return Cache(str(data["context"]), entries)
+            *rows, texts = body.split("\n", count)
+            items = json.loads("[" + ",".join(rows) + "]")
+            if len(rows) != count or len(items) != count:
+                return None
+            entries: dict[str, Entry] = {}
+            lines: dict[str, str] = {}
+            at = 0
+            for line, item in zip(rows, items, strict=True):
+                path = str(item["path"])
+                size = item["facts"]["history"]
+                if not line.startswith(_LINE_START) or not _length(size):
+                    return None
+                entries[path] = Entry.from_json(item, texts[at : at + size])
+                lines[path] = line
+                at += size
+            if at != len(texts):
+                return None
+            return Cache(str(data["context"]), entries, lines)
         except (KeyError, TypeError, ValueError, AttributeError):
             return None
+
+
+def _length(value: object) -> bool:
+    return type(value) is int and value >= 0
+
+
+_LINE_START = '{"path":'
+
+
+def _path_key(path: str) -> str:
+    """How an entry's line starts (``to_text``)."""
+    return _LINE_START + json.dumps(path) + ","
 
 
 def under(out: Path) -> str:
@@ -161,6 +217,10 @@ class Decision:
     standing: Mapping[str, object] = field(default_factory=dict)
     # The per-op files of the kept specs (of ops not excluded).
     kept_paths: tuple[str, ...] = ()
+    # The modules all of whose recorded specs are kept.
+    clean: frozenset[str] = frozenset()
+    prefix: str = ""  # under(out)
+    cache: Cache | None = None  # as read
 
 
 def decide(inputs: Inputs, recorded: Recorded | None) -> Decision:
@@ -169,30 +229,47 @@ def decide(inputs: Inputs, recorded: Recorded | None) -> Decision:
     nothing = Decision({}, None)
     if recorded is None or (inputs.out / JOURNAL).exists():
         return nothing
-    cache = Cache.from_json(recorded.cache())
+    cache = Cache.from_text(recorded.cache_text)
     if cache is None or cache.context != inputs.context:
         return nothing
     there = still(recorded.files)
-    if under(inputs.out) + MANIFEST not in there:
+    prefix = under(inputs.out)
+    if prefix + MANIFEST not in there:
         return nothing
     manifest = Manifest.read(inputs.out)
+    selected = [t for t in Target if t in inputs.targets]
     kept: dict[Path, Entry] = {}
     kept_paths: list[str] = []
-    prefix = under(inputs.out)
     for file, digest in zip(inputs.files, inputs.digests, strict=True):
         entry = cache.entries.get(str(file.path))
         if entry is None or not entry.matches(file, digest):
             continue
-        paths = _owned(entry, inputs, manifest, there, prefix)
+        paths = _owned(entry, inputs, selected, manifest, there, prefix)
         if paths is not None:
             kept[file.path] = entry
             kept_paths += paths
     standing = {path: recorded.files[path] for path in there}
-    return Decision(kept, manifest if kept else None, standing, tuple(kept_paths))
+    kept_ids = {id(entry) for entry in kept.values()}
+    changed = {e.facts.module for e in cache.entries.values() if id(e) not in kept_ids}
+    clean = frozenset({e.facts.module for e in kept.values()} - changed)
+    return Decision(
+        kept,
+        manifest if kept else None,
+        standing,
+        tuple(kept_paths),
+        clean,
+        prefix,
+        cache,
+    )
 
 
 def _owned(
-    entry: Entry, inputs: Inputs, manifest: Manifest, there: set[str], prefix: str
+    entry: Entry,
+    inputs: Inputs,
+    selected: Sequence[Target],
+    manifest: Manifest,
+    there: set[str],
+    prefix: str,
 ) -> list[str] | None:
     """The files the spec's op owns, if every one is as the last run left
     it (``prefix``: ``under(out)``); None if any is not."""
@@ -200,7 +277,7 @@ def _owned(
     if facts.op_type in inputs.excluded:
         return []  # renders nothing
     paths = []
-    for path, target in op_outputs(facts, inputs.targets):
+    for path, target in op_outputs(facts, selected):
         owned = manifest.files.get(path)
         if owned is None or owned[0] is not target or prefix + path not in there:
             return None
@@ -214,16 +291,43 @@ def _owned(
     return paths
 
 
+def shared_keeper(
+    decision: Decision, loaded: Iterable[OpFacts]
+) -> Callable[[Shared, Target], bool] | None:
+    """Which shared files a run keeps (Note [Render cache]): those of a
+    module all of whose recorded specs are kept and none loaded
+    (``loaded``: the facts of the specs this run loaded), each owned in the
+    manifest for its target and on disk as recorded. None: it keeps none."""
+    clean = decision.clean - {facts.module for facts in loaded}
+    manifest = decision.manifest
+    if not clean or manifest is None:
+        return None
+    owners, prefix, standing = manifest.files, decision.prefix, decision.standing
+
+    def keep(file: Shared, target: Target) -> bool:
+        if file.module not in clean:
+            return False
+        owned = owners.get(file.path)
+        return (
+            owned is not None and owned[0] is target and prefix + file.path in standing
+        )
+
+    return keep
+
+
 def updated(
     context: str,
-    kept_: Mapping[Path, Entry],
+    decision: Decision,
     checked: Iterable[Checked],
     digests: Mapping[Path, str],
     flagged: set[str],
 ) -> Cache:
-    """The cache after a run: what it kept, and every spec it loaded that
-    gave no diagnostic (``flagged``: the spec paths diagnostics name)."""
-    entries = {str(path): entry for path, entry in kept_.items()}
+    """The cache after a run: what it kept (with the lines they were read
+    from), and every spec it loaded that gave no diagnostic (``flagged``:
+    the spec paths diagnostics name)."""
+    entries = {str(path): entry for path, entry in decision.kept.items()}
+    read = decision.cache.lines if decision.cache is not None else {}
+    lines = {path: read[path] for path in entries if path in read}
     for c in checked:
         if c.file.display in flagged:
             continue
@@ -235,4 +339,4 @@ def updated(
             c.op_at,
             c.facts,
         )
-    return Cache(context, entries)
+    return Cache(context, entries, lines)

@@ -7,9 +7,9 @@ and modification time of every output and author module. A later run that
 finds the same fingerprint and the same files returns at once. The file is a
 cache: deleting it only costs one full run; it is not committed.
 
-It is two JSON lines: that record, then the render cache (Note [Render
-cache] in ``render_cache``), which a run reads only when the fast path
-fails; the fast path parses the first line alone.
+Its first line is that record, in JSON; the lines after it are the render
+cache (Note [Render cache] in ``render_cache``), which a run reads only when
+the fast path fails; the fast path parses the first line alone.
 """
 
 from __future__ import annotations
@@ -102,48 +102,40 @@ def record(
     out: Path,
     fingerprint_: str,
     files: Iterable[Path | str],
-    cache: object = None,
+    cache: str = "",
     known: Mapping[str, object] | None = None,
 ) -> None:
     """Write the state file: the fingerprint and the files' stats, then
-    ``cache`` (JSON data) on a line of its own. ``known``: stats already
-    taken in this run of files it did not write."""
+    ``cache`` (the render cache's lines). ``known``: stats already taken in
+    this run of files it did not write."""
     known = known or {}
     stats = {}
     for p in files:
         name = str(p)
         stats[name] = known[name] if name in known else stat_of(p)
     text = json.dumps({"fingerprint": fingerprint_, "files": stats}, sort_keys=True)
-    text += "\n" + json.dumps(cache, separators=(",", ":")) + "\n"
+    text += "\n" + cache + "\n"
     try:
-        (out / STATE).write_text(text, encoding="utf-8")
+        (out / STATE).write_text(text, encoding="utf-8", newline="")
     except OSError:
         pass  # only a cache
 
 
 @dataclass(frozen=True)
 class Recorded:
-    """The state file as read: the first line's fields, the second line
-    unparsed (empty when there is none)."""
+    """The state file as read: the first line's fields, the lines after it
+    unparsed (empty when there are none)."""
 
     fingerprint: str
     files: dict[str, object]
     cache_text: str
 
-    def cache(self) -> object:
-        """The second line's JSON data; None if there is none or it is
-        unreadable."""
-        try:
-            return json.loads(self.cache_text) if self.cache_text else None
-        except ValueError:
-            return None
-
 
 def read(out: Path) -> Recorded | None:
     """The state file of ``out``; None if missing or unreadable."""
     try:
-        text = (out / STATE).read_text(encoding="utf-8")
-        first, _, rest = text.partition("\n")
+        with open(out / STATE, encoding="utf-8", newline="") as stream:
+            first, rest = stream.readline(), stream.read()
         data = json.loads(first)
     except (OSError, ValueError):
         return None
@@ -153,7 +145,7 @@ def read(out: Path) -> Recorded | None:
     files = data.get("files")
     if not isinstance(fingerprint_, str) or not isinstance(files, dict):
         return None
-    return Recorded(fingerprint_, files, rest.strip())
+    return Recorded(fingerprint_, files, rest.removesuffix("\n"))
 
 
 def forget(out: Path) -> None:

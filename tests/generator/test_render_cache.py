@@ -6,10 +6,12 @@ spec."""
 from __future__ import annotations
 
 import datetime
+import os
 import random
 import re
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers import ROOT
@@ -278,8 +280,8 @@ def test_facts_survive_the_cache(project: Path) -> None:
     for op in ops:
         facts = facts_of(op)
         assert OpFacts.from_json(facts.to_json()) == facts
-    assert Cache.from_json({"version": 0}) is None
-    assert Cache.from_json("garbage") is None
+    assert Cache.from_text('{"version": 0, "context": ""}') is None
+    assert Cache.from_text("garbage") is None
 
 
 def test_an_unreadable_cache_line_means_a_full_render(
@@ -335,3 +337,125 @@ def test_a_new_release_renders_the_builders_of_unchanged_specs_again(
     shutil.rmtree(project / "scratch", ignore_errors=True)
     assert run("--out", "scratch", "-q", "--registry", "reg") == 0
     assert tree(project / "out") == tree(project / "scratch")
+
+
+def _tamper_keeping_stat(path: Path) -> str:
+    """Change a file's bytes but not its size or modification time, so that
+    it stands "as recorded" (Note [Render cache]); the text written."""
+    info = path.stat()
+    text = path.read_text()
+    tampered = text.replace("gen-ops", "GEN-OPS", 1)
+    assert tampered != text and len(tampered) == len(text)
+    path.write_text(tampered)
+    os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns))
+    return tampered
+
+
+def test_only_a_changed_module_renders_its_shared_files(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An edit in module beta renders beta's shared files (and the docs
+    index, which every op shares), and keeps alpha's as they stand: a file
+    of alpha whose bytes changed behind the cache's back is left alone,
+    until an alpha spec changes."""
+    incremental(capsys)
+    out = project / "out"
+    alpha = [
+        out / "python/ge/es/alpha/__init__.py",
+        out / "include/alpha/alpha_ops.h",
+        out / "src/alpha_op_proto.cc",
+        out / "history/alpha/operators.json",
+    ]
+    beta = out / "python/ge/es/beta/__init__.py"
+    tampered = {path: _tamper_keeping_stat(path) for path in alpha + [beta]}
+    index = out / "docs/ops/README.md"
+    tampered_index = _tamper_keeping_stat(index)
+    spec = project / "specs/synth/synth_004.yaml"  # module beta
+    spec.write_text(synthetic(4, "beta", "Changed."))
+    assert rendered_count(incremental(capsys)) == 1
+    for path in alpha:
+        assert path.read_text() == tampered[path], path
+    assert beta.read_text() != tampered[beta]
+    assert index.read_text() != tampered_index
+    (project / "specs/synth/synth_000.yaml").write_text(synthetic(0, "alpha", "Y."))
+    assert rendered_count(incremental(capsys)) == 1
+    assert_as_from_scratch(project)
+
+
+def test_a_missing_shared_file_of_an_unchanged_module_is_rendered_again(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    incremental(capsys)
+    (project / "out/history/alpha/operators.json").unlink()
+    (project / "out/include/gamma/gamma_ops.h").write_text("// edited by hand\n")
+    (project / "specs/synth/synth_004.yaml").write_text(synthetic(4, "beta", "Z."))
+    assert rendered_count(incremental(capsys)) == 1
+    assert_as_from_scratch(project)
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda text: text.replace('"history":', '"history":1+', 1),  # bad JSON
+        lambda text: re.sub(r'"history":(\d+)', r'"history":1\1', text, count=1),
+        lambda text: text[:-100],  # a history text cut short
+        lambda text: text + "more\n",  # text after the last history
+        lambda text: text.replace('"entries":', '"entries":1', 1),
+        lambda text: re.sub(r'"history":\d+', '"history":-1', text, count=1),
+    ],
+)
+def test_a_damaged_cache_means_a_full_render(
+    project: Path, capsys: pytest.CaptureFixture[str], damage: Any
+) -> None:
+    incremental(capsys)
+    path = project / "out" / state.STATE
+    text = path.read_text()
+    damaged = damage(text)
+    assert damaged != text
+    path.write_text(damaged)
+    (project / "specs/synth/synth_006.yaml").write_text(synthetic(6, "alpha", "Z."))
+    assert rendered_count(incremental(capsys)) is None
+    assert_as_from_scratch(project)
+
+
+def test_the_cache_text_round_trips(project: Path) -> None:
+    from gen_ops.diagnostics import Sink, Span
+    from gen_ops.discovery import discover
+    from gen_ops.render_cache import Entry
+
+    sink = Sink()
+    ops = load_and_check(discover([Path("specs")], sink), sink)
+    entries = {
+        f"specs/{op.op_type}.yaml": Entry(
+            "0" * 64, "d", "l", "/p", Span("d", 1, 5), facts_of(op)
+        )
+        for op in ops
+    }
+    cache = Cache("ctx", entries)
+    again = Cache.from_text(cache.to_text())
+    assert again is not None and again.entries == entries and again.context == "ctx"
+    # Lines read are written back as they were: the same text again.
+    assert again.to_text() == cache.to_text()
+    assert Cache.from_text(Cache("ctx", {}).to_text()) == Cache("ctx", {}, {})
+
+
+def test_op_outputs_name_the_files_each_lowering_renders(project: Path) -> None:
+    from gen_ops import lower_cpp, lower_docs, lower_impl, lower_python
+    from gen_ops.diagnostics import Sink
+    from gen_ops.discovery import discover
+    from gen_ops.outputs import Target
+    from gen_ops.pipeline import op_outputs
+
+    lowerings = {
+        Target.PYTHON: lower_python,
+        Target.CPP: lower_cpp,
+        Target.IMPL: lower_impl,
+        Target.DOCS: lower_docs,
+    }
+    sink = Sink()
+    ops = load_and_check(discover([Path("specs")], sink), sink)
+    assert any(not facts_of(op).impl_renders for op in ops)
+    for op in ops:
+        for target, lowering in lowerings.items():
+            rendered = [path for path, _ in lowering.op_files(op)]
+            assert [p for p, _ in op_outputs(facts_of(op), [target])] == rendered
