@@ -15,7 +15,7 @@ import os
 import sys
 import time
 import traceback
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -301,12 +301,12 @@ def _registry_files(root: Path | None) -> list[Path]:
     return sorted(p for p in root.rglob("*.json") if p.is_file())
 
 
-def _registry_digest(root: Path | None) -> str:
+def _registry_digest(root: Path | None, hasher: state.Hasher) -> str:
     """The content of the registry a render reads (``--registry``), as one
     digest: the fast path and the render cache's context include it, so a
     new release renders the builders again (Note [Render cache])."""
     files = _registry_files(root)
-    digests = state.spec_digests(files)
+    digests = hasher.digests(files)
     if digests is None:
         return "unreadable"  # the render reads the registry and reports why
     return state.fingerprint(files, [], digests) or ""
@@ -389,9 +389,11 @@ def _record_state(
     authors: list[Path],
     scaffold_dir: str | None,
     excluded: frozenset[str],
+    hashes: Mapping[str, object],
 ) -> None:
     """The state file after a render: its outputs' and author modules'
-    stats (those it did not write as the decision saw them), the cache."""
+    stats (those it did not write as the decision saw them), the digests
+    to keep (Note [Known digests]), the cache."""
     from gen_ops import render_cache, writer
 
     prefix = render_cache.under(out)  # str(out / path), made faster
@@ -408,10 +410,10 @@ def _record_state(
     changed.add(prefix + writer.MANIFEST)
     known = {p: stat for p, stat in decision.standing.items() if p not in changed}
     files = outputs + [str(path) for path in authors]
-    state.record(out, fingerprint, files, cache.to_text(), known)
+    state.record(out, fingerprint, files, cache.to_text(), known, hashes)
 
 
-def _render_options(args: argparse.Namespace) -> list[str]:
+def _render_options(args: argparse.Namespace, hasher: state.Hasher) -> list[str]:
     """What a render depends on besides the specs (the fast path's and the
     render cache's context)."""
     return [
@@ -421,7 +423,7 @@ def _render_options(args: argparse.Namespace) -> list[str]:
         args.scaffold_dir,
         str(args.no_scaffold),
         str(args.registry.resolve()) if args.registry else "",
-        _registry_digest(args.registry),
+        _registry_digest(args.registry, hasher),
     ]
 
 
@@ -431,15 +433,16 @@ def cmd_render(argv: Sequence[str]) -> int:
         return _check(args)
     started = time.perf_counter()
     out: Path = args.out
-    options = _render_options(args)
+    recorded = state.read(out)
+    hasher = state.Hasher(recorded.hashes if recorded else {})
+    options = _render_options(args, hasher)
     sink = Sink()
     files = discovery.discover(args.specs or [Path("specs")], sink)
     spec_paths = [f.path for f in files]
-    digests = None if sink.items else state.spec_digests(spec_paths)
+    digests = None if sink.items else hasher.digests(spec_paths)
     fingerprint = (
         None if digests is None else state.fingerprint(spec_paths, options, digests)
     )
-    recorded = state.read(out)
     if state.unchanged(out, fingerprint, recorded):
         _say(
             args,
@@ -542,6 +545,7 @@ def cmd_render(argv: Sequence[str]) -> int:
             scaffold.author_paths(ops, scaffold_dir) if scaffold_dir else [],
             scaffold_dir,
             excluded,
+            hasher.seen,
         )
     _summarise(args, written, len(ops), len(standing), the_plan, started)
     return EXIT_OK

@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -43,13 +44,26 @@ def code_digest() -> str:
     for path in sources:
         digest.update(str(path.relative_to(path.parents[1])).encode())
         digest.update(path.read_bytes())
-    from importlib import metadata  # only here: importing it costs 30 ms
+    digest.update(_black_version().encode())
+    return digest.hexdigest()
+
+
+def _black_version() -> str:
+    """black's version ("" without black): from the one-line module black's
+    build writes, which costs nothing to import; from its distribution's
+    metadata (30 ms to import) if that module is not there."""
+    try:
+        from _black_version import version  # type: ignore[import-untyped,unused-ignore]
+
+        return str(version)
+    except ImportError:
+        pass
+    from importlib import metadata
 
     try:
-        digest.update(metadata.version("black").encode())
+        return metadata.version("black")
     except metadata.PackageNotFoundError:
-        pass
-    return digest.hexdigest()
+        return ""
 
 
 def context(options: Sequence[str]) -> str:
@@ -62,13 +76,63 @@ def context(options: Sequence[str]) -> str:
 
 def spec_digests(spec_files: Sequence[Path]) -> list[str] | None:
     """The sha256 of each spec's bytes; None if a spec cannot be read."""
-    digests = []
-    for path in spec_files:
-        try:
-            digests.append(hashlib.sha256(path.read_bytes()).hexdigest())
-        except OSError:
-            return None
-    return digests
+    return Hasher({}).digests(spec_files)
+
+
+# Note [Known digests]: hashing every spec (and every registry file) is a
+# large part of a run that finds little or nothing changed. So the state
+# keeps, for each file it hashed, its digest with the file's size,
+# modification and change times and inode; a later run whose ``stat`` of the
+# file gives the same four takes the digest without reading the file. A
+# change to the file's bytes moves its modification time, or its change
+# time when the modification time is set back by hand (a change time
+# cannot be set). Timestamps are coarse (a clock tick; two seconds on FAT),
+# so a file changed in the same tick as the run read it could keep both:
+# a digest is kept only for a file whose times were at least ``SETTLED_NS``
+# old when the run looked at it, as git does for its index.
+SETTLED_NS = 2_000_000_000
+
+
+class Hasher:
+    """The sha256 of files' bytes, taking the digests the last run recorded
+    (``known``) for files that are as it saw them (Note [Known digests]);
+    ``seen`` is what the next state records."""
+
+    def __init__(self, known: Mapping[str, object]) -> None:
+        self.known = known
+        self.seen: dict[str, list[object]] = {}
+
+    def digests(self, paths: Sequence[Path]) -> list[str] | None:
+        """The digest of each file; None if one cannot be read."""
+        out = []
+        for path in paths:
+            name = str(path)
+            try:
+                now = time.time_ns()
+                info = os.stat(name)
+                stamp: list[object] = [
+                    info.st_size,
+                    info.st_mtime_ns,
+                    info.st_ctime_ns,
+                    info.st_ino,
+                ]
+                old = self.known.get(name)
+                if isinstance(old, list) and old[:4] == stamp and _digest(old[4:]):
+                    digest = str(old[4])
+                else:
+                    with open(name, "rb") as stream:
+                        digest = hashlib.sha256(stream.read()).hexdigest()
+            except OSError:
+                return None
+            if max(info.st_mtime_ns, info.st_ctime_ns) < now - SETTLED_NS:
+                self.seen[name] = stamp + [digest]
+            out.append(digest)
+        return out
+
+
+def _digest(rest: list[object]) -> bool:
+    """A recorded digest: one string of 64 hex digits."""
+    return len(rest) == 1 and isinstance(rest[0], str) and len(rest[0]) == 64
 
 
 def fingerprint(
@@ -104,17 +168,19 @@ def record(
     files: Iterable[Path | str],
     cache: str = "",
     known: Mapping[str, object] | None = None,
+    hashes: Mapping[str, object] | None = None,
 ) -> None:
-    """Write the state file: the fingerprint and the files' stats, then
-    ``cache`` (the render cache's lines). ``known``: stats already taken in
-    this run of files it did not write."""
+    """Write the state file: the fingerprint, the files' stats and the
+    digests to keep (``Hasher.seen``), then ``cache`` (the render cache's
+    text). ``known``: stats already taken in this run of files it did not
+    write."""
     known = known or {}
     stats = {}
     for p in files:
         name = str(p)
         stats[name] = known[name] if name in known else stat_of(p)
-    text = json.dumps({"fingerprint": fingerprint_, "files": stats}, sort_keys=True)
-    text += "\n" + cache + "\n"
+    first = {"fingerprint": fingerprint_, "files": stats, "hashes": hashes or {}}
+    text = json.dumps(first) + "\n" + cache + "\n"
     try:
         (out / STATE).write_text(text, encoding="utf-8", newline="")
     except OSError:
@@ -129,6 +195,7 @@ class Recorded:
     fingerprint: str
     files: dict[str, object]
     cache_text: str
+    hashes: dict[str, object]  # Note [Known digests]
 
 
 def read(out: Path) -> Recorded | None:
@@ -143,9 +210,12 @@ def read(out: Path) -> Recorded | None:
         return None
     fingerprint_ = data.get("fingerprint")
     files = data.get("files")
+    hashes = data.get("hashes", {})
     if not isinstance(fingerprint_, str) or not isinstance(files, dict):
         return None
-    return Recorded(fingerprint_, files, rest.removesuffix("\n"))
+    if not isinstance(hashes, dict):
+        return None
+    return Recorded(fingerprint_, files, rest.removesuffix("\n"), hashes)
 
 
 def forget(out: Path) -> None:
