@@ -429,8 +429,15 @@ def _render_options(args: argparse.Namespace, hasher: state.Hasher) -> list[str]
 
 def cmd_render(argv: Sequence[str]) -> int:
     args = _render_parser().parse_args(argv)
-    if args.check:
-        return _check(args)
+    from gen_ops.collector import collector_paused
+
+    # Note [Registries and the cycle collector]: a render makes a model,
+    # facts and files for every op, and keeps them to the end.
+    with collector_paused():
+        return _check(args) if args.check else _render(args)
+
+
+def _render(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     out: Path = args.out
     recorded = state.read(out)

@@ -19,8 +19,12 @@ def collector_paused() -> Iterator[None]:
     all; the collector is paused while a registry is read and compared.
     Loading specs is the same (5,000 specs are a million positions, values
     and model objects; PyYAML's loader breaks its own cycles when it is
-    disposed): paused, it takes a seventh less time. What a paused
-    collector leaves is collected when it runs again."""
+    disposed): paused, it takes a seventh less time. A render keeps a
+    model, facts and rendered files for every op to its end, so the
+    collector is paused for the whole of it: a 5,000-op full render takes
+    7 % less time (and 45 MB more memory at its peak, what Jinja2's
+    rendering leaves in cycles). What a paused collector leaves is
+    collected when it runs again."""
     enabled = gc.isenabled()
     gc.disable()
     try:
