@@ -10,6 +10,8 @@ import os
 import random
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -511,4 +513,32 @@ def test_a_spec_changed_behind_its_modification_time_is_seen(
     os.utime(spec, ns=(info.st_atime_ns, info.st_mtime_ns))
     assert rendered_count(incremental(capsys)) == 1
     assert "Synthetic op 9." in (project / "out/docs/ops/Synth003Op.md").read_text()
+    assert_as_from_scratch(project)
+
+
+def test_one_edit_per_process_renders_one_op_every_time(project: Path) -> None:
+    """Run after run, each in its own gen-ops process (writing bytecode, as
+    a user's does), an edit to one spec renders that op alone: nothing a
+    process leaves behind (bytecode files, the template cache, the spec
+    cache) may change the render's context and make it render everything."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["GEN_OPS_CACHE_DIR"] = str(project / "cache")
+    command = [sys.executable, "-m", "gen_ops", "--specs", "specs", "--no-scaffold"]
+    command += ["--out", "out"]
+
+    def render() -> str:
+        done = subprocess.run(
+            command, env=env, capture_output=True, text=True, check=False
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    render()
+    for step in range(6):
+        number = 3 * step % 12
+        module = MODULES[number % 3]
+        spec = project / f"specs/synth/synth_{number:03d}.yaml"
+        spec.write_text(synthetic(number, module, f"Step {step}."))
+        assert rendered_count(render()) == 1, f"step {step}"
+    assert "up to date" in render()
     assert_as_from_scratch(project)
