@@ -4,8 +4,9 @@ Note [One transaction]: a run changes the output directory completely or not
 at all, as the next run (or ``--check``) sees it.
 
 1. Stage. Every new or changed file, the manifest among them, is written to
-   a temporary file beside its destination (``.gen-ops-tmp-<name>.<random>``;
-   directories are created as needed). Any failure or signal here removes
+   a temporary file beside its destination (``.gen-ops-tmp-<name>.<pid>-<n>``;
+   directories are created as needed; Note [Few syscalls per staged file]
+   in ``staging``). Any failure or signal here removes
    what was staged and the directories created for it: the tree is as it
    was, and the error names the file it failed on.
 2. Commit point. A journal (``.gen-ops-journal.json``) listing each staged
@@ -35,35 +36,28 @@ OSError of that write.
 from __future__ import annotations
 
 import contextlib
-import errno
 import json
 import os
 import re
-import signal
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from gen_ops import interrupts
-from gen_ops.discovery import display
+from gen_ops.jsonstr import quoted
+from gen_ops.staging import (
+    TEMP_PREFIX,
+    Stage,
+    WriteError,
+    act,
+    create_temp,
+    fault,
+    write_all,
+)
 
 JOURNAL = ".gen-ops-journal.json"
-TEMP_PREFIX = ".gen-ops-tmp-"
 # What gen-ops before the transactional writer left behind: mkstemp names.
 _LEGACY_TEMP = re.compile(r"\.(.+)\.[A-Za-z0-9_]{8}\.tmp")
-
-
-class WriteError(Exception):
-    """A file of the output could not be written; ``changed`` says whether
-    the output directory was changed (only when a rename failed after the
-    commit point, which the next run completes)."""
-
-    def __init__(self, path: Path, reason: str, changed: bool = False) -> None:
-        super().__init__(f"cannot write {path}: {reason}")
-        self.path = path
-        self.reason = reason
-        self.changed = changed
 
 
 @dataclass(frozen=True)
@@ -86,108 +80,26 @@ class Journal:
     deletes: tuple[str, ...]
 
     def text(self) -> str:
-        data = {"renames": [list(pair) for pair in self.renames]}
-        return json.dumps({**data, "deletes": list(self.deletes)}, indent=1) + "\n"
+        """What ``json.dumps(..., indent=1)`` writes of ``{"renames": [[temp,
+        final], ...], "deletes": [...]}``, line by line (json's indenting
+        encoder is pure Python, and a full render stages 19,000 files)."""
+        names = quoted([name for pair in self.renames for name in pair])
+        pairs = [
+            f"[\n   {temp},\n   {final}\n  ]"
+            for temp, final in zip(names[::2], names[1::2], strict=True)
+        ]
+        return (
+            f'{{\n "renames": {_json_list(pairs)},\n'
+            f' "deletes": {_json_list(quoted(self.deletes))}\n}}\n'
+        )
 
 
-def file_mode() -> int:
-    """What a plain ``open(path, "w")`` would give: 0o666 less the umask."""
-    mask = os.umask(0)
-    os.umask(mask)
-    return 0o666 & ~mask
-
-
-# -- fault injection (tests) ---------------------------------------------------
-
-
-def _fault(phase: str, number: int) -> None:
-    spec = os.environ.get("GEN_OPS_FAULT", "")
-    parts = spec.split(":")
-    if len(parts) != 3 or parts[0] != phase or parts[1] != str(number):
-        return
-    action = parts[2]
-    if action.startswith("SIG"):
-        os.kill(os.getpid(), getattr(signal, action))
-        return
-    code = getattr(errno, action)
-    raise OSError(code, os.strerror(code))
-
-
-# -- staging -------------------------------------------------------------------
-
-
-def _is_dir(path: Path) -> bool:
-    """``path.is_dir()``, False when the path cannot be looked at (the write
-    that follows names the file and the reason)."""
-    try:
-        return path.is_dir()
-    except OSError:
-        return False
-
-
-class _Stage:
-    """Staged temporary files and the directories created for them."""
-
-    def __init__(self, out: Path) -> None:
-        self.out = out
-        self.temps: list[tuple[Path, Path]] = []  # (temporary, destination)
-        self.created: list[Path] = []
-
-    def mkdirs(self, directory: Path, for_path: Path) -> None:
-        """Create ``directory`` and its missing parents, remembering them;
-        ``for_path`` is the file an error names."""
-        missing = []
-        walk = directory
-        while not _is_dir(walk):
-            missing.append(walk)
-            if walk.parent == walk:
-                break
-            walk = walk.parent
-        for path in reversed(missing):
-            try:
-                path.mkdir()
-            except FileExistsError:
-                if _is_dir(path):
-                    continue
-                raise WriteError(
-                    for_path, f"{display(path)} is in the way: it is not a directory"
-                ) from None
-            except OSError as exc:
-                raise WriteError(
-                    for_path,
-                    f"cannot create its directory {display(path)}: "
-                    f"{exc.strerror or exc}",
-                ) from None
-            self.created.append(path)
-
-    def write(self, number: int, relative: str, text: str) -> None:
-        path = self.out / relative
-        if _is_dir(path) and not path.is_symlink():
-            raise WriteError(path, "a directory is in the way")
-        self.mkdirs(path.parent, path)
-        try:
-            handle, name = tempfile.mkstemp(
-                dir=path.parent, prefix=f"{TEMP_PREFIX}{path.name}."
-            )
-        except OSError as exc:
-            raise WriteError(path, exc.strerror or str(exc)) from None
-        temp = path.parent / Path(name).name  # as relative as ``out``
-        self.temps.append((temp, path))
-        try:
-            with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
-                _fault("stage", number)
-                stream.write(text)
-            os.chmod(temp, file_mode())  # mkstemp makes 0600 files
-        except OSError as exc:
-            raise WriteError(path, exc.strerror or str(exc)) from None
-
-    def undo(self) -> None:
-        for temp, _ in self.temps:
-            with contextlib.suppress(OSError):
-                temp.unlink()
-        for directory in reversed(self.created):
-            with contextlib.suppress(OSError):
-                directory.rmdir()
+def _json_list(items: list[str]) -> str:
+    """A JSON list of ``items`` (JSON texts) at ``json.dumps``' indent 1,
+    one level in."""
+    if not items:
+        return "[]"
+    return "[\n  " + ",\n  ".join(items) + "\n ]"
 
 
 # -- the transaction -----------------------------------------------------------
@@ -197,19 +109,13 @@ def apply(out: Path, change: Change) -> None:
     """Note [One transaction]: stage, write the journal, commit."""
     if not change.writes and not change.deletes:
         return
-    stage = _Stage(out)
+    stage = Stage(out, [relative for relative, _ in change.writes])
     committed = False
     try:
         for number, (relative, text) in enumerate(change.writes, start=1):
             stage.write(number, relative, text)
-        journal = Journal(
-            tuple(
-                (temp.relative_to(out).as_posix(), final.relative_to(out).as_posix())
-                for temp, final in stage.temps
-            ),
-            tuple(change.deletes),
-        )
-        stage.mkdirs(out, out / JOURNAL)
+        journal = Journal(tuple(stage.temps), tuple(change.deletes))
+        stage.directory(stage.root, out / JOURNAL)
         with interrupts.held():
             try:
                 write_atomic(out / JOURNAL, journal.text())
@@ -227,16 +133,19 @@ def apply(out: Path, change: Change) -> None:
 def _commit(out: Path, journal: Journal) -> None:
     """Step 3 (and recovery): rename what is staged, remove what is listed,
     then the journal. Safe to run again after any interruption."""
+    root = os.fspath(out)
+    fault_at, fault_action = fault("commit")
     for number, (temp, final) in enumerate(journal.renames, start=1):
-        _fault("commit", number)
-        source, target = out / temp, out / final
-        if not source.exists():
-            continue  # renamed before the interruption
+        if number == fault_at:
+            act(fault_action)
+        source = f"{root}/{temp}"
         try:
-            os.replace(source, target)
+            os.replace(source, f"{root}/{final}")
         except OSError as exc:
+            if isinstance(exc, FileNotFoundError) and not _exists(Path(source)):
+                continue  # renamed before the interruption
             raise WriteError(
-                target,
+                out / final,
                 f"{exc.strerror or exc}; the output is partly written, and the "
                 "next run of gen-ops completes it",
                 changed=True,
@@ -350,13 +259,14 @@ def write_atomic(path: Path, text: str) -> None:
     file outside a transaction: an author module, a starter spec, the
     journal)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp = tempfile.mkstemp(
-        dir=path.parent, prefix=f"{TEMP_PREFIX}{path.name}."
-    )
+    directory = os.fspath(path.parent)
+    handle, name = create_temp(directory, path.name, os.getpid())
+    temp = f"{directory}/{name}"
     try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
-            stream.write(text)
-        os.chmod(temp, file_mode())
+        try:
+            write_all(handle, text.encode("utf-8"))
+        finally:
+            os.close(handle)
         os.replace(temp, path)
     except BaseException:
         with contextlib.suppress(OSError):

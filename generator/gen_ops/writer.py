@@ -16,12 +16,16 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
-from collections.abc import Iterable, Sequence
+import os
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from gen_ops import transaction
+from gen_ops import jsonstr, transaction
 from gen_ops.outputs import OutputFile, Target
+from gen_ops.staging import LIST_AT
 
 MANIFEST = ".gen-ops-manifest.json"
 
@@ -32,6 +36,10 @@ def sha256(text: str) -> str:
 
 # Target by value: Target(value) costs an enum call per manifest entry.
 _TARGETS = {target.value: target for target in Target}
+_TARGET_JSON = {target: json.dumps(target.value) for target in Target}
+_HEADER = '{\n  "generated_by": "gen-ops; lists the files it owns here; do not edit",\n'
+# A line of the joined paths that names nothing ("", ".", "./", ...).
+_NOTHING = re.compile(r"\n[./]*\n")
 
 
 @dataclass(frozen=True)
@@ -43,10 +51,12 @@ class Manifest:
         """The manifest in ``out``; an unreadable one owns nothing."""
         try:
             data = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
+            listed = data["files"]
+            safe = _all_safe(listed)
             files = {
                 path: (_TARGETS[entry["target"]], str(entry["sha256"]))
-                for path, entry in data["files"].items()
-                if _is_safe(path)
+                for path, entry in listed.items()
+                if safe or _is_safe(path)
             }
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return Manifest({})
@@ -55,31 +65,35 @@ class Manifest:
     def text(self) -> str:
         """The manifest file: what ``json.dumps(..., indent=2)`` writes of
         ``{"generated_by": ..., "files": {path: {"target", "sha256"}}}``,
-        written line by line (json's indenting encoder is pure Python, and
-        the manifest of 5,000 ops has 19,000 entries)."""
-        lines = [
-            "{",
-            '  "generated_by": "gen-ops; lists the files it owns here; do not edit",',
-        ]
+        joined from pieces (json's indenting encoder is pure Python, and the
+        manifest of 5,000 ops has 19,000 entries)."""
         if not self.files:
-            return "\n".join(lines + ['  "files": {}', "}"]) + "\n"
-        lines.append('  "files": {')
-        entries = [
-            f"    {_json_str(path)}: {{\n"
-            f'      "target": {_json_str(target.value)},\n'
-            f'      "sha256": {_json_str(digest)}\n'
-            "    }"
-            for path, (target, digest) in sorted(self.files.items())
-        ]
-        lines.append(",\n".join(entries))
-        return "\n".join(lines + ["  }", "}"]) + "\n"
+            return _HEADER + '  "files": {}\n}\n'
+        paths = sorted(self.files)
+        entries = [self.files[path] for path in paths]
+        digests = [digest for _, digest in entries]
+        if jsonstr.plain(paths) and jsonstr.plain(digests):
+            q = '"'  # the quotes go in the text between the strings
+        else:
+            q = ""
+            paths, digests = jsonstr.quoted(paths), jsonstr.quoted(digests)
+        count = len(paths)
+        pieces = [""] * (6 * count)
+        pieces[0::6] = paths
+        pieces[1::6] = [f'{q}: {{\n      "target": '] * count
+        pieces[2::6] = [_TARGET_JSON[target] for target, _ in entries]
+        pieces[3::6] = [f',\n      "sha256": {q}'] * count
+        pieces[4::6] = digests
+        pieces[5::6] = [f"{q}\n    }},\n    {q}"] * count
+        pieces[-1] = f"{q}\n    }}"  # the last entry
+        return f'{_HEADER}  "files": {{\n    {q}' + "".join(pieces) + "\n  }\n}\n"
 
 
-def _json_str(text: str) -> str:
-    """``json.dumps(text)``; plain text (the usual path) is only quoted."""
-    if text.isascii() and text.isprintable() and '"' not in text and "\\" not in text:
-        return f'"{text}"'
-    return json.dumps(text)
+def _all_safe(paths: Iterable[str]) -> bool:
+    """Whether ``_is_safe`` holds for every path, checked on all of them
+    at once (False also when a path holds a newline: then each is checked)."""
+    joined = "\n" + "\n".join(paths) + "\n"
+    return "\n/" not in joined and ".." not in joined and not _NOTHING.search(joined)
 
 
 def _is_safe(path: str) -> bool:
@@ -108,6 +122,40 @@ def _read(path: Path) -> str | None:
         return None
 
 
+def _listing(directory: str) -> set[str] | None:
+    """The names in ``directory`` (none when it does not exist), or None when
+    it cannot be listed (then each file is read)."""
+    try:
+        return set(os.listdir(directory))
+    except (FileNotFoundError, NotADirectoryError):
+        return set()
+    except OSError:
+        return None
+
+
+def _present(out: Path, paths: Sequence[str]) -> Callable[[str], bool]:
+    """Whether a rendered path may exist in ``out``, for ``plan`` not to try
+    reading files that cannot exist (a first render's, a new op's): nothing
+    does when ``out`` does not; a directory that receives at least
+    ``staging.LIST_AT`` files is listed once; other files may exist."""
+    if not os.path.isdir(out):
+        return lambda path: False
+    root = os.fspath(out)
+    counts = Counter(path.rpartition("/")[0] for path in paths)
+    listings = {
+        directory: _listing(f"{root}/{directory}" if directory else root)
+        for directory, count in counts.items()
+        if count >= LIST_AT
+    }
+
+    def present(path: str) -> bool:
+        directory, _, name = path.rpartition("/")
+        names = listings.get(directory)
+        return names is None or name in names
+
+    return present
+
+
 def plan(
     out: Path,
     rendered: Sequence[OutputFile],
@@ -124,8 +172,9 @@ def plan(
         old = Manifest.read(out)
     writes = []
     unchanged = len(kept)
+    present = _present(out, [file.path for file in rendered])
     for file in rendered:
-        if _read(out / file.path) == file.content:
+        if present(file.path) and _read(out / file.path) == file.content:
             unchanged += 1
         else:
             writes.append(file)
