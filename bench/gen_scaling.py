@@ -8,6 +8,13 @@ seconds (user + system, of the process: less sensitive to other jobs on the
 machine), best of --repeat. Prints a table and writes JSON (default
 bench/results/gen_scaling.json).
 
+Every attempt renders into a directory of its own, and none is deleted
+before the script ends: on a filesystem without a journal (this machine's
+ext4), ext4 skips inodes freed in the last minute when it places a new
+file, so a render that follows the deletion of 19,000 files creates each
+of its own many times slower (docs/performance.md), and the figures would
+measure the script's own clean-up.
+
     python bench/gen_scaling.py [--sizes 100,1000,5000] [--repeat 3]
 """
 
@@ -15,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -123,7 +129,6 @@ def measure(size: int, repeat: int, work: Path) -> dict[str, float | int]:
         one.append(run(common + ["--out", str(out)]))
         target.write_text(original)
         files = sum(1 for p in out.rglob("*") if p.is_file())
-        shutil.rmtree(out)
     return {
         "ops": size,
         "files": files,
