@@ -37,8 +37,10 @@ run writes the lines of the entries it kept back as it read them, and new
 lines for the specs it loaded.
 
 A spec with a warning is never kept (its warnings are shown on every run),
-nor is anything when the state file is missing or unreadable: the cache is
-only ever a way to skip work. ``--check`` and ``validate`` never use it.
+and the cache names its module (``Cache.uncached``), whose shared files the
+next run renders again: nothing else tells that run the spec was there, if
+it is gone or moved. Nothing is kept when the state file is missing or
+unreadable: the cache is only ever a way to skip work. ``--check`` and ``validate`` never use it.
 """
 
 from __future__ import annotations
@@ -60,7 +62,7 @@ from gen_ops.state import Recorded, stat_of
 from gen_ops.transaction import JOURNAL
 from gen_ops.writer import MANIFEST, Manifest
 
-VERSION = 3
+VERSION = 4
 
 
 @dataclass(frozen=True)
@@ -125,9 +127,17 @@ class Cache:
     entries: Mapping[str, Entry]  # by str(spec path), as discovery found it
     # The line each entry was read from, by path: written again as it is.
     lines: Mapping[str, str] = field(default_factory=dict)
+    # The modules of the specs the run rendered but holds no entry for (a
+    # spec with a warning): the next run cannot see such a spec go, so it
+    # renders these modules' shared files again (``decide``).
+    uncached: frozenset[str] = frozenset()
 
     def to_text(self) -> str:
-        head = {"version": VERSION, "context": self.context}
+        head = {
+            "version": VERSION,
+            "context": self.context,
+            "uncached": sorted(self.uncached),
+        }
         rows = [json.dumps({**head, "entries": len(self.entries)})]
         for path, entry in self.entries.items():
             line = self.lines.get(path)
@@ -147,8 +157,12 @@ class Cache:
         head, _, body = text.partition("\n")
         try:
             data = json.loads(head)
-            count = data["entries"]
+            count, uncached = data["entries"], data["uncached"]
             if data["version"] != VERSION or not isinstance(count, int):
+                return None
+            if not isinstance(uncached, list) or not all(
+                isinstance(module, str) for module in uncached
+            ):
                 return None
             *rows, texts = body.split("\n", count)
             items = json.loads("[" + ",".join(rows) + "]")
@@ -167,7 +181,7 @@ class Cache:
                 at += size
             if at != len(texts):
                 return None
-            return Cache(str(data["context"]), entries, lines)
+            return Cache(str(data["context"]), entries, lines, frozenset(uncached))
         except (KeyError, TypeError, ValueError, AttributeError):
             return None
 
@@ -251,6 +265,7 @@ def decide(inputs: Inputs, recorded: Recorded | None) -> Decision:
     standing = {path: recorded.files[path] for path in there}
     kept_ids = {id(entry) for entry in kept.values()}
     changed = {e.facts.module for e in cache.entries.values() if id(e) not in kept_ids}
+    changed |= cache.uncached
     clean = frozenset({e.facts.module for e in kept.values()} - changed)
     return Decision(
         kept,
@@ -328,8 +343,10 @@ def updated(
     entries = {str(path): entry for path, entry in decision.kept.items()}
     read = decision.cache.lines if decision.cache is not None else {}
     lines = {path: read[path] for path in entries if path in read}
+    uncached: set[str] = set()
     for c in checked:
         if c.file.display in flagged:
+            uncached.add(c.facts.module)
             continue
         entries[str(c.file.path)] = Entry(
             digests[c.file.path],
@@ -339,4 +356,4 @@ def updated(
             c.op_at,
             c.facts,
         )
-    return Cache(context, entries, lines)
+    return Cache(context, entries, lines, frozenset(uncached))

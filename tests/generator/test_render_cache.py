@@ -542,3 +542,20 @@ def test_one_edit_per_process_renders_one_op_every_time(project: Path) -> None:
         assert rendered_count(render()) == 1, f"step {step}"
     assert "up to date" in render()
     assert_as_from_scratch(project)
+
+
+@pytest.mark.parametrize("change", ["delete", "move"])
+def test_a_warned_spec_leaving_its_module_renders_the_module_again(
+    project: Path, capsys: pytest.CaptureFixture[str], change: str
+) -> None:
+    """A spec with a warning is never in the cache, so the cache alone
+    cannot tell that its module lost it: module custom's shared files,
+    rendered with AttrZooCustom, are rendered again when it goes."""
+    incremental(capsys)
+    spec = project / "specs/attr_zoo_custom.yaml"
+    if change == "delete":
+        spec.unlink()
+    else:
+        spec.write_text(spec.read_text().replace("module: custom", "module: alpha"))
+    incremental(capsys)
+    assert_as_from_scratch(project)
