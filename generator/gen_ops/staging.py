@@ -121,15 +121,6 @@ def _is_real_dir(path: str) -> bool:
         return False
 
 
-def _is_dir(path: str) -> bool:
-    """``os.path.isdir``: False when the path cannot be looked at (the write
-    that follows names the file and the reason)."""
-    try:
-        return stat.S_ISDIR(os.stat(path).st_mode)
-    except OSError:
-        return False
-
-
 def _clean(relative: str) -> str:
     """``relative`` as ``Path(relative).as_posix()`` gives it (callers pass
     clean paths; this only guards against doubled or dot components)."""
@@ -161,7 +152,9 @@ class Stage:
         names."""
         if directory in self.dirs:
             return
-        if _is_dir(directory):
+        # False also when it cannot be looked at (the write that follows
+        # names the file and the reason).
+        if os.path.isdir(directory):
             many = self.receiving[directory] >= LIST_AT
             self.dirs[directory] = _real_dirs(directory) if many else None
             return
@@ -171,7 +164,7 @@ class Stage:
         try:
             os.mkdir(directory)
         except FileExistsError:
-            if not _is_dir(directory):
+            if not os.path.isdir(directory):
                 raise WriteError(
                     for_path,
                     f"{display(Path(directory))} is in the way: it is not a directory",
