@@ -40,7 +40,8 @@ A spec with a warning is never kept (its warnings are shown on every run),
 and the cache names its module (``Cache.uncached``), whose shared files the
 next run renders again: nothing else tells that run the spec was there, if
 it is gone or moved. Nothing is kept when the state file is missing or
-unreadable: the cache is only ever a way to skip work. ``--check`` and ``validate`` never use it.
+unreadable: the cache is only ever a way to skip work. ``--check`` and
+``validate`` never use it.
 """
 
 from __future__ import annotations
