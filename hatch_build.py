@@ -68,10 +68,12 @@ def build_hotpath(root: Path) -> bytes | None:
     or None when it cannot be built here (no Python headers): runs then take
     the Python path (Note [Fast run path] in ge/engine/hotpath.py)."""
     hotpath = _load(root / ENGINE / "hotpath.py", "_ge_ops_build_hotpath")
-    source = root / ENGINE / "hotpath.c"
-    digest = hashlib.sha256(source.read_bytes()).hexdigest()
+    source = (root / ENGINE / "hotpath.c").read_bytes()
+    digest = hashlib.sha256(source).hexdigest()
     try:
-        data: bytes = hotpath.build(source, digest, _toolchain(root).compiler())
+        data: bytes = _toolchain(root).compile_uncached(
+            source.decode("utf-8"), flags=hotpath.build_flags(digest), name="hotpath"
+        )
     except Exception:  # the compiler or headers missing: the wheel goes without
         return None
     return data

@@ -406,11 +406,19 @@ def _source_text(source: str | os.PathLike[str]) -> tuple[str, list[str]]:
 
 
 def compile_uncached(
-    text: str, *, defines: Mapping[str, str], name: str, cc: str | None = None
+    text: str,
+    *,
+    name: str,
+    defines: Mapping[str, str] | None = None,
+    flags: Sequence[str] | None = None,
+    cc: str | None = None,
 ) -> bytes:
-    """Compile C ``text`` with the device's flags and no cache (the build
-    backend compiles the native launcher with it; hatch_build.py)."""
-    return _compile(cc or compiler(), text, _flags(defines), (), name)
+    """Compile C ``text`` into a shared library with no cache, with the
+    device's flags and ``defines``, or with ``flags`` instead (the build
+    backend compiles the native launcher and the fast run path's extension
+    with it, hatch_build.py; ge.engine.hotpath builds a stale extension)."""
+    line = _flags(defines) if flags is None else list(flags)
+    return _compile(cc or compiler(), text, line, (), name)
 
 
 def _flags(

@@ -36,7 +36,6 @@ import hashlib
 import importlib.machinery
 import importlib.util
 import os
-import subprocess
 import sysconfig
 import tempfile
 import threading
@@ -93,23 +92,12 @@ def build_flags(source_digest: str) -> list[str]:
 def build(source: Path, source_digest: str, cc: str | None = None) -> bytes:
     """hotpath.c compiled into an extension module's bytes (BuildError when
     there is no compiler or no Python headers)."""
-    if cc is None:
-        from ge.device.toolchain import compiler
+    from ge.device.toolchain import compile_uncached
 
-        cc = compiler()
-    with tempfile.TemporaryDirectory(prefix="ge-hotpath-") as tmp:
-        out = Path(tmp) / "_hotpath.so"
-        result = subprocess.run(
-            [cc, *build_flags(source_digest), "-o", str(out), str(source)],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        if result.returncode != 0:
-            from ge.device.toolchain import BuildError
-
-            raise BuildError(f"{cc} could not build {source.name}:\n{result.stderr}")
-        return out.read_bytes()
+    text = source.read_text(encoding="utf-8")
+    return compile_uncached(
+        text, flags=build_flags(source_digest), name=source.stem, cc=cc
+    )
 
 
 def _import(path: Path) -> ModuleType:
