@@ -101,6 +101,51 @@ def _refusal(
     return None
 
 
+def _accepted(
+    ctx: Checker,
+    index: int,
+    output: Output,
+    name: str,
+    by_input: dict[str, Input],
+    taken: dict[str, str],
+    infer: tuple[InferOutput, ...] | None,
+) -> bool:
+    """Whether output ``index`` may reuse input ``name`` (E615, E617, E616
+    reported where it may not)."""
+    where: YamlPath = ("outputs", index, "reuse_input")
+    source = by_input.get(name)
+    if source is None:
+        ctx.report(
+            "E615",
+            where,
+            f"output '{output.name}' reuses input '{name}', which does not exist",
+            suggest(name, by_input)
+            or f"name an input of {ctx.op}: {', '.join(by_input) or 'none'}",
+        )
+        return False
+    refused = _refusal(output, source, taken)
+    if refused is not None:
+        ctx.report(
+            "E617",
+            where,
+            f"output '{output.name}' cannot reuse input '{name}': {refused[0]}",
+            refused[1],
+        )
+        return False
+    if not _same_dtype(output, source, infer):
+        ctx.report(
+            "E616",
+            where,
+            f"output '{output.name}' ({_dtype_words(output)}) reuses input "
+            f"'{name}' ({_dtype_words(source)}), whose dtype can differ from "
+            "the output's",
+            f"declare both with one type variable (dtypes: {{T: [...]}}), or "
+            f"give output '{output.name}' the infer_meta rule dtype: {name}",
+        )
+        return False
+    return True
+
+
 def reuse(
     ctx: Checker,
     inputs: list[Input],
@@ -111,57 +156,21 @@ def reuse(
     """``outputs`` with each valid ``reuse_input`` recorded."""
     by_input = {i.name: i for i in inputs}
     taken: dict[str, str] = {}
+    first: int | None = None  # the first output given its reuse_input
     result = []
     for index, output in enumerate(outputs):
-        item = ctx.data["outputs"][index]
-        name = item.get("reuse_input")
-        if name is None:
-            result.append(output)
-            continue
-        where: YamlPath = ("outputs", index, "reuse_input")
-        source = by_input.get(name)
-        if source is None:
-            ctx.report(
-                "E615",
-                where,
-                f"output '{output.name}' reuses input '{name}', which does not exist",
-                suggest(name, by_input)
-                or f"name an input of {ctx.op}: {', '.join(by_input) or 'none'}",
-            )
-            result.append(output)
-            continue
-        refused = _refusal(output, source, taken)
-        if refused is not None:
-            ctx.report(
-                "E617",
-                where,
-                f"output '{output.name}' cannot reuse input '{name}': {refused[0]}",
-                refused[1],
-            )
-            result.append(output)
-            continue
-        if not _same_dtype(output, source, infer):
-            ctx.report(
-                "E616",
-                where,
-                f"output '{output.name}' ({_dtype_words(output)}) reuses input "
-                f"'{name}' ({_dtype_words(source)}), whose dtype can differ from "
-                "the output's",
-                f"declare both with one type variable (dtypes: {{T: [...]}}), or "
-                f"give output '{output.name}' the infer_meta rule dtype: {name}",
-            )
-            result.append(output)
-            continue
-        taken[name] = output.name
-        result.append(replace(output, reuse_input=name))
-    if taken and infer is None and not impl_declared:
+        name = ctx.data["outputs"][index].get("reuse_input")
+        if name is not None and _accepted(
+            ctx, index, output, name, by_input, taken, infer
+        ):
+            taken[name] = output.name
+            output = replace(output, reuse_input=name)
+            first = index if first is None else first
+        result.append(output)
+    if first is not None and infer is None and not impl_declared:
         ctx.report(
             "W906",
-            (
-                "outputs",
-                next(i for i, o in enumerate(result) if o.reuse_input),
-                "reuse_input",
-            ),
+            ("outputs", first, "reuse_input"),
             "reuse_input reaches the runtime through the generated register_op "
             "prototype, and an op with neither infer_meta nor impl gets none",
             "add infer_meta (or impl), or pass reuse_inputs= to your own register_op",
