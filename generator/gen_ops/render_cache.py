@@ -227,7 +227,9 @@ class Inputs:
 @dataclass(frozen=True)
 class Decision:
     kept: dict[Path, Entry]  # the specs this run need not load, by path
-    manifest: Manifest | None  # the manifest that owns their files
+    # The manifest that owns their files, as read (None: not read; then
+    # ``writer.plan`` reads it).
+    manifest: Manifest | None
     # The recorded files that are there as recorded, with their stats.
     standing: Mapping[str, object] = field(default_factory=dict)
     # The per-op files of the kept specs (of ops not excluded).
@@ -270,7 +272,7 @@ def decide(inputs: Inputs, recorded: Recorded | None) -> Decision:
     clean = frozenset({e.facts.module for e in kept.values()} - changed)
     return Decision(
         kept,
-        manifest if kept else None,
+        manifest,
         standing,
         tuple(kept_paths),
         clean,
