@@ -495,7 +495,7 @@ def _render(args: argparse.Namespace) -> int:
         ops,
         shared,
         args.only,
-        render_cache.shared_keeper(decision, (c.facts for c in checked)),
+        render_cache.shared_keeper(decision, (c.facts for c in checked), out),
     )
     kept_paths = decision.kept_paths + tuple(kept_shared)
     try:

@@ -227,14 +227,15 @@ class Inputs:
 @dataclass(frozen=True)
 class Decision:
     kept: dict[Path, Entry]  # the specs this run need not load, by path
-    manifest: Manifest | None  # the manifest that owns their files
+    # The manifest that owns their files, as read (None: not read; then
+    # ``writer.plan`` reads it).
+    manifest: Manifest | None
     # The recorded files that are there as recorded, with their stats.
     standing: Mapping[str, object] = field(default_factory=dict)
     # The per-op files of the kept specs (of ops not excluded).
     kept_paths: tuple[str, ...] = ()
     # The modules all of whose recorded specs are kept.
     clean: frozenset[str] = frozenset()
-    prefix: str = ""  # under(out)
     cache: Cache | None = None  # as read
 
 
@@ -268,15 +269,7 @@ def decide(inputs: Inputs, recorded: Recorded | None) -> Decision:
     changed = {e.facts.module for e in cache.entries.values() if id(e) not in kept_ids}
     changed |= cache.uncached
     clean = frozenset({e.facts.module for e in kept.values()} - changed)
-    return Decision(
-        kept,
-        manifest if kept else None,
-        standing,
-        tuple(kept_paths),
-        clean,
-        prefix,
-        cache,
-    )
+    return Decision(kept, manifest, standing, tuple(kept_paths), clean, cache)
 
 
 def _owned(
@@ -308,17 +301,18 @@ def _owned(
 
 
 def shared_keeper(
-    decision: Decision, loaded: Iterable[OpFacts]
+    decision: Decision, loaded: Iterable[OpFacts], out: Path
 ) -> Callable[[Shared, Target], bool] | None:
     """Which shared files a run keeps (Note [Render cache]): those of a
     module all of whose recorded specs are kept and none loaded
     (``loaded``: the facts of the specs this run loaded), each owned in the
-    manifest for its target and on disk as recorded. None: it keeps none."""
+    manifest for its target and on disk (in ``out``) as recorded. None: it
+    keeps none."""
     clean = decision.clean - {facts.module for facts in loaded}
     manifest = decision.manifest
     if not clean or manifest is None:
         return None
-    owners, prefix, standing = manifest.files, decision.prefix, decision.standing
+    owners, prefix, standing = manifest.files, under(out), decision.standing
 
     def keep(file: Shared, target: Target) -> bool:
         if file.module not in clean:

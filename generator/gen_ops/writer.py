@@ -90,8 +90,9 @@ class Manifest:
 
 
 def _all_safe(paths: Iterable[str]) -> bool:
-    """Whether ``_is_safe`` holds for every path, checked on all of them
-    at once (False also when a path holds a newline: then each is checked)."""
+    """True only when ``_is_safe`` holds for every path, checked on all of
+    them at once; False is also given for some safe paths (a name holding
+    ``..``), and then each is checked."""
     joined = "\n" + "\n".join(paths) + "\n"
     return "\n/" not in joined and ".." not in joined and not _NOTHING.search(joined)
 
