@@ -80,16 +80,3 @@ def import_file(path: Path) -> ModuleType:
     sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
-
-
-def device_tensor(array: Any) -> Any:
-    """A float32 device tensor holding ``array`` (a numpy array), as the
-    runtime tests feed graphs."""
-    from ge.graph import DataType, Placement, Tensor
-
-    return Tensor(
-        array,
-        data_type=DataType.DT_FLOAT,
-        shape=list(array.shape),
-        placement=Placement.PLACEMENT_DEVICE,
-    )

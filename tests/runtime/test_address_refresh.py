@@ -13,12 +13,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import device_tensor
 
 from ge.custom_op import bootstrap
 from ge.es import GraphBuilder
 from ge.ge_global import GeApi
-from ge.graph import Tensor
+from ge.graph import DataType, Placement, Tensor
 from ge.session import CompileError, Session
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -41,6 +40,15 @@ def session(ops: None) -> Iterator[Session]:
     api = GeApi()
     api.ge_initialize({"ge.exec.deviceId": "0"})
     yield Session({"my.option": "on"})
+
+
+def device(array: np.ndarray) -> Tensor:
+    return Tensor(
+        array,
+        data_type=DataType.DT_FLOAT,
+        shape=list(array.shape),
+        placement=Placement.PLACEMENT_DEVICE,
+    )
 
 
 def chain(op, k: int, n: int):  # type: ignore[no-untyped-def]
@@ -67,12 +75,12 @@ def test_chain_refreshes_caller_buffers_on_alternating_inputs(session: Session) 
         )
         for _ in range(2)
     ]
-    out = device_tensor(np.zeros(n, np.float32))
+    out = device(np.zeros(n, np.float32))
     address = out.addr
     for i in range(6):
         a, b = sets[i % 2]
         (result,) = session.run_graph_with_stream_async(
-            1, 0, [device_tensor(a), device_tensor(b)], [out]
+            1, 0, [device(a), device(b)], [out]
         )
         assert result is out and out.addr == address  # written in place
         expected = a.copy()
@@ -108,10 +116,7 @@ def test_no_python_callback_runs_for_annotated_nodes(session: Session) -> None:
     n = 2048
     session.add_graph(2, chain(AnnotatedAddCustom, 16, n))
     session.add_graph(3, chain(NoRefreshAddCustom, 16, n))
-    inputs = [
-        device_tensor(np.ones(n, np.float32)),
-        device_tensor(np.ones(n, np.float32)),
-    ]
+    inputs = [device(np.ones(n, np.float32)), device(np.ones(n, np.float32))]
     for graph_id in (2, 3):
         session.run_graph(graph_id, inputs)  # compiles: callbacks happen here
     annotated = _author_calls(lambda: [session.run_graph(2, inputs) for _ in range(20)])
@@ -450,13 +455,13 @@ def test_a_kernel_fault_on_the_fast_run_path_names_the_launch(
     try:
         session.add_graph(42, _faulty_graph("faulty_fast", 5, False))
         x = np.arange(8 * 64, dtype=np.float32).reshape(8, 64)
-        out = device_tensor(np.zeros((8, 64), np.float32))
+        out = device(np.zeros((8, 64), np.float32))
         for _ in range(2):
             with pytest.raises(
                 KernelFault,
                 match=r"graph 'faulty_fast' launch 1 \(kernel faulty_copy\)",
             ):
-                session.run_graph_with_stream_async(42, 0, [device_tensor(x)], [out])
+                session.run_graph_with_stream_async(42, 0, [device(x)], [out])
         runner = session._fast[42]  # the extension's, or the Python one
         assert isinstance(runner, types.BuiltinMethodType) == (
             fast and hotpath.module() is not None

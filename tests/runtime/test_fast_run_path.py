@@ -14,7 +14,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import device_tensor
 
 from ge.allocator import Allocator, MemBlock
 from ge.custom_op import bootstrap
@@ -23,6 +22,7 @@ from ge.device.memory import DeviceBuffer
 from ge.engine import hotpath
 from ge.es import GraphBuilder
 from ge.ge_global import GeApi
+from ge.graph import DataType, Placement, Tensor
 from ge.offline import compile_model
 from ge.offline.model import load_model_bytes
 from ge.session import Session
@@ -52,6 +52,15 @@ def path(request: pytest.FixtureRequest, ops: None) -> Iterator[str]:
 def in_c(runner: object) -> bool:
     """Whether a fast runner is the extension's (else it is the Python one)."""
     return isinstance(runner, types.BuiltinMethodType)
+
+
+def device(array: np.ndarray) -> Tensor:
+    return Tensor(
+        array,
+        data_type=DataType.DT_FLOAT,
+        shape=list(array.shape),
+        placement=Placement.PLACEMENT_DEVICE,
+    )
 
 
 def chain_graph(name: str = "fast_chain"):  # type: ignore[no-untyped-def]
@@ -92,20 +101,18 @@ def test_runs_refresh_every_address_on_either_path(path: str) -> None:
     session = Session()
     session.add_graph(0, chain_graph())
     data = sets(3)
-    outs = [device_tensor(np.zeros(N, np.float32)) for _ in range(2)]
+    outs = [device(np.zeros(N, np.float32)) for _ in range(2)]
     for i in range(7):
         a, b = data[i % 3]
         out = outs[i % 2]
         (result,) = session.run_graph_with_stream_async(
-            0, rt.DEFAULT_STREAM, (device_tensor(a), device_tensor(b)), [out]
+            0, rt.DEFAULT_STREAM, (device(a), device(b)), [out]
         )
         assert result is out
         np.testing.assert_allclose(out.numpy(), want(a, b), rtol=1e-6, atol=1e-5)
     assert in_c(session._fast[0]) == (path == "fast")
     # No outputs given: new ones, from the Python path.
-    (fresh,) = session.run_graph_with_stream_async(
-        0, 0, [device_tensor(a), device_tensor(b)]
-    )
+    (fresh,) = session.run_graph_with_stream_async(0, 0, [device(a), device(b)])
     np.testing.assert_allclose(fresh.numpy(), want(a, b), rtol=1e-6, atol=1e-5)
 
 
@@ -115,49 +122,32 @@ def test_errors_are_the_python_paths_after_the_fast_path_is_set_up(
     session = Session()
     session.add_graph(0, chain_graph())
     ((a, b),) = sets(1)
-    out = device_tensor(np.zeros(N, np.float32))
-    session.run_graph_with_stream_async(
-        0, 0, [device_tensor(a), device_tensor(b)], [out]
-    )
+    out = device(np.zeros(N, np.float32))
+    session.run_graph_with_stream_async(0, 0, [device(a), device(b)], [out])
     with pytest.raises(ValueError, match=r"input 1 must be float32\[2048\]"):
-        session.run_graph_with_stream_async(
-            0, 0, [device_tensor(a), device_tensor(b[:16])], [out]
-        )
+        session.run_graph_with_stream_async(0, 0, [device(a), device(b[:16])], [out])
     with pytest.raises(ValueError, match=r"output 0 must be float32\[2048\]"):
         session.run_graph_with_stream_async(
-            0,
-            0,
-            [device_tensor(a), device_tensor(b)],
-            [device_tensor(np.zeros(8, np.float32))],
+            0, 0, [device(a), device(b)], [device(np.zeros(8, np.float32))]
         )
     with pytest.raises(TypeError, match="input 0 must be a ge.graph.Tensor"):
-        session.run_graph_with_stream_async(0, 0, [a, device_tensor(b)], [out])
+        session.run_graph_with_stream_async(0, 0, [a, device(b)], [out])
     with pytest.raises(ValueError, match="takes 2 input"):
-        session.run_graph_with_stream_async(0, 0, [device_tensor(a)], [out])
+        session.run_graph_with_stream_async(0, 0, [device(a)], [out])
     with pytest.raises(rt.LaunchError, match="12345 is not a live stream"):
-        session.run_graph_with_stream_async(
-            0, 12345, [device_tensor(a), device_tensor(b)], [out]
-        )
+        session.run_graph_with_stream_async(0, 12345, [device(a), device(b)], [out])
     with pytest.raises(ValueError, match="graph id 1 is not in this session"):
-        session.run_graph_with_stream_async(
-            1, 0, [device_tensor(a), device_tensor(b)], [out]
-        )
+        session.run_graph_with_stream_async(1, 0, [device(a), device(b)], [out])
     # Every failed call gave its run state back: the graph still has one.
     assert session.compiled(0).run_states() == 1
     session.remove_graph(0)
     with pytest.raises(ValueError, match="graph id 0 is not in this session"):
-        session.run_graph_with_stream_async(
-            0, 0, [device_tensor(a), device_tensor(b)], [out]
-        )
+        session.run_graph_with_stream_async(0, 0, [device(a), device(b)], [out])
     session.add_graph(0, chain_graph())
-    session.run_graph_with_stream_async(
-        0, 0, [device_tensor(a), device_tensor(b)], [out]
-    )
+    session.run_graph_with_stream_async(0, 0, [device(a), device(b)], [out])
     session.close()
     with pytest.raises(RuntimeError, match="this Session is closed"):
-        session.run_graph_with_stream_async(
-            0, 0, [device_tensor(a), device_tensor(b)], [out]
-        )
+        session.run_graph_with_stream_async(0, 0, [device(a), device(b)], [out])
 
 
 def test_a_state_made_while_the_pool_was_empty_is_packed_for_itself(
@@ -169,17 +159,13 @@ def test_a_state_made_while_the_pool_was_empty_is_packed_for_itself(
     session = Session()
     session.add_graph(0, chain_graph())
     data = sets(4)
-    out = device_tensor(np.zeros(N, np.float32))
+    out = device(np.zeros(N, np.float32))
     a, b = data[0]
-    session.run_graph_with_stream_async(
-        0, 0, [device_tensor(a), device_tensor(b)], [out]
-    )
+    session.run_graph_with_stream_async(0, 0, [device(a), device(b)], [out])
     compiled = session.compiled(0)
     held = compiled._free.pop()  # as a concurrent run would hold it
     a, b = data[1]
-    session.run_graph_with_stream_async(
-        0, 0, [device_tensor(a), device_tensor(b)], [out]
-    )
+    session.run_graph_with_stream_async(0, 0, [device(a), device(b)], [out])
     np.testing.assert_allclose(out.numpy(), want(a, b), rtol=1e-6, atol=1e-5)
     assert compiled.run_states() == 2
     compiled._free.insert(0, held)
@@ -187,9 +173,7 @@ def test_a_state_made_while_the_pool_was_empty_is_packed_for_itself(
         if i % 3 == 0:  # rotate the pool: each state takes its turn
             compiled._free.reverse()
         a, b = data[i % 4]
-        session.run_graph_with_stream_async(
-            0, 0, [device_tensor(a), device_tensor(b)], [out]
-        )
+        session.run_graph_with_stream_async(0, 0, [device(a), device(b)], [out])
         np.testing.assert_allclose(out.numpy(), want(a, b), rtol=1e-6, atol=1e-5)
 
 
@@ -199,14 +183,12 @@ def test_a_runner_keeps_its_graph_while_it_is_held(path: str) -> None:
     session = Session()
     session.add_graph(0, chain_graph("held_chain"))
     (a, b), (c, d) = sets(2)
-    out = device_tensor(np.zeros(N, np.float32))
-    session.run_graph_with_stream_async(
-        0, 0, [device_tensor(a), device_tensor(b)], [out]
-    )
+    out = device(np.zeros(N, np.float32))
+    session.run_graph_with_stream_async(0, 0, [device(a), device(b)], [out])
     runner = session._fast[0]
     session.remove_graph(0)
     gc.collect()
-    (result,) = runner([device_tensor(c), device_tensor(d)], [out])
+    (result,) = runner([device(c), device(d)], [out])
     assert result is out
     np.testing.assert_allclose(out.numpy(), want(c, d), rtol=1e-6, atol=1e-5)
 
@@ -229,24 +211,18 @@ def test_an_allocator_registered_after_the_fast_path_gets_the_runs(
     session = Session()
     session.add_graph(0, chain_graph())
     ((a, b),) = sets(1)
-    out = device_tensor(np.zeros(N, np.float32))
-    session.run_graph_with_stream_async(
-        0, 0, [device_tensor(a), device_tensor(b)], [out]
-    )
+    out = device(np.zeros(N, np.float32))
+    session.run_graph_with_stream_async(0, 0, [device(a), device(b)], [out])
     stream = rt.create_stream()
     allocator = CountingAllocator()
     session.register_external_allocator(stream, allocator)
-    session.run_graph_with_stream_async(
-        0, stream, [device_tensor(a), device_tensor(b)], [out]
-    )
+    session.run_graph_with_stream_async(0, stream, [device(a), device(b)], [out])
     np.testing.assert_allclose(out.numpy(), want(a, b), rtol=1e-6, atol=1e-5)
     assert allocator.mallocs >= 1  # the run state's arena came from it
     session.unregister_external_allocator(stream)
     rt.destroy_stream(stream)
     out.numpy()[:] = 0
-    session.run_graph_with_stream_async(
-        0, 0, [device_tensor(a), device_tensor(b)], [out]
-    )
+    session.run_graph_with_stream_async(0, 0, [device(a), device(b)], [out])
     np.testing.assert_allclose(out.numpy(), want(a, b), rtol=1e-6, atol=1e-5)
 
 
@@ -254,7 +230,7 @@ def test_model_execute_takes_buffers_and_tensors_on_either_path(path: str) -> No
     model = load_model_bytes(compile_model(chain_graph("fast_model")))
     assert in_c(model._fast) == (path == "fast")
     ((a, b),) = sets(1)
-    ins = [DeviceBuffer(a.nbytes), device_tensor(b)]
+    ins = [DeviceBuffer(a.nbytes), device(b)]
     ins[0].array[:] = a.view(np.uint8)
     out = DeviceBuffer(a.nbytes + 64)  # bigger than needed is fine
     for _ in range(2):
@@ -267,7 +243,7 @@ def test_model_execute_takes_buffers_and_tensors_on_either_path(path: str) -> No
     ):
         model.execute(ins, [DeviceBuffer(64)])
     with pytest.raises(ValueError, match=r"input 1 must be float32\[2048\]"):
-        model.execute([ins[0], device_tensor(b[:8])], [out])
+        model.execute([ins[0], device(b[:8])], [out])
 
 
 LOADER = """

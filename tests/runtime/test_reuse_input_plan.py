@@ -15,7 +15,6 @@ from typing import Any
 import numpy as np
 import pytest
 from _rt_support import unique
-from helpers import device_tensor
 from math_harness import math_session
 
 import ge.es._op_api as api
@@ -32,7 +31,7 @@ from ge.engine.compiled import CompiledGraph
 from ge.engine.layout import ARENA
 from ge.es import GraphBuilder, TensorHolder
 from ge.ge_global import GeApi
-from ge.graph import Graph, Tensor
+from ge.graph import DataType, Graph, Placement, Tensor
 from ge.runtime import Tensor as RuntimeTensor
 from ge.runtime import TensorDesc
 from ge.session import Session
@@ -65,6 +64,15 @@ def session() -> Iterator[Session]:
     yield Session({})
 
 
+def device(array: np.ndarray) -> Tensor:
+    return Tensor(
+        array,
+        data_type=DataType.DT_FLOAT,
+        shape=list(array.shape),
+        placement=Placement.PLACEMENT_DEVICE,
+    )
+
+
 def data(seed: int, n: int = N) -> np.ndarray:
     return np.random.default_rng(seed).standard_normal(n).astype(np.float32)
 
@@ -77,7 +85,7 @@ def compiled(session: Session, graph: Graph, arrays: list[np.ndarray]) -> Any:
     compiled graph)."""
     graph_id = next(_ids)
     session.add_graph(graph_id, graph)
-    outputs = session.run_graph(graph_id, [device_tensor(a) for a in arrays])
+    outputs = session.run_graph(graph_id, [device(a) for a in arrays])
     return [o.numpy() for o in outputs], session.compiled(graph_id)
 
 
@@ -157,7 +165,7 @@ def test_graph_inputs_outputs_and_constants_are_never_reused(
     graph = builder.build_and_reset([third, AnnotatedAddCustom(fourth, b)])
     x1, x2 = data(5), data(6)
     keep = x1.copy()
-    session_inputs = [device_tensor(x1), device_tensor(x2)]
+    session_inputs = [device(x1), device(x2)]
     graph_id = next(_ids)
     session.add_graph(graph_id, graph)
     for _ in range(2):  # the constant is read again by the second run
