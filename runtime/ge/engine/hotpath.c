@@ -200,7 +200,8 @@ static PyType_Spec runner_spec = {
     "ge.engine._hotpath.Runner",
     sizeof(Runner),
     0,
-    Py_TPFLAGS_DEFAULT,
+    /* Made by runner() only: Runner() would leave its fields NULL. */
+    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION,
     runner_slots,
 };
 
