@@ -12,6 +12,7 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
+import numpy as np
 import pytest
 
 import ge.es._op_api as api
@@ -20,7 +21,7 @@ from ge.custom_op import bootstrap, register_op, register_op_impl
 from ge.device import rt
 from ge.device.kernels import build_kernel
 from ge.es import GraphBuilder
-from ge.graph import Graph
+from ge.graph import DataType, Graph, Placement, Tensor
 from ge.runtime import TensorDesc
 
 _counter = itertools.count()
@@ -114,4 +115,14 @@ def named_affine_kernel(name: str) -> Any:
     source = AFFINE_KERNEL.replace("KERNEL_NAME", name)
     return rt.binary_load(build_kernel(source, name=f"{name}_kernels")).get_function(
         name
+    )
+
+
+def device(array: np.ndarray) -> Tensor:
+    """A float32 graph tensor of ``array``'s shape placed on the device."""
+    return Tensor(
+        array,
+        data_type=DataType.DT_FLOAT,
+        shape=list(array.shape),
+        placement=Placement.PLACEMENT_DEVICE,
     )
