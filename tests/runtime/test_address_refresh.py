@@ -13,11 +13,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _rt_support import device
 
 from ge.custom_op import bootstrap
 from ge.es import GraphBuilder
 from ge.ge_global import GeApi
-from ge.graph import DataType, Placement, Tensor
+from ge.graph import Tensor
 from ge.session import CompileError, Session
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -40,15 +41,6 @@ def session(ops: None) -> Iterator[Session]:
     api = GeApi()
     api.ge_initialize({"ge.exec.deviceId": "0"})
     yield Session({"my.option": "on"})
-
-
-def device(array: np.ndarray) -> Tensor:
-    return Tensor(
-        array,
-        data_type=DataType.DT_FLOAT,
-        shape=list(array.shape),
-        placement=Placement.PLACEMENT_DEVICE,
-    )
 
 
 def chain(op, k: int, n: int):  # type: ignore[no-untyped-def]

@@ -8,50 +8,34 @@ results are compared with numpy."""
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
 import pytest
-from _rt_support import ge_api, registries, unique  # noqa: F401
+from _rt_support import (  # noqa: F401
+    float_op,
+    ge_api,
+    named_affine_kernel,
+    op_chain,
+    registries,
+    unique,
+)
 
-import ge.es._op_api as api
-from ge.custom_op import get_execute_ctx, register_op, register_op_impl
+from ge.custom_op import get_execute_ctx
 from ge.device import rt
-from ge.device.kernels import build_kernel
-from ge.es import GraphBuilder
 from ge.ge_global import GeApi
 from ge.graph import Graph
 from ge.graph import Tensor as GraphTensor
-from ge.runtime import Tensor, TensorDesc
+from ge.runtime import Tensor
 from ge.session import Session
-
-KERNELS = r"""
-#include "ge_kernel.h"
-
-/* y = 2 * x + 1 over n floats */
-GE_KERNEL(cached_affine,
-          GE_IN(float, GE_COUNT_OF(2)),
-          GE_OUT(float, GE_COUNT_OF(2)),
-          GE_SCALAR()) {
-  const float *x = GE_PTR(const float, 0);
-  float *y = GE_PTR(float, 1);
-  uint64_t n = args[2];
-  uint64_t lo, hi;
-  ge_block_range(block_idx, block_dim, n, &lo, &hi);
-  for (uint64_t i = lo; i < hi; ++i) y[i] = 2.0f * x[i] + 1.0f;
-}
-"""
 
 DATA = np.float32([1, -2, 3.5, 0])
 
 
-@functools.lru_cache(maxsize=1)
 def affine_kernel() -> Any:
-    return rt.binary_load(build_kernel(KERNELS, name="cached_kernels")).get_function(
-        "cached_affine"
-    )
+    """The affine kernel, named as this module's launch errors say."""
+    return named_affine_kernel("cached_affine")
 
 
 @pytest.fixture
@@ -65,16 +49,6 @@ Launch = Callable[[Tensor, Tensor, int], None]
 def _chain(launch: Launch, length: int, record: list[str]) -> Graph:
     """x -> node0 -> node1 -> ...; each node's execute calls ``launch``
     (x, y, call number) and records "ok" or the launch's error."""
-    op_type = unique("Cached")
-    op = api.OpDef(
-        op_type,
-        inputs=(api.Input("x", "float32"),),
-        outputs=(api.Output("y", "float32"),),
-    )
-
-    @register_op(op_type=op_type, output_names=("y",))
-    def infer(x: TensorDesc) -> TensorDesc:
-        return TensorDesc(x.shape, x.data_type)
 
     def execute(self: Any, x: Tensor) -> None:
         ctx = get_execute_ctx()
@@ -87,12 +61,7 @@ def _chain(launch: Launch, length: int, record: list[str]) -> Graph:
         else:
             record.append("ok")
 
-    register_op_impl(op_type=op_type)(type("Impl", (), {"execute": execute}))
-    builder = GraphBuilder(unique("cached"))
-    y = builder.create_input(0, shape=[4])
-    for i in range(length):
-        y = op.build(inputs={"x": y}, name=f"node{i}")
-    return builder.build_and_reset([y])
+    return op_chain(float_op(unique("Cached"), execute), length, [4])
 
 
 def _run(session: Session, data: np.ndarray = DATA, times: int = 1) -> None:

@@ -13,7 +13,7 @@ from typing import Any, List, Optional, Tuple
 
 import numpy as np
 import pytest
-from _rt_support import ge_api, registries, unique  # noqa: F401
+from _rt_support import float_op, ge_api, registries, unique  # noqa: F401
 
 import ge.es._op_api as api
 from ge.custom_op import (
@@ -485,7 +485,7 @@ def test_a_ref_output_shares_the_inputs_memory(session: Session) -> None:
         )
         addresses.extend([out.addr, x.addr])
 
-    op = _one_op(unique("InPlace"), execute)
+    op = float_op(unique("InPlace"), execute)
     (out,) = _run_one(session, op)
     assert out.data == [0.0, 2.0, 4.0, 6.0]
     assert addresses[0] == addresses[1]
@@ -571,21 +571,6 @@ def test_the_stream_of_an_async_run_reaches_execute(session: Session) -> None:
 # --- what execute may not do ---------------------------------------------------------------
 
 
-def _one_op(op_type: str, execute: Any, infer: Any = None) -> api.OpDef:
-    op = api.OpDef(
-        op_type,
-        inputs=(api.Input("x", "float32"),),
-        outputs=(api.Output("y", "float32"),),
-    )
-
-    def default_infer(x: TensorDesc) -> TensorDesc:
-        return TensorDesc(x.shape, x.data_type)
-
-    register_op(op_type=op_type, output_names=("y",))(infer or default_infer)
-    register_op_impl(op_type=op_type)(type("Impl", (), {"execute": execute}))
-    return op
-
-
 def _run_one(
     session: Session, op: api.OpDef, runs: int = 1, shape: tuple[int, ...] = (4,)
 ) -> list[Any]:
@@ -612,7 +597,7 @@ def test_execute_that_returns_a_value_is_an_error(session: Session) -> None:
         _copy_execute(self, x)
         return True  # type: ignore[return-value]
 
-    op = _one_op(unique("Returns"), execute)
+    op = float_op(unique("Returns"), execute)
     with pytest.raises(
         ExecuteError,
         match=f"^node 'node' \\({op.op_type}\\): execute must return None, got bool$",
@@ -621,7 +606,7 @@ def test_execute_that_returns_a_value_is_an_error(session: Session) -> None:
 
 
 def test_execute_that_allocates_no_output_is_an_error(session: Session) -> None:
-    op = _one_op(unique("Lazy"), lambda self, x: None)
+    op = float_op(unique("Lazy"), lambda self, x: None)
     with pytest.raises(
         ExecuteError,
         match=rf"^node 'node' \({op.op_type}\): execute did not allocate output\(s\) \[0\] "
@@ -634,7 +619,7 @@ def test_execute_that_raises_names_the_node(session: Session) -> None:
     def execute(self: Any, x: Tensor) -> None:
         raise KeyError("inner problem")
 
-    op = _one_op(unique("Raises"), execute)
+    op = float_op(unique("Raises"), execute)
     with pytest.raises(
         ExecuteError,
         match=rf"node 'node' \({op.op_type}\): execute failed: KeyError: 'inner problem'",
@@ -671,7 +656,7 @@ def test_launches_may_only_use_this_nodes_memory(session: Session) -> None:
         else:  # a workspace address kept from the previous call
             rt.launch(copy, 1, ctx.get_stream(), [x.addr, state["workspace"], 4])
 
-    op = _one_op(unique("Scoped"), execute)
+    op = float_op(unique("Scoped"), execute)
     with pytest.raises(
         ExecuteError,
         match=r"execute failed: LaunchError: ctx_copy argument 1 \(0x[0-9a-f]+\) does not point "
@@ -701,7 +686,7 @@ def test_outside_a_callback_a_launch_needs_device_memory() -> None:
 def test_nested_runs_restore_the_outer_context(session: Session) -> None:
     inner_op_type, outer_op_type = unique("Inner"), unique("Outer")
     seen: dict[str, Any] = {}
-    inner = _one_op(inner_op_type, _copy_execute)
+    inner = float_op(inner_op_type, _copy_execute)
 
     builder = GraphBuilder(unique("inner"))
     x = builder.create_input(0, shape=[4])
@@ -716,7 +701,7 @@ def test_nested_runs_restore_the_outer_context(session: Session) -> None:
         seen["restored"] = get_execute_ctx() is ctx
         _copy_execute(self, x)
 
-    outer = _one_op(outer_op_type, outer_execute)
+    outer = float_op(outer_op_type, outer_execute)
     (out,) = _run_one(session, outer)
     assert seen == {"inner_result": [1.0] * 4, "restored": True}
     assert out.data == [0.0, 1.0, 2.0, 3.0]
@@ -1118,7 +1103,7 @@ def test_malloc_output_tensor_accepts_shape_and_format_forms(
             kernel("ctx_copy"), 1, ctx.get_stream(), [x.addr, y.addr, x.shape_size]
         )
 
-    op = _one_op(unique("Forms"), execute)
+    op = float_op(unique("Forms"), execute)
     (out,) = _run_one(session, op, shape=(2, 2))
     assert out.numpy().tolist() == [[0.0, 1.0], [2.0, 3.0]]
     assert seen["y"] == ([2, 2], Format.FORMAT_ND, DataType.DT_FLOAT)

@@ -8,55 +8,38 @@ their own. Every result is compared with numpy."""
 
 from __future__ import annotations
 
-import functools
 import threading
 from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 import pytest
-from _rt_support import ge_api, registries, unique  # noqa: F401
+from _rt_support import (  # noqa: F401
+    float_op,
+    ge_api,
+    named_affine_kernel,
+    op_chain,
+    registries,
+    unique,
+)
 
-import ge.es._op_api as api
-from ge.custom_op import get_execute_ctx, register_op, register_op_impl
+from ge.custom_op import get_execute_ctx
 from ge.device import rt
-from ge.device.kernels import build_kernel
-from ge.es import GraphBuilder
 from ge.ge_global import GeApi
-from ge.graph import Graph
 from ge.graph import Tensor as GraphTensor
-from ge.runtime import Tensor, TensorDesc
+from ge.runtime import Tensor
 from ge.session import ExecuteError, Session
-
-KERNELS = r"""
-#include "ge_kernel.h"
-
-/* y = 2 * x + 1 over n floats */
-GE_KERNEL(frame_affine,
-          GE_IN(float, GE_COUNT_OF(2)),
-          GE_OUT(float, GE_COUNT_OF(2)),
-          GE_SCALAR()) {
-  const float *x = GE_PTR(const float, 0);
-  float *y = GE_PTR(float, 1);
-  uint64_t n = args[2];
-  uint64_t lo, hi;
-  ge_block_range(block_idx, block_dim, n, &lo, &hi);
-  for (uint64_t i = lo; i < hi; ++i) y[i] = 2.0f * x[i] + 1.0f;
-}
-"""
-
-
-@functools.lru_cache(maxsize=1)
-def affine_kernel() -> Any:
-    return rt.binary_load(build_kernel(KERNELS, name="frame_kernels")).get_function(
-        "frame_affine"
-    )
 
 
 def affine(x: np.ndarray, times: int = 1) -> np.ndarray:
     for _ in range(times):
         x = np.float32(2) * x + np.float32(1)
     return x
+
+
+def affine_kernel() -> Any:
+    """The affine kernel, named as this module's launch errors say."""
+    return named_affine_kernel("frame_affine")
 
 
 @pytest.fixture
@@ -70,32 +53,6 @@ def _affine_execute(self: Any, x: Tensor) -> None:
     rt.launch(affine_kernel(), 1, ctx.get_stream(), [x.addr, y.addr, x.shape_size])
 
 
-def _op(execute: Any) -> api.OpDef:
-    """A one-input, one-output op (output shaped as its input) running ``execute``."""
-    op_type = unique("Frame")
-    op = api.OpDef(
-        op_type,
-        inputs=(api.Input("x", "float32"),),
-        outputs=(api.Output("y", "float32"),),
-    )
-
-    @register_op(op_type=op_type, output_names=("y",))
-    def infer(x: TensorDesc) -> TensorDesc:
-        return TensorDesc(x.shape, x.data_type)
-
-    register_op_impl(op_type=op_type)(type("Impl", (), {"execute": execute}))
-    return op
-
-
-def _chain(op: api.OpDef, length: int, shape: list[int]) -> Graph:
-    """x -> node0 -> node1 -> ...: intermediates live in the arena."""
-    builder = GraphBuilder(unique("frames"))
-    y = builder.create_input(0, shape=shape)
-    for i in range(length):
-        y = op.build(inputs={"x": y}, name=f"node{i}")
-    return builder.build_and_reset([y])
-
-
 def test_a_shape_change_between_runs_gets_views_of_the_new_shape(
     session: Session,
 ) -> None:
@@ -105,7 +62,7 @@ def test_a_shape_change_between_runs_gets_views_of_the_new_shape(
         seen.append((x.storage_shape.dims, x.size))
         _affine_execute(self, x)
 
-    session.add_graph(1, _chain(_op(execute), 2, [-1]))
+    session.add_graph(1, op_chain(float_op(unique("Frame"), execute), 2, [-1]))
     sizes = (3, 5, 3, 8, 5, 3)
     for n in sizes:
         data = np.arange(n, dtype=np.float32) - 2
@@ -117,7 +74,7 @@ def test_a_shape_change_between_runs_gets_views_of_the_new_shape(
 def test_outputs_returned_are_never_overwritten_by_a_later_run(
     session: Session,
 ) -> None:
-    session.add_graph(1, _chain(_op(_affine_execute), 3, [-1]))
+    session.add_graph(1, op_chain(float_op(unique("Frame"), _affine_execute), 3, [-1]))
     inputs = [np.arange(n, dtype=np.float32) * (n - 3) for n in (4, 4, 6, 4)]
     results = [session.run_graph(1, [GraphTensor(data)])[0] for data in inputs]
     for data, out in zip(inputs, results):
@@ -126,7 +83,7 @@ def test_outputs_returned_are_never_overwritten_by_a_later_run(
 
 
 def test_caller_output_buffers_hold_their_own_run(session: Session) -> None:
-    session.add_graph(1, _chain(_op(_affine_execute), 2, [4]))
+    session.add_graph(1, op_chain(float_op(unique("Frame"), _affine_execute), 2, [4]))
     stream = rt.create_stream()
     try:
         outs = [GraphTensor(np.zeros(4, np.float32)) for _ in range(2)]
@@ -154,8 +111,8 @@ def test_a_failing_call_names_its_node_and_leaves_the_next_run_sound(
             raise KeyError("inner problem")
         _affine_execute(self, x)
 
-    op = _op(execute)
-    session.add_graph(1, _chain(op, 2, [4]))
+    op = float_op(unique("Frame"), execute)
+    session.add_graph(1, op_chain(op, 2, [4]))
     data = np.float32([0.5, 1, 2, 3])
 
     def run() -> np.ndarray:
@@ -204,7 +161,7 @@ def test_views_kept_from_an_earlier_call_stay_expired_in_a_later_one(
             kept.extend([ctx, x, x.storage_shape, ctx.get_attrs()])
         _affine_execute(self, x)
 
-    session.add_graph(1, _chain(_op(execute), 1, [4]))
+    session.add_graph(1, op_chain(float_op(unique("Frame"), execute), 1, [4]))
     data = np.float32([1, 2, 3, 4])
     for _ in range(2):
         (out,) = session.run_graph(1, [GraphTensor(data)])
@@ -236,7 +193,7 @@ def test_overlapping_runs_get_contexts_of_their_own(session: Session) -> None:
             np.testing.assert_array_equal(x.numpy(), mine[me])
         _affine_execute(self, x)
 
-    session.add_graph(1, _chain(_op(execute), 2, [64]))
+    session.add_graph(1, op_chain(float_op(unique("Frame"), execute), 2, [64]))
     inputs = [np.arange(64, dtype=np.float32) * k for k in (1, -3)]
     results: dict[int, np.ndarray] = {}
     failures: list[BaseException] = []

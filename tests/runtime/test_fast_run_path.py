@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _rt_support import device
 
 from ge.allocator import Allocator, MemBlock
 from ge.custom_op import bootstrap
@@ -22,7 +23,6 @@ from ge.device.memory import DeviceBuffer
 from ge.engine import hotpath
 from ge.es import GraphBuilder
 from ge.ge_global import GeApi
-from ge.graph import DataType, Placement, Tensor
 from ge.offline import compile_model
 from ge.offline.model import load_model_bytes
 from ge.session import Session
@@ -52,15 +52,6 @@ def path(request: pytest.FixtureRequest, ops: None) -> Iterator[str]:
 def in_c(runner: object) -> bool:
     """Whether a fast runner is the extension's (else it is the Python one)."""
     return isinstance(runner, types.BuiltinMethodType)
-
-
-def device(array: np.ndarray) -> Tensor:
-    return Tensor(
-        array,
-        data_type=DataType.DT_FLOAT,
-        shape=list(array.shape),
-        placement=Placement.PLACEMENT_DEVICE,
-    )
 
 
 def chain_graph(name: str = "fast_chain"):  # type: ignore[no-untyped-def]

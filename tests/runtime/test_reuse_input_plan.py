@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from _rt_support import unique
+from _rt_support import device, unique
 from math_harness import math_session
 
 import ge.es._op_api as api
@@ -31,7 +31,7 @@ from ge.engine.compiled import CompiledGraph
 from ge.engine.layout import ARENA
 from ge.es import GraphBuilder, TensorHolder
 from ge.ge_global import GeApi
-from ge.graph import DataType, Graph, Placement, Tensor
+from ge.graph import Graph, Tensor
 from ge.runtime import Tensor as RuntimeTensor
 from ge.runtime import TensorDesc
 from ge.session import Session
@@ -62,15 +62,6 @@ def session() -> Iterator[Session]:
     bootstrap.load_custom_op_plugins(str(ADD_OPS))
     GeApi().ge_initialize({"ge.exec.deviceId": "0"})
     yield Session({})
-
-
-def device(array: np.ndarray) -> Tensor:
-    return Tensor(
-        array,
-        data_type=DataType.DT_FLOAT,
-        shape=list(array.shape),
-        placement=Placement.PLACEMENT_DEVICE,
-    )
 
 
 def data(seed: int, n: int = N) -> np.ndarray:

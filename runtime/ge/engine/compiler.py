@@ -40,7 +40,7 @@ from ge.engine.graph_order import topological_order
 from ge.engine.launches import Place, bind_launch
 from ge.engine.layout import ARENA, BufferKind, BufferLayout
 from ge.engine.plan import Interval, plan
-from ge.engine.reuse import ReuseOp, reuse_slots, share_reused_inputs
+from ge.engine.reuse import reuse_slots, share_reused_inputs
 from ge.engine.tasks import TaskTable
 from ge.engine.variables import VARIABLE, VariableStore, offline_refusal
 from ge.graph.attrs import AttrType
@@ -300,12 +300,7 @@ class _Compiler:
                 copies.append((j, tensor_id))
             self.last_use[tensor_id] = len(self.graph.nodes)
         self._alias_refs()
-        share_reused_inputs(
-            [ReuseOp(op.position, op.inputs, op.outputs, op.reuse) for op in self.ops],
-            self.tensors,
-            self.aliases,
-            self.last_use,
-        )
+        share_reused_inputs(self.ops, self.tensors, self.aliases, self.last_use)
         arena_ids = [
             t
             for op in self.ops

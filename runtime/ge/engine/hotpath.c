@@ -53,13 +53,14 @@ typedef struct {
   Py_ssize_t first; /* the first input's index in the address table */
 } Runner;
 
-static PyObject *str_run_arg, *str_data_type, *str_shape, *str_addr, *str_size;
+static PyObject *str_run_arg, *str_data_type, *str_shape, *str_addr, *str_buffer_addr,
+    *str_size;
 
 /* The address of `value` when it is a tensor (or buffer) of `kind`, else 0
  * (an error set meanwhile is cleared: the Python path reports it). */
 static uint64_t address_of(Runner *self, PyObject *value, PyObject *kind) {
   PyObject *type = (PyObject *)Py_TYPE(value);
-  PyObject *attr;
+  PyObject *attr, *addr_name = str_addr;
   uint64_t addr = 0;
   if (type == self->tensor_type) {
     attr = PyObject_GetAttr(value, str_data_type);
@@ -77,10 +78,11 @@ static uint64_t address_of(Runner *self, PyObject *value, PyObject *kind) {
     int enough = PyObject_RichCompareBool(attr, PyTuple_GetItem(kind, 2), Py_GE);
     Py_DECREF(attr);
     if (enough != 1) goto fail;
+    addr_name = str_buffer_addr; /* a DeviceBuffer's is `addr`, a Tensor's `_addr` */
   } else {
     return 0;
   }
-  attr = PyObject_GetAttr(value, str_addr);
+  attr = PyObject_GetAttr(value, addr_name);
   if (attr == NULL) goto fail;
   addr = PyLong_AsUnsignedLongLong(attr);
   Py_DECREF(attr);
@@ -99,8 +101,16 @@ static int bind(Runner *self, PyObject *values, Py_ssize_t count, Py_ssize_t at,
   if (!is_list && !PyTuple_CheckExact(values)) return 0;
   if ((is_list ? PyList_Size(values) : PyTuple_Size(values)) != count) return 0;
   for (Py_ssize_t i = 0; i < count; ++i) {
+    /* A list's item is held while it is read: a shape's __eq__ could
+     * shorten the list (then the item is gone, and so is the fast path). */
     PyObject *value = is_list ? PyList_GetItem(values, i) : PyTuple_GetItem(values, i);
+    if (value == NULL) {
+      PyErr_Clear();
+      return 0;
+    }
+    Py_INCREF(value);
     uint64_t addr = address_of(self, value, PyTuple_GetItem(self->kinds, at + i));
+    Py_DECREF(value);
     if (addr == 0) return 0;
     addrs[i] = addr;
   }
@@ -190,7 +200,8 @@ static PyType_Spec runner_spec = {
     "ge.engine._hotpath.Runner",
     sizeof(Runner),
     0,
-    Py_TPFLAGS_DEFAULT,
+    /* Made by runner() only: Runner() would leave its fields NULL. */
+    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION,
     runner_slots,
 };
 
@@ -251,10 +262,10 @@ static struct PyModuleDef module_def = {
 };
 
 PyMODINIT_FUNC PyInit__hotpath(void) {
-  const char *names[] = {"run_arg", "_data_type", "_shape", "_addr", "size"};
+  const char *names[] = {"run_arg", "_data_type", "_shape", "_addr", "addr", "size"};
   PyObject **strings[] = {&str_run_arg, &str_data_type, &str_shape, &str_addr,
-                          &str_size};
-  for (int i = 0; i < 5; ++i)
+                          &str_buffer_addr, &str_size};
+  for (int i = 0; i < 6; ++i)
     if ((*strings[i] = PyUnicode_InternFromString(names[i])) == NULL) return NULL;
   runner_type = PyType_FromSpec(&runner_spec);
   if (runner_type == NULL) return NULL;

@@ -147,8 +147,3 @@ def module() -> ModuleType | None:
         return _built(source_digest)
     except (BuildError, ImportError, OSError):
         return None
-
-
-def available() -> bool:
-    """Whether runs take the extension (it is enabled and could be had)."""
-    return _enabled and module() is not None

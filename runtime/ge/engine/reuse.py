@@ -31,7 +31,7 @@ grows to the output's last reader.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import Protocol
 
 from ge.custom_op.proto import OpProto
 from ge.engine.compiled import TensorInfo
@@ -58,14 +58,20 @@ def reuse_slots(node: Node, proto: OpProto) -> tuple[tuple[int, int], ...]:
     return tuple(pairs)
 
 
-@dataclass(frozen=True)
-class ReuseOp:
-    """What the planner needs of one op node."""
+class ReuseOp(Protocol):
+    """What the planner needs of one op node (the compiler's ``_Op``)."""
 
-    position: int  # in the graph's order
-    inputs: Sequence[int | None]  # tensor ids, per input slot
-    outputs: Sequence[int]  # tensor ids, per output
-    reuse: tuple[tuple[int, int], ...]  # reuse_slots
+    @property
+    def position(self) -> int: ...  # in the graph's order
+
+    @property
+    def inputs(self) -> Sequence[int | None]: ...  # tensor ids, per input slot
+
+    @property
+    def outputs(self) -> Sequence[int]: ...  # tensor ids, per output
+
+    @property
+    def reuse(self) -> tuple[tuple[int, int], ...]: ...  # reuse_slots
 
 
 def share_reused_inputs(
