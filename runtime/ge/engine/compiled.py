@@ -35,7 +35,7 @@ from ge.engine.tasks import Binding, ForeignCall, TaskSpec, TaskTable
 from ge.graph.attrs import AttrType
 from ge.graph.graph import Node, TensorMeta
 from ge.graph.tensor import Tensor as GraphTensor
-from ge.graph.tensor import wrap_buffer, write_addresses, write_io_addresses
+from ge.graph.tensor import wrap_buffer, write_addresses
 from ge.graph.types import Placement
 from ge.runtime.lease import Lease
 from ge.runtime.tensor import Tensor as RuntimeTensor
@@ -270,7 +270,6 @@ class CompiledGraph:
             (tensors[t].meta.dtype, tensors[t].meta.shape or ()) for t in input_ids
         ]
         self._output_sig = [(m.dtype, m.shape or ()) for m in self.output_metas]
-        self._io_sig = (self._input_sig, self._output_sig)
         self._io_ids = [*input_ids, *output_ids]
 
     def _split_bindings(
@@ -478,7 +477,8 @@ class CompiledGraph:
     def _python_runner(self) -> Callable[[Any, Any], list[Any] | None]:
         """``fast_runner``'s contract in Python: the least a run does (one
         state from the pool, one pass over the tensors, one native call)."""
-        free, sig, first = self._free, self._io_sig, self._first_input
+        free, ins, outs = self._free, self._input_sig, self._output_sig
+        first, after = self._first_input, self._first_output
         run_state, graph = self._ge_run_state, self  # held: see fast_runner
 
         def run(inputs: Any, outputs: Any) -> list[Any] | None:
@@ -489,7 +489,11 @@ class CompiledGraph:
             except IndexError:
                 return None
             try:
-                if not write_io_addresses(inputs, outputs, sig, state.addrs, first):
+                addrs = state.addrs
+                if not (
+                    write_addresses(inputs, ins, addrs, first)
+                    and write_addresses(outputs, outs, addrs, after)
+                ):
                     return None
                 fault = run_state(state.run_arg)
             finally:

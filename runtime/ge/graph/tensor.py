@@ -351,23 +351,3 @@ def write_addresses(
             return False
         addrs[first + i] = tensor._addr
     return True
-
-
-def write_io_addresses(
-    inputs: Sequence[object],
-    outputs: Sequence[object],
-    signatures: tuple[
-        Sequence[tuple[DataType, tuple[int, ...]]],
-        Sequence[tuple[DataType, tuple[int, ...]]],
-    ],
-    addrs: ctypes.Array[ctypes.c_uint64],
-    first: int,
-) -> bool:
-    """``write_addresses`` for a run's inputs and then its outputs in one
-    pass (their addresses are consecutive from ``first``; ``signatures``
-    holds the inputs' and the outputs' dtypes and shapes): True, or False
-    when a tensor does not match, for the caller to check them."""
-    ins, outs = signatures
-    return write_addresses(inputs, ins, addrs, first) and write_addresses(
-        outputs, outs, addrs, first + len(ins)
-    )
