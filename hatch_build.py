@@ -70,11 +70,12 @@ def build_hotpath(root: Path) -> bytes | None:
     hotpath = _load(root / ENGINE / "hotpath.py", "_ge_ops_build_hotpath")
     source = (root / ENGINE / "hotpath.c").read_bytes()
     digest = hashlib.sha256(source).hexdigest()
+    toolchain = _toolchain(root)
     try:
-        data: bytes = _toolchain(root).compile_uncached(
+        data: bytes = toolchain.compile_uncached(
             source.decode("utf-8"), flags=hotpath.build_flags(digest), name="hotpath"
         )
-    except Exception:  # the compiler or headers missing: the wheel goes without
+    except (toolchain.BuildError, OSError):  # no compiler or headers: without it
         return None
     return data
 
