@@ -237,6 +237,38 @@ def test_model_execute_takes_buffers_and_tensors_on_either_path(path: str) -> No
         model.execute([ins[0], device(b[:8])], [out])
 
 
+def test_a_model_run_with_device_buffers_takes_the_fast_path(path: str) -> None:
+    """The extension reads a DeviceBuffer's address (``addr``) as well as a
+    tensor's; it once read ``_addr`` only, and every run given a buffer
+    fell back to the Python path."""
+    if path != "fast":
+        pytest.skip("the Python runner takes tensors only")
+    model = load_model_bytes(compile_model(chain_graph("fast_buffers")))
+    ((a, b),) = sets(1)
+    ins = [DeviceBuffer(a.nbytes), device(b)]
+    ins[0].array[:] = a.view(np.uint8)
+    out = DeviceBuffer(a.nbytes)
+    assert model._fast(ins, [out]) == [out]
+    np.testing.assert_allclose(
+        out.array.view(np.float32), want(a, b), rtol=1e-6, atol=1e-5
+    )
+
+
+def test_the_runner_type_cannot_be_made_from_python(path: str) -> None:
+    """A runner made by ``type(runner)()`` would have no graph, and running
+    it crashed the interpreter: only the extension's ``runner()`` makes one."""
+    if path != "fast":
+        pytest.skip("the extension's type only")
+    session = Session()
+    session.add_graph(0, chain_graph("typed_chain"))
+    ((a, b),) = sets(1)
+    out = device(np.zeros(N, np.float32))
+    session.run_graph_with_stream_async(0, 0, [device(a), device(b)], [out])
+    runner = session._fast[0].__self__
+    with pytest.raises(TypeError):
+        type(runner)()
+
+
 LOADER = """
 import sys
 from ge.engine import hotpath
