@@ -23,7 +23,7 @@ from pathlib import Path
 from gen_ops.diagnostics import Sink, Span
 from gen_ops.discovery import display
 from gen_ops.importer.lexer import SourceText
-from gen_ops.untrusted import HEADER_LIMIT, UntrustedFileError, read_bytes
+from gen_ops.untrusted import HEADER_LIMIT, UntrustedFileError, loops, read_bytes
 
 HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx")
 # GE's largest op header is about 400 KB.
@@ -44,9 +44,7 @@ def resolved(path: Path) -> Path:
 def unusable_directory(path: Path) -> str | None:
     """Why ``path`` (an output directory) cannot be used, or None: its links
     loop. (A file in its place is the write's error, exit status 3.)"""
-    try:
-        path.resolve(strict=False)
-    except (OSError, RuntimeError):
+    if loops(path):
         return "it is a symbolic link that loops (or leads to one)"
     return None
 
