@@ -54,12 +54,14 @@ def _version(text: str) -> str:
 
 
 def _module(text: str) -> str:
-    from ge_ir.names import RESERVED_MODULE_NAMES, is_identifier
+    from ge_ir.names import is_identifier, module_name_refusal
 
-    if not is_identifier(text) or text in RESERVED_MODULE_NAMES:
+    refusal = module_name_refusal(text) if is_identifier(text) else None
+    if not is_identifier(text) or refusal is not None:
         raise PackageError(
-            f"--module {text!r} cannot be a ge.es module name: a letter, then "
-            "letters, digits and _, and not a name of ge.es itself"
+            f"--module {text!r} cannot be a ge.es module name: "
+            + (refusal or "a letter, then letters, digits and _")
+            + "; choose another module name"
         )
     return text
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ge_ir.names import is_identifier
+from ge_ir.names import is_identifier, module_name_refusal
 from gen_ops.diagnostics import Diagnostic, Severity, Sink, Span
 from gen_ops.discovery import display
 from gen_ops.importer import headers
@@ -120,6 +120,15 @@ def import_header(
             Span(header.display, 1, 1),
             f"the header's stem {module!r} is not a module name (a letter, then "
             "letters, digits and _)",
+            "rename the header, or import it with --module NAME",
+        )
+        return HeaderResult(header, (), (), tuple(sink.items), True, 0)
+    refusal = module_name_refusal(module)
+    if refusal is not None:
+        sink.emit(
+            "I108",
+            Span(header.display, 1, 1),
+            f"the header's stem cannot be a module name: {refusal}",
             "rename the header, or import it with --module NAME",
         )
         return HeaderResult(header, (), (), tuple(sink.items), True, 0)
