@@ -34,6 +34,7 @@ from gen_ops.diagnostics import Sink
 from gen_ops.outputs import Target
 from gen_ops.package_layout import Library, LinkInOps, distribution, stage
 from gen_ops.staging import WriteError
+from gen_ops.untrusted import loops
 
 if TYPE_CHECKING:
     from gen_ops.model import OpSpec
@@ -225,6 +226,11 @@ def main(argv: Sequence[str]) -> int:
     try:
         module = _module(args.module)
         version = _version(args.version)
+        if loops(args.out):
+            raise PackageError(
+                f"--out {discovery.display(args.out)} is a symbolic link that loops "
+                "(or leads to one); remove the loop, or name a directory"
+            )
         sink = Sink()
         files = discovery.discover(args.specs or [Path("specs")], sink)
         ops = pipeline.load_and_check(files, sink)

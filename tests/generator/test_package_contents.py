@@ -171,3 +171,12 @@ def test_a_failure_or_signal_mid_build_leaves_the_previous_pair(
 
     with tarfile.open(dist / "es_pk-1.0.tar.gz") as sdist:
         assert any(n.endswith("ops/data.txt") for n in sdist.getnames())
+
+
+def test_out_that_is_a_symlink_loop_is_refused(tmp_path: Path) -> None:
+    project(tmp_path)
+    os.symlink("o2", tmp_path / "o1")
+    os.symlink("o1", tmp_path / "o2")
+    result = package(tmp_path, "--version", "1.0", "--out", "o1")
+    assert result.returncode == 2, result.stderr
+    assert "--out o1 is a symbolic link that loops" in result.stderr
