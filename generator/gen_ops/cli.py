@@ -428,7 +428,16 @@ def _render_options(args: argparse.Namespace, hasher: state.Hasher) -> list[str]
 
 
 def cmd_render(argv: Sequence[str]) -> int:
-    args = _render_parser().parse_args(argv)
+    parser = _render_parser()
+    args = parser.parse_args(argv)
+    from gen_ops.untrusted import loops
+
+    for option, path in (("--out", args.out), ("--registry", args.registry)):
+        if path is not None and loops(path):
+            parser.error(
+                f"{option} {path}: it is a symbolic link that loops (or leads to "
+                "one); remove the loop, or name a directory"
+            )
     from gen_ops.collector import collector_paused
 
     # Note [Registries and the cycle collector]: a render makes a model,

@@ -5,21 +5,36 @@ The module's specs are checked and rendered in memory (builders and
 prototypes), staged with the author modules as a hatchling project, and
 built by pypa/build into a wheel and an sdist. Nothing is written outside
 ``--out``.
+
+Note [Package writes]: the wheel and the sdist of one build land in
+``--out`` together or not at all. Both are built in a temporary directory,
+copied into ``--out`` under gen-ops' temporary names, and renamed into place
+through a journal (``transaction.Journal``, Note [One transaction]) with
+SIGINT, SIGTERM and SIGHUP held. A failure or signal before the journal
+removes the temporary files, leaving the previous build's pair as it was; a
+SIGKILL after it is finished by the next run of ``gen-ops package`` (or of
+anything that recovers ``--out``). ``GEN_OPS_FAULT=package:N:ACTION`` (tests
+only) acts once the N-th file (1 the sdist, 2 the wheel) is staged.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
+import shutil
 import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from gen_ops import __version__, discovery
 from gen_ops.diagnostics import Sink
 from gen_ops.outputs import Target
-from gen_ops.package_layout import Library, distribution, stage
+from gen_ops.package_layout import Library, LinkInOps, distribution, stage
+from gen_ops.staging import WriteError
+from gen_ops.untrusted import loops
 
 if TYPE_CHECKING:
     from gen_ops.model import OpSpec
@@ -54,12 +69,14 @@ def _version(text: str) -> str:
 
 
 def _module(text: str) -> str:
-    from ge_ir.names import RESERVED_MODULE_NAMES, is_identifier
+    from ge_ir.names import is_identifier, module_name_refusal
 
-    if not is_identifier(text) or text in RESERVED_MODULE_NAMES:
+    refusal = module_name_refusal(text) if is_identifier(text) else None
+    if not is_identifier(text) or refusal is not None:
         raise PackageError(
-            f"--module {text!r} cannot be a ge.es module name: a letter, then "
-            "letters, digits and _, and not a name of ge.es itself"
+            f"--module {text!r} cannot be a ge.es module name: "
+            + (refusal or "a letter, then letters, digits and _")
+            + "; choose another module name"
         )
     return text
 
@@ -78,11 +95,63 @@ def _authors(
             f"({len(missing)} in all); run gen-ops (it scaffolds them) and "
             "implement them first"
         )
+    links = [p for p in paths if p.is_symlink()]
+    if links:
+        raise PackageError(
+            f"the author module {discovery.display(links[0])} is a symbolic link, "
+            "which gen-ops package never follows; put the module itself there"
+        )
     by_dir: dict[Path, set[Path]] = {}
     for path in paths:
-        resolved = path.resolve()
+        resolved = path.parent.resolve() / path.name
         by_dir.setdefault(resolved.parent, set()).add(resolved)
     return tuple((d, tuple(sorted(m))) for d, m in sorted(by_dir.items()))
+
+
+def _excluded(args: argparse.Namespace, files: Sequence[Any]) -> frozenset[Path]:
+    """What never ships from an author directory besides what the layout
+    leaves out (Note [What an ops directory ships]): the --out directory,
+    the --specs paths, every spec file and its directory."""
+    paths: list[Path] = [args.out, *(args.specs or [Path("specs")])]
+    for file in files:
+        paths += [file.path, file.path.parent]
+    return frozenset(_resolved(p) for p in paths)
+
+
+def _resolved(path: Path) -> Path:
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):  # a loop of links: matches nothing
+        return Path(os.path.abspath(path))
+
+
+def install(built: list[Path], out: Path) -> list[Path]:
+    """Move the wheel and sdist built in a staging directory into ``out`` as
+    one transaction (Note [Package writes]); their paths in ``out``."""
+    from gen_ops import interrupts, transaction
+    from gen_ops.staging import TEMP_PREFIX, act, fault
+
+    out.mkdir(parents=True, exist_ok=True)
+    transaction.recover(out)  # an earlier interrupted package run
+    fault_at, fault_action = fault("package")
+    staged: list[tuple[str, str]] = []
+    try:
+        for number, path in enumerate(built, start=1):
+            temp = f"{TEMP_PREFIX}{path.name}.{os.getpid()}-{number}"
+            staged.append((temp, path.name))
+            shutil.copyfile(path, out / temp)
+            if number == fault_at:
+                act(fault_action)
+        journal = transaction.Journal(tuple(staged), ())
+        with interrupts.held():
+            transaction.write_atomic(out / transaction.JOURNAL, journal.text())
+            staged = []  # from here on the journal says what to finish
+            transaction.recover(out)
+    finally:
+        for temp, _ in staged:
+            with contextlib.suppress(OSError):
+                (out / temp).unlink()
+    return [out / path.name for path in built]
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -157,6 +226,11 @@ def main(argv: Sequence[str]) -> int:
     try:
         module = _module(args.module)
         version = _version(args.version)
+        if loops(args.out):
+            raise PackageError(
+                f"--out {discovery.display(args.out)} is a symbolic link that loops "
+                "(or leads to one); remove the loop, or name a directory"
+            )
         sink = Sink()
         files = discovery.discover(args.specs or [Path("specs")], sink)
         ops = pipeline.load_and_check(files, sink)
@@ -179,15 +253,26 @@ def main(argv: Sequence[str]) -> int:
             summary=args.summary
             or f"GE op library {module}: {len(mine)} op(s) for ge.es.{module}",
             authors=_authors(mine, args.scaffold_dir),
+            excluded=_excluded(args, files),
         )
         with tempfile.TemporaryDirectory(prefix="gen-ops-package-") as tmp:
             root = Path(tmp) / distribution(module)
             root.mkdir()
-            stage(library, rendered, root)
-            built = _build(root, args.out)
+            try:
+                stage(library, rendered, root)
+            except LinkInOps as exc:
+                raise PackageError(
+                    f"{discovery.display(exc.path)} is {exc.what}; nothing was "
+                    "built. Put the file itself there, or move it out of the "
+                    "directory of the author modules"
+                ) from None
+            built = install(_build(root, Path(tmp) / "dist"), args.out)
     except PackageError as exc:
         print(f"gen-ops package: {exc}", file=sys.stderr)
         return EXIT_INVALID
+    except WriteError as exc:
+        print(f"gen-ops package: {exc}", file=sys.stderr)
+        return EXIT_IO
     except OSError as exc:
         print(
             f"gen-ops package: cannot write {exc.filename or args.out}: "

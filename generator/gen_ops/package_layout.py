@@ -54,6 +54,9 @@ class Library:
     requires: str  # the ge-ops requirement, e.g. "ge-ops>=0.1.0,<0.2"
     summary: str
     authors: tuple[tuple[Path, tuple[Path, ...]], ...]  # (directory, modules)
+    # paths never shipped from an author directory (Note [What an ops
+    # directory ships]), resolved
+    excluded: frozenset[Path] = frozenset()
 
     def ops_packages(self) -> list[tuple[str, str, Path, tuple[Path, ...]]]:
         """(entry point name, package, directory, author modules) per
@@ -93,23 +96,98 @@ def _skipped(path: Path) -> bool:
     )
 
 
-def _copy_ops(directory: Path, modules: tuple[Path, ...], target: Path) -> None:
+# Note [What an ops directory ships]: an author directory can be anything up
+# to the project root itself (``impl.author: op.py``), and gen-ops ships no
+# file its docs do not list (docs/packaging.md, "What an op library wheel
+# holds"). Walking it (iteratively: no depth limit but the filesystem's):
+#
+# - a symbolic link anywhere in it is refused (LinkInOps, exit status 2,
+#   nothing built), never followed: ``kernel.bin -> ~/.ssh/id_rsa`` would
+#   put that file in the wheel, and a link to a directory could reach
+#   anything; so is anything but a regular file or a directory (a FIFO
+#   would hang the copy). Refused rather than skipped: a wheel silently
+#   without a kernel its author put there fails far from here;
+# - left out: names starting with "." (``.git``, ``.venv``), ``__pycache__``
+#   and compiled Python; at the top, ``dist``, ``build``, ``*.egg-info`` and
+#   ``*.whl``, and in a project root (holding ``pyproject.toml``) every file
+#   but the author and ``_`` helper modules; anywhere, ``excluded`` paths (the --out directory, the
+#   --specs paths and the directories of the spec files) and directories
+#   gen-ops rendered into (holding its manifest), so neither specs nor
+#   generated trees nor earlier builds ship.
+_TOP_LEFT_OUT = ("dist", "build")
+
+
+class LinkInOps(Exception):
+    """A symbolic link, or a file that is not regular, in an author
+    directory (Note [What an ops directory ships])."""
+
+    def __init__(self, path: Path, what: str) -> None:
+        super().__init__(f"{path}: {what}")
+        self.path = path
+        self.what = what
+
+
+def _left_out(child: Path, real: Path, top: bool, excluded: frozenset[Path]) -> bool:
+    from gen_ops.writer import MANIFEST
+
+    if _skipped(child) or real in excluded:
+        return True
+    if top and (
+        child.name in _TOP_LEFT_OUT
+        or child.name.endswith(".egg-info")
+        or child.suffix == ".whl"
+    ):
+        return True
+    return child.is_dir() and (child / MANIFEST).exists()
+
+
+def ops_files(
+    directory: Path, modules: tuple[Path, ...], excluded: frozenset[Path]
+) -> list[Path]:
+    """The files of ``directory`` that ship beside its author ``modules``,
+    relative to it (Note [What an ops directory ships]); LinkInOps for a
+    symbolic link or a file that is not regular."""
+    chosen = {m.name for m in modules}
+    # A project root's own files (pyproject.toml, README, LICENSE) are not
+    # the ops': from there only modules and directories ship.
+    project_root = (directory / "pyproject.toml").is_file()
+    found: list[Path] = []
+    pending = [(Path(), directory.resolve())]
+    while pending:
+        relative, real = pending.pop()
+        top = relative == Path()
+        for child in sorted((directory / relative).iterdir()):
+            if child.is_symlink():
+                raise LinkInOps(child, "a symbolic link, which gen-ops never follows")
+            if _left_out(child, real / child.name, top, excluded):
+                continue
+            if child.is_dir():
+                package = (child / "__init__.py").exists()
+                if not top or child.name.startswith("_") or not package:
+                    pending.append((relative / child.name, real / child.name))
+            elif not child.is_file():
+                raise LinkInOps(child, "not a regular file or a directory")
+            elif top and project_root and child.suffix != ".py":
+                continue
+            elif not top or child.suffix != ".py" or child.name[0] == "_":
+                found.append(relative / child.name)
+            elif child.name in chosen:
+                found.append(relative / child.name)
+    return sorted(found)
+
+
+def _copy_ops(
+    directory: Path,
+    modules: tuple[Path, ...],
+    target: Path,
+    excluded: frozenset[Path] = frozenset(),
+) -> None:
     """The author modules and what they use (see the module's note)."""
     target.mkdir(parents=True)
-    chosen = {m.name for m in modules}
-    for child in sorted(directory.iterdir()):
-        if _skipped(child):
-            continue
-        if child.is_dir():
-            private = child.name.startswith("_")
-            if private or not (child / "__init__.py").exists():
-                shutil.copytree(
-                    child,
-                    target / child.name,
-                    ignore=lambda d, names: [n for n in names if _skipped(Path(d) / n)],
-                )
-        elif child.suffix != ".py" or child.name in chosen or child.name[0] == "_":
-            shutil.copy2(child, target / child.name)
+    for relative in ops_files(directory, modules, excluded):
+        destination = target / relative
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(directory / relative, destination, follow_symlinks=False)
 
 
 def _toml(value: str) -> str:
@@ -181,7 +259,7 @@ def stage(library: Library, rendered: list[OutputFile], root: Path) -> None:
         roots.append("ge_impl")
     for _, dotted, directory, modules in library.ops_packages():
         ops = root.joinpath(*dotted.split("."))
-        _copy_ops(directory, modules, ops)
+        _copy_ops(directory, modules, ops, library.excluded)
         (ops / "__init__.py").write_text(
             f'"""The implementations of module {library.module}: op modules the ge '
             f'runtime loads (entry point group {OPS_GROUP})."""\n',

@@ -209,3 +209,17 @@ def load_json(
         raise UntrustedFileError(
             display, "it is not JSON gen-ops reads: values nest too deeply"
         ) from None
+
+
+def loops(path: Path | str) -> bool:
+    """Whether resolving ``path`` meets a loop of symbolic links (``out ->
+    o2 -> out``, or a directory on the way that is one). Python < 3.13
+    raises RuntimeError for one and 3.13 OSError; callers say it as a
+    located error instead of either."""
+    try:
+        Path(path).resolve(strict=False)
+    except RuntimeError:
+        return True
+    except OSError as exc:
+        return exc.errno == errno.ELOOP
+    return False

@@ -15,6 +15,7 @@ __all__ = [
     "RESERVED_NODE_TYPES",
     "is_identifier",
     "is_op_type",
+    "module_name_refusal",
 ]
 
 # Note [Leading underscores]: GE's own headers name ops, inputs and attrs
@@ -44,21 +45,64 @@ def is_identifier(text: object) -> bool:
     return isinstance(text, str) and _IDENTIFIER.fullmatch(text) is not None
 
 
-# Names under ``ge.es`` that belong to the runtime, not to generated modules.
+# Note [Reserved module names]: a generated module is ``ge.es.<module>``
+# (a directory ``ge/es/<module>`` on sys.path, or a ``ge.es.plugins`` entry
+# point), and ``ge_impl.<module>``. A module named like anything ``ge.es``
+# already has would either be unreachable (``ge/es/_calls.py`` of the
+# runtime wins over a generated ``ge/es/_calls/``) or replace the runtime's
+# object for the rest of the process (importing ``ge.es.<name>`` sets the
+# package's attribute ``<name>``). So a module name may not
+#
+# - start with "_": ge.es' and ge_impl's private names (the runtime's
+#   modules ``_calls``, ``_op_api``, ``_plugin_loader``, and any it adds);
+# - be a name of ``ge.es`` itself: its public functions and classes, its
+#   submodules (the files of runtime/ge/es/) and what its ``__init__``
+#   imports (``annotations``, ``extend_path``, ``load_plugins``).
+#
+# RESERVED_MODULE_NAMES is that table, the one place gen-ops (E304, ``gen-ops
+# import``'s I108, ``gen-ops package``) and the runtime's plugin loader read.
+# tests/runtime/test_reserved_module_names.py compares it with ``dir(ge.es)``
+# and the files of runtime/ge/es/, so a name the runtime adds cannot be
+# forgotten here. ``ge_impl`` is a namespace package with no names of its own.
 RESERVED_MODULE_NAMES = frozenset(
     {
+        # submodules: the files of runtime/ge/es/
         "graph_builder",
         "tensor_holder",
         "tensor_like",
+        "_calls",
         "_op_api",
         "_plugin_loader",
-        "list_plugins",
-        "get_plugin",
+        # what ge/es/__init__.py defines or imports
         "GraphBuilder",
         "TensorHolder",
         "attr_scope",
+        "control_dependency_scope",
+        "list_plugins",
+        "get_plugin",
+        "load_plugins",
+        "extend_path",
+        "annotations",
     }
 )
+
+
+def module_name_refusal(name: str) -> str | None:
+    """Why ``name`` cannot be a generated module's name (ge.es.<name>), or
+    None when it can (Note [Reserved module names]). Only the clash is
+    judged here: whether ``name`` is an identifier is ``is_identifier``."""
+    if name.startswith("_"):
+        return (
+            f"module '{name}' starts with '_', which ge.es keeps for its own "
+            f"modules (ge.es.{name} would be the runtime's, or hidden by it)"
+        )
+    if name in RESERVED_MODULE_NAMES:
+        return (
+            f"module '{name}' is taken by the runtime: ge.es.{name} is ge.es' "
+            "own, and a module of that name would replace it or be hidden by it"
+        )
+    return None
+
 
 # Graph inputs: a node of one of these types is an input, ordered by its
 # ``index`` attr.

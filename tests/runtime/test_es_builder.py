@@ -842,5 +842,9 @@ def test_entry_point_plugins_join_ge_es_and_broken_ones_do_not_break_import(
     assert "plugin 'missing': No module named 'no_such_module_for_ge_tests'" in text
     assert "plugin 'notmod': plugin object is int, not a module" in text
     assert "plugin 'raising': plugin factory failed" in text
-    assert "plugin 'GraphBuilder': the name is reserved by ge.es; skipped" in text
-    assert "plugin 'load_plugins': the name is reserved by ge.es; skipped" in text
+    for name in ("GraphBuilder", "load_plugins"):
+        assert (
+            f"plugin '{name}': module '{name}' is taken by the runtime: "
+            f"ge.es.{name} is ge.es' own"
+        ) in text
+        assert "group ge.es.plugins) and reinstall it; skipped" in text

@@ -16,6 +16,7 @@ import math
 import re
 import struct
 from collections.abc import Callable, Sequence
+from typing import Protocol, TypeVar
 
 from gen_ops.importer.syntax import ID, NUM, PUNCT, STR, Token
 
@@ -125,6 +126,49 @@ def _unescape(body: str) -> bytes:
     return bytes(out)
 
 
+# Note [Bounded expressions]: a header's default is evaluated by a
+# recursive-descent parser, one Python frame or three per parenthesis. Signs
+# are read in a loop (``- - - 1`` is as deep as ``1``), and parentheses may
+# nest MAX_NESTING deep: deeper, the default is not a literal (I305, at the
+# default), not a RecursionError. GE's headers nest three at most.
+MAX_NESTING = 100
+
+_T = TypeVar("_T")
+
+
+class _Parsing(Protocol):
+    tokens: list[Token]
+    pos: int
+    depth: int
+
+    def _peek(self, text: str) -> bool: ...
+
+
+class TooDeep(NotALiteral):
+    """An expression nested deeper than MAX_NESTING."""
+
+
+def _signs(parser: _Parsing) -> bool:
+    """Reads the unary ``-`` and ``+`` in front of an operand; True when
+    they negate it (Note [Bounded expressions])."""
+    negative = False
+    while parser._peek("-") or parser._peek("+"):
+        negative ^= parser.tokens[parser.pos].text == "-"
+        parser.pos += 1
+    return negative
+
+
+def _nested(parser: _Parsing, inner: Callable[[], _T]) -> _T:
+    """``inner()`` one parenthesis deeper (Note [Bounded expressions])."""
+    if parser.depth >= MAX_NESTING:
+        raise TooDeep(f"its parentheses nest more than {MAX_NESTING} deep")
+    parser.depth += 1
+    try:
+        return inner()
+    finally:
+        parser.depth -= 1
+
+
 class IntExpression:
     """``+``, ``-``, ``*`` and parentheses over integer literals and the
     names ``resolve`` knows (DataType enumerators)."""
@@ -135,6 +179,7 @@ class IntExpression:
         self.tokens = list(tokens)
         self.pos = 0
         self.resolve = resolve
+        self.depth = 0
         self.names: list[str] = []  # the enumerators it used, in order
 
     def value(self) -> int:
@@ -165,19 +210,17 @@ class IntExpression:
         return total
 
     def _unary(self) -> int:
-        if self._peek("-"):
-            self.pos += 1
-            return -self._unary()
-        if self._peek("+"):
-            self.pos += 1
-            return self._unary()
+        negative = _signs(self)
         if self._peek("("):
             self.pos += 1
-            inner = self._sum()
+            inner = _nested(self, self._sum)
             if not self._peek(")"):
                 raise NotALiteral("a '(' is not closed")
             self.pos += 1
-            return inner
+            return -inner if negative else inner
+        return -self._atom() if negative else self._atom()
+
+    def _atom(self) -> int:
         if self.pos >= len(self.tokens):
             raise NotALiteral("the expression ends early")
         token = self.tokens[self.pos]
@@ -234,6 +277,7 @@ class FloatExpression:
     def __init__(self, tokens: Sequence[Token]) -> None:
         self.tokens = list(tokens)
         self.pos = 0
+        self.depth = 0
 
     def value(self) -> int | float:
         if not self.tokens:
@@ -263,20 +307,18 @@ class FloatExpression:
         return left
 
     def _unary(self) -> tuple[str, int | float]:
-        if self._peek("-"):
-            self.pos += 1
-            kind, inner = self._unary()
-            return kind, -inner
-        if self._peek("+"):
-            self.pos += 1
-            return self._unary()
+        negative = _signs(self)
         if self._peek("("):
             self.pos += 1
-            grouped = self._sum()
+            kind, inner = _nested(self, self._sum)
             if not self._peek(")"):
                 raise NotALiteral("a '(' is not closed")
             self.pos += 1
-            return grouped
+        else:
+            kind, inner = self._atom()
+        return kind, -inner if negative else inner
+
+    def _atom(self) -> tuple[str, int | float]:
         if self.pos >= len(self.tokens):
             raise NotALiteral("the expression ends early")
         token = self.tokens[self.pos]

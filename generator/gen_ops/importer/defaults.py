@@ -44,12 +44,13 @@ from gen_ops.importer.c_literals import (
     FloatExpression,
     IntExpression,
     NotALiteral,
+    TooDeep,
     float_spelling,
     string_literal,
 )
 from gen_ops.importer.model import Default, Number, Value
 from gen_ops.importer.reporting import OpReporter
-from gen_ops.importer.syntax import ID, NUM, PUNCT, Token, spell
+from gen_ops.importer.syntax import ID, NUM, PUNCT, Token, shortened, spell
 
 # The spec's default of a Type attr set to DT_UNDEFINED (ge_ir's word).
 UNDEFINED = UNDEFINED_DTYPE_NAME
@@ -148,8 +149,10 @@ class _Reader:
             return text == "true"
         try:
             number = IntExpression(tokens, lambda name: None).value()
+        except TooDeep:
+            raise
         except NotALiteral:
-            raise NotALiteral(f"{text} is not true or false") from None
+            raise NotALiteral(f"{shortened(text)} is not true or false") from None
         value = number != 0  # C++'s conversion of an integer to bool
         became = "true" if value else "false"
         self.normalised.append(("I309", tokens[0].offset, text, became))
@@ -197,7 +200,7 @@ class _Reader:
             number = FloatExpression(tokens).value()
         except NotALiteral as exc:
             raise NotALiteral(
-                f"{spell(tokens)} is not a float literal nor a constant "
+                f"{shortened(spell(tokens))} is not a float literal nor a constant "
                 f"expression of numbers ({exc})"
             ) from None
         written = repr(number)
@@ -331,6 +334,7 @@ def read_default(
     dropped (I305). After an I202 the op has failed (``report.failed``)."""
     reader = _Reader(attr, fix_dtypes, report, tokens)
     text = spell(tokens)
+    shown = shortened(text)
     try:
         value = reader.value(kind, tokens)
         _checked(kind, value)
@@ -340,7 +344,7 @@ def read_default(
         report(
             "I305",
             tokens[0].offset if tokens else 0,
-            f"attr '{attr}': the default {text} of this {kind.ir_name} attr is not "
+            f"attr '{attr}': the default {shown} of this {kind.ir_name} attr is not "
             f"imported ({exc}); the spec's attr has no default",
             "give the attr a default in the spec, or write one GE can print",
         )

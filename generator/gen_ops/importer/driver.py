@@ -20,8 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ge_ir.names import is_identifier
+from ge_ir.names import is_identifier, module_name_refusal
 from gen_ops.diagnostics import Diagnostic, Severity, Sink, Span
+from gen_ops.discovery import display
 from gen_ops.importer import headers
 from gen_ops.importer.convert import convert
 from gen_ops.importer.lexer import tokenize
@@ -119,6 +120,15 @@ def import_header(
             Span(header.display, 1, 1),
             f"the header's stem {module!r} is not a module name (a letter, then "
             "letters, digits and _)",
+            "rename the header, or import it with --module NAME",
+        )
+        return HeaderResult(header, (), (), tuple(sink.items), True, 0)
+    refusal = module_name_refusal(module)
+    if refusal is not None:
+        sink.emit(
+            "I108",
+            Span(header.display, 1, 1),
+            f"the header's stem cannot be a module name: {refusal}",
             "rename the header, or import it with --module NAME",
         )
         return HeaderResult(header, (), (), tuple(sink.items), True, 0)
@@ -224,7 +234,9 @@ def _schema_reference(directory: str) -> str:
 
     schema = schema_path()
     try:
-        return Path(os.path.relpath(schema, Path(directory).resolve())).as_posix()
+        return Path(
+            os.path.relpath(schema, headers.resolved(Path(directory)))
+        ).as_posix()
     except ValueError:  # another drive
         return schema.as_posix()
 
@@ -235,11 +247,15 @@ _MISSING = "\0missing"  # no file there (text can hold no NUL: it is ours)
 def _read(path: Path) -> str | None:
     """The file's text, _MISSING when there is none, None when it cannot
     be read (the write then reports why)."""
-    try:
-        return path.read_text(encoding="utf-8")
+    from gen_ops.untrusted import SPEC_LIMIT, UntrustedFileError, read_text
+
+    if not os.path.lexists(path):
+        return _MISSING
+    try:  # not a FIFO, nor a huge file (Note [Untrusted files])
+        return read_text(path, limit=SPEC_LIMIT)
     except (FileNotFoundError, NotADirectoryError):
         return _MISSING
-    except (OSError, UnicodeDecodeError):
+    except (OSError, UntrustedFileError):
         return None
 
 
@@ -248,6 +264,16 @@ def plan(options: Options) -> Result:
     from gen_ops.layout import file_stem
 
     sink = Sink()
+    refusal = headers.unusable_directory(options.out)
+    if refusal is not None:
+        sink.emit(
+            "I207",
+            Span(display(options.out), 1, 1),
+            f"--out {display(options.out)} cannot hold the specs: {refusal}; "
+            "nothing is imported",
+            "name a directory (or a path where one can be made) with --out",
+        )
+        return Result(0, 0, (), (), 0, 0, tuple(sink.items))
     found_headers = headers.find(list(options.paths), sink)
     if options.module_per_header:
         report_shared_modules(found_headers, sink)
@@ -258,7 +284,7 @@ def plan(options: Options) -> Result:
         sink.items.extend(result.diagnostics)
         failed += result.failed
         not_imported += result.not_imported
-        resolved = result.header.path.resolve()
+        resolved = headers.resolved(result.header.path)
         found.extend(
             Found(op, resolved, text, refusal)
             for op, text, refusal in zip(result.ops, result.texts, result.refusals)

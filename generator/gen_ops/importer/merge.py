@@ -28,6 +28,7 @@ from pathlib import Path
 
 from gen_ops.diagnostics import Diagnostic, Sink
 from gen_ops.importer.dtype_expr import describe
+from gen_ops.importer.headers import resolved
 from gen_ops.importer.model import Attr, Default, ImportedOp, OpShape
 from gen_ops.importer.yaml_writer import value
 
@@ -54,7 +55,7 @@ class Outcome:
 
 
 def _picks(rule: str, header: Path) -> bool:
-    path = Path(rule).resolve()
+    path = resolved(Path(rule))
     return header == path or path in header.parents
 
 

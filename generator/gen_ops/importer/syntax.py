@@ -98,3 +98,11 @@ def spell(tokens: Sequence[Token]) -> str:
         out.append(token.text)
         previous = token
     return "".join(out)
+
+
+def shortened(text: str, limit: int = 80) -> str:
+    """``text`` for a message: its ends around `` ... `` when it is longer
+    than ``limit`` (a default can be thousands of characters)."""
+    if len(text) <= limit:
+        return text
+    return f"{text[: limit - 20]} ... {text[-12:]}"

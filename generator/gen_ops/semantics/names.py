@@ -8,7 +8,7 @@ Here those decisions are checked and reported.
 
 from __future__ import annotations
 
-from ge_ir.names import RESERVED_MODULE_NAMES, RESERVED_NODE_TYPES
+from ge_ir.names import RESERVED_NODE_TYPES, module_name_refusal
 from gen_ops.imports import may_be_imported
 from gen_ops.lower_impl import author_imported_names
 from gen_ops.lower_python import imported_names
@@ -37,12 +37,13 @@ def module_name(ctx: Checker) -> str:
             f"'from ge.es.{module} import ...' would not parse",
             "choose another module name",
         )
-    elif module in RESERVED_MODULE_NAMES:
+    elif isinstance(module, str) and module_name_refusal(module) is not None:
         ctx.report(
             "E304",
             ("module",),
-            f"module '{module}' is taken by the runtime (ge.es.{module})",
-            "choose another module name",
+            str(module_name_refusal(module)),
+            "choose another module name: a letter first, and not a name of "
+            "ge.es itself (docs/spec-reference.md lists them)",
         )
     return module
 

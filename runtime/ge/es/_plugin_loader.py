@@ -12,7 +12,7 @@ import sys
 import types
 from importlib import metadata
 
-from ge_ir.names import RESERVED_MODULE_NAMES
+from ge_ir.names import module_name_refusal
 
 GROUP = "ge.es.plugins"
 _loaded: dict[str, types.ModuleType] = {}
@@ -28,18 +28,43 @@ def _resolve(obj: object) -> types.ModuleType:
     return obj
 
 
+def _refusal(parent: types.ModuleType, entry: metadata.EntryPoint) -> str | None:
+    """Why the plugin ``entry`` may not become ``ge.es.<name>``, or None
+    (Note [Reserved module names] in ge_ir.names): a reserved name, or one
+    ``ge.es`` already has (a function, a submodule, an earlier plugin of
+    another distribution)."""
+    where = _distribution(entry)
+    refusal = module_name_refusal(entry.name)
+    if refusal is not None:
+        return (
+            f"{refusal}{where}; rename the entry point (group {GROUP}) and "
+            "reinstall it"
+        )
+    if hasattr(parent, entry.name) and entry.name not in _loaded:
+        return (
+            f"ge.es.{entry.name} already exists and a plugin may not replace "
+            f"it{where}; rename the entry point (group {GROUP})"
+        )
+    return None
+
+
+def _distribution(entry: metadata.EntryPoint) -> str:
+    dist = getattr(entry, "dist", None)
+    name = getattr(dist, "name", None) if dist is not None else None
+    return f" (from the distribution {name})" if name else ""
+
+
 def load_plugins(package: str) -> list[str]:
     """Load every ``ge.es.plugins`` entry point; the names that loaded."""
     parent = sys.modules[package]
     names = []
     for entry in sorted(metadata.entry_points(group=GROUP), key=lambda e: e.name):
-        if entry.name in RESERVED_MODULE_NAMES or (
-            hasattr(parent, entry.name) and entry.name not in _loaded
-        ):
+        refusal = _refusal(parent, entry)
+        if refusal is not None:
             # ge.es.GraphBuilder & co. must stay the runtime's.
             print(
-                f"[ERROR] [ge.es._plugin_loader] plugin {entry.name!r}: the name is "
-                "reserved by ge.es; skipped",
+                f"[ERROR] [ge.es._plugin_loader] plugin {entry.name!r}: {refusal}; "
+                "skipped",
                 file=sys.stderr,
             )
             continue
