@@ -698,8 +698,8 @@ def test_a_data_node_without_outputs_is_a_clear_error(ge_api: GeApi) -> None:
     """Was an IndexError from add_graph (issue 8); add_graph checks the Data
     nodes as the compiler does (issue 21, finding 8), so the error comes
     there, and compiling a graph that got in some other way says the same."""
-    from ge.graph.attrs import AttrType
     from ge.engine.compiler import compile_graph
+    from ge.graph.attrs import AttrType
     from ge.graph.graph import Node
 
     graph = Graph("no_outputs")
