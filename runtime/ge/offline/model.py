@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-from ge._container import FileFormatError
+from ge._container import FileFormatError, read_regular_file
 from ge.device import rt
 from ge.device.kernels import ArgKind, BadKernelBinary, Kernel, load_binary
 from ge.device.memory import DeviceBuffer
@@ -293,13 +293,8 @@ def load_model_bytes(data: bytes) -> Model:
 
 
 def load_model(path: str | os.PathLike[str]) -> Model:
-    """Load a model file; FileFormatError (a ValueError) if it is damaged."""
-    with open(path, "rb") as handle:
-        size = os.fstat(handle.fileno()).st_size
-        if size > model_file.MAX_FILE_BYTES:
-            raise FileFormatError(
-                f"{model_file.WHAT}: {size} bytes is more than a model file may hold "
-                f"({model_file.MAX_FILE_BYTES})"
-            )
-        data = handle.read()
+    """Load a model file; FileFormatError (a ValueError) if it is damaged,
+    or is not a regular file of at most ``MAX_FILE_BYTES`` (Note [Untrusted
+    container files] in ``ge._container``)."""
+    data = read_regular_file(path, model_file.MAX_FILE_BYTES, model_file.WHAT)
     return load_model_bytes(data)
