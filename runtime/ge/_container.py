@@ -191,7 +191,7 @@ def read_regular_file(path: str | os.PathLike[str], limit: int, what: str) -> by
             )
         if info.st_size > limit:
             raise FileFormatError(_too_big(name, what, info.st_size, limit))
-        chunks = []
+        chunks: list[bytes] = []
         total = 0
         while True:
             chunk = os.read(handle, min(1 << 24, limit + 1 - total))
