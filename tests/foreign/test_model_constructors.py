@@ -48,6 +48,7 @@ ENDINGS = {
     "segv": "*nowhere = 1;",
     "abort": "abort();",
     "exit": "_exit(0);",
+    "hang": "for (;;) sleep(1);",
 }
 ENDING = """#include <stdint.h>
 #include <stdlib.h>
@@ -140,9 +141,11 @@ SCRIPT = r"""
 import sys
 from ge._container import FileFormatError
 from ge.device.memory import DeviceBuffer
+from ge.device import foreign
 from ge.offline import load_model, model_file
 
 path = sys.argv[1]
+foreign.CONSTRUCTOR_SECONDS = 2.0  # the hanging constructor's probe
 model_file.decode(open(path, "rb").read())
 model = load_model(path)
 model.get_num_inputs(), model.get_input_dims(0), model.restored_libraries
@@ -181,6 +184,47 @@ def test_a_constructor_that_ends_the_process_is_a_load_error_of_its_op(
     assert "op AddCustomOffline" in refusals[0]
     assert "portable payload 0: entry '4096'" in refusals[0]
     assert "constructor" in refusals[0]
-    want = {"segv": "SIGSEGV", "abort": "SIGABRT", "exit": "ended the process"}
+    want = {
+        "segv": "killed by SIGSEGV",
+        "abort": "killed by SIGABRT",
+        "exit": "ended the process (exit status 0)",
+        "hang": "did not finish within 2 s",
+    }
     assert want[ending] in refusals[0], refusals[0]
     assert lines[-1] == "alive"
+
+
+ONLINE = r"""
+import sys
+from ge.device import foreign
+from ge.device.elf import BadKernelBinary
+data = open(sys.argv[1], "rb").read()
+before = foreign.loaded_digests()
+try:
+    foreign.load_library(data)
+except BadKernelBinary as exc:
+    print("refused:", exc, flush=True)
+assert foreign.loaded_digests() == before
+print("alive", flush=True)
+"""
+
+
+def test_a_faulting_constructor_is_contained_online_too(tmp_path: Path) -> None:
+    """The probe is the foreign loader's: a library a Session or an eager
+    op loads is probed the same way."""
+    source = ENDING.replace("BODY", ENDINGS["segv"])
+    library = tmp_path / "segv.so"
+    library.write_bytes(gcc_library(tmp_path, source, name="online_segv"))
+    result = subprocess.run(
+        [sys.executable, "-c", ONLINE, str(library)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, (result.returncode, result.stdout, result.stderr)
+    assert result.stdout.splitlines() == [
+        "refused: a constructor was killed by SIGSEGV in a probe process; the "
+        "library was not loaded",
+        "alive",
+    ]
