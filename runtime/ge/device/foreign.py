@@ -152,7 +152,12 @@ def _run_initializers(mapped: MappedImage) -> None:
 # probe does not do: contain a constructor that behaves differently the
 # second time (it is trusted code, as GE's samples trust what they dlopen),
 # or undo side effects, which happen twice (once in the child); the child
-# has this process's memory but only the forking thread.
+# has this process's memory but only the forking thread. Rejected: running
+# them under the kernel fault handler (Note [Kernel faults] in native.c)
+# contains a fault but not abort, exit or a hang, and leaves a library
+# half-initialised in this process; refusing libraries with constructors
+# would refuse every gcc-built library, or trust symbol names a crafted
+# file chooses.
 
 
 def _probe(calls: Sequence[Callable[[], Any]]) -> None:
