@@ -157,7 +157,10 @@ def read(
 
 MAX_INT_DIGITS = 20  # 2**64 - 1 has 20
 MAX_NUMBER_CHARS = 64
-_STRINGS = re.compile(rb'"(?:[^"\\]++|\\.)*+"', re.DOTALL)
+# A string, or an unterminated one up to the end: every match attempt from a
+# quote succeeds and consumes what it scanned, so skipping strings is linear
+# whatever the bytes (a pattern that can fail would rescan from each quote).
+_STRINGS = re.compile(rb'"(?:[^"\\]++|\\.|\\\Z)*+(?:"|\Z)', re.DOTALL)
 _DEPTH_STEP = np.zeros(256, np.int8)
 _DEPTH_STEP[[ord("["), ord("{")]] = 1
 _DEPTH_STEP[[ord("]"), ord("}")]] = -1

@@ -125,3 +125,18 @@ def test_non_json_constants_in_the_plan_are_refused(constant: str) -> None:
     data = _with_plan_text(_plan_text('"tasks": ' + constant + ', "x": '))
     with pytest.raises(FileFormatError, match=f"PLAN: {constant} is not JSON"):
         load_model_bytes(data)
+
+
+@pytest.mark.parametrize("tail", [b"", b"\\"])
+def test_an_unterminated_string_full_of_escaped_quotes_is_refused_quickly(
+    tail: bytes,
+) -> None:
+    """The nesting scan skips strings in one linear pass, even when no
+    string ends (a quadratic scan would take hours here)."""
+    import time
+
+    text = b'{"name": "' + b'\\"' * 500_000 + tail
+    start = time.monotonic()
+    with pytest.raises(FileFormatError, match="PLAN: not JSON"):
+        load_model_bytes(_with_plan_text(text))
+    assert time.monotonic() - start < 10
