@@ -15,10 +15,18 @@ damage, not deliberate tampering.
 
 from __future__ import annotations
 
+import contextlib
+import json
+import os
+import re
+import stat
 import struct
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
 
 _HEADER = struct.Struct("<8sIIQ")
 _ENTRY = struct.Struct("<IIQQ")
@@ -122,3 +130,153 @@ def read(
             f"{what}: {len(data) - expected_offset} stray bytes after the sections"
         )
     return version, sections
+
+
+# -- reading files a user did not write --------------------------------------------
+
+# Note [Untrusted container files]: graph and model files come from anyone
+# (a colleague, a download, a shared directory), so reading one is bounded
+# before its contents are looked at, as gen-ops bounds what it reads (Note
+# [Untrusted files] in gen_ops.untrusted, whose rules these are; the
+# runtime cannot import gen-ops):
+#
+# - ``read_regular_file`` opens without blocking (``O_NONBLOCK``: a FIFO
+#   does not hang the open), then reads only a regular file (``fstat`` on
+#   the open descriptor, so a path swapped after a check cannot get past
+#   it; a symlink is followed to what it names, and ``/dev/zero`` is a
+#   device), and never more than ``limit`` bytes, so nothing can hang the
+#   reader or exhaust memory; a missing file stays ``FileNotFoundError``.
+# - ``load_json`` parses a JSON section with nesting bounded *before* the
+#   parser runs (a linear scan, so no recursion limit is reached, whatever
+#   the interpreter's is), integers of at most ``MAX_INT_DIGITS`` digits
+#   (no quadratic conversion; the sections' integers are u64 at most),
+#   numbers of bounded length, and no NaN or Infinity (not JSON).
+#
+# Every refusal is a FileFormatError naming the file (or the section) and
+# what is wrong.
+
+MAX_INT_DIGITS = 20  # 2**64 - 1 has 20
+MAX_NUMBER_CHARS = 64
+# A string, or an unterminated one up to the end: every match attempt from a
+# quote succeeds and consumes what it scanned, so skipping strings is linear
+# whatever the bytes (a pattern that can fail would rescan from each quote).
+_STRINGS = re.compile(rb'"(?:[^"\\]++|\\.|\\\Z)*+(?:"|\Z)', re.DOTALL)
+_DEPTH_STEP = np.zeros(256, np.int8)
+_DEPTH_STEP[[ord("["), ord("{")]] = 1
+_DEPTH_STEP[[ord("]"), ord("}")]] = -1
+_DEPTH_CHUNK = 1 << 24
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def read_regular_file(path: str | os.PathLike[str], limit: int, what: str) -> bytes:
+    """The bytes of the regular file ``path``, at most ``limit`` of them
+    (Note [Untrusted container files]); FileFormatError naming the file
+    otherwise. FileNotFoundError and other errors of opening stay OSErrors."""
+    name = f"{what} {os.fspath(path)}"
+    handle = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        info = os.fstat(handle)
+        if not stat.S_ISREG(info.st_mode):
+            raise FileFormatError(
+                f"{name}: it is {_kind(info.st_mode)}, not a regular file; a "
+                f"{what} is read only from a regular file"
+            )
+        if info.st_size > limit:
+            raise FileFormatError(_too_big(name, what, info.st_size, limit))
+        chunks: list[bytes] = []
+        total = 0
+        while True:
+            chunk = os.read(handle, min(1 << 24, limit + 1 - total))
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > limit:  # it grew while being read
+                raise FileFormatError(_too_big(name, what, total, limit))
+    finally:
+        with contextlib.suppress(OSError):
+            os.close(handle)
+
+
+def _too_big(name: str, what: str, size: int, limit: int) -> str:
+    return (
+        f"{name}: {size} bytes or more is more than a {what} may hold "
+        f"({limit}); it was not read"
+    )
+
+
+class _Refused(Exception):
+    pass
+
+
+def _deepest(data: bytes) -> tuple[int, int]:
+    """(the deepest nesting of ``data``'s arrays and objects, where it is
+    first reached), strings left out; linear, in chunks of bounded memory."""
+    stripped = _STRINGS.sub(b'""', data)
+    deepest, where, depth = 0, 0, 0
+    for start in range(0, len(stripped), _DEPTH_CHUNK):
+        steps = _DEPTH_STEP[
+            np.frombuffer(
+                stripped,
+                np.uint8,
+                count=min(_DEPTH_CHUNK, len(stripped) - start),
+                offset=start,
+            )
+        ]
+        running = np.cumsum(steps, dtype=np.int64) + depth
+        if running.size:
+            at = int(running.argmax())
+            if int(running[at]) > deepest:
+                deepest, where = int(running[at]), start + at
+            depth = int(running[-1])
+    return deepest, where
+
+
+def load_json(data: bytes, where: str, max_depth: int) -> Any:
+    """The JSON value of ``data`` with bounded nesting and bounded numbers
+    (Note [Untrusted container files]); FileFormatError starting with
+    ``where`` if it is not such JSON."""
+    deepest, at = _deepest(data)
+    if deepest > max_depth:
+        raise FileFormatError(
+            f"{where}: values nest deeper than {max_depth} levels (at byte {at})"
+        )
+
+    def parse_int(digits: str) -> int:
+        if len(digits.lstrip("-")) > MAX_INT_DIGITS:
+            raise _Refused(
+                f"an integer of {len(digits.lstrip('-'))} digits (at most "
+                f"{MAX_INT_DIGITS})"
+            )
+        return int(digits)
+
+    def parse_float(text: str) -> float:
+        if len(text) > MAX_NUMBER_CHARS:
+            raise _Refused(f"a number of {len(text)} characters")
+        return float(text)
+
+    def parse_constant(name: str) -> Any:
+        raise _Refused(f"{name} is not JSON")
+
+    try:
+        return json.loads(
+            data.decode("utf-8"),
+            parse_int=parse_int,
+            parse_float=parse_float,
+            parse_constant=parse_constant,
+        )
+    except _Refused as exc:
+        raise FileFormatError(f"{where}: {exc}") from None
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise FileFormatError(f"{where}: not JSON: {exc}") from None

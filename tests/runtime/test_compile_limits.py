@@ -157,8 +157,49 @@ def test_a_data_node_without_index(session: Session) -> None:
         graph.graph_inputs()
     with pytest.raises(CompileError, match="Data node 'x'.*index"):
         compiler.compile_graph(graph)
-    with pytest.raises(ValueError, match="Data node 'x'.*index"):
+    with pytest.raises(CompileError, match="Data node 'x'.*index"):
         session.add_graph(1, graph)
+
+
+def _edit_index(graph: Graph, how: str) -> None:
+    """One way a Data node's ``index`` can be wrong."""
+    data = graph.nodes[0]
+    if how == "missing":
+        del data.attrs["index"]
+    elif how == "string":
+        data.set_attr("index", "0")
+    elif how == "float":
+        data.set_attr("index", 0.0)
+    elif how == "list":
+        data.set_attr("index", [0])
+    else:
+        data.set_attr("index", int(how))
+
+
+@pytest.mark.parametrize(
+    "how", ["missing", "string", "float", "list", "-1", "1", "7", str(1 << 62)]
+)
+def test_add_graph_reports_a_bad_data_index_as_a_compile_error(
+    session: Session, how: str
+) -> None:
+    """Issue 21, finding 8: every way a Data node's index is wrong is a
+    CompileError naming the node, at Session.add_graph (not a ValueError)."""
+    graph = io_graph()
+    _edit_index(graph, how)
+    with pytest.raises(CompileError, match=r"graph 'io\S*': Data node 'x'.*index"):
+        session.add_graph(3, graph)
+    with pytest.raises(CompileError, match="Data node 'x'.*index"):
+        compiler.compile_graph(graph)
+
+
+def test_add_graph_reports_two_data_nodes_with_one_index(session: Session) -> None:
+    builder = GraphBuilder(unique("twice"))
+    x = builder.create_input(0, name="x", shape=[2])
+    y = builder.create_input(1, name="y", shape=[2])
+    graph = builder.build_and_reset([x, y])
+    graph.nodes[1].set_attr("index", 0)
+    with pytest.raises(CompileError, match="Data nodes 'x' and 'y'.*index 0"):
+        session.add_graph(4, graph)
 
 
 @pytest.mark.parametrize("index", [-1, 1, 7])

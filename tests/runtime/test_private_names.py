@@ -13,6 +13,7 @@ from _source_graph import Module, modules, package_of, where
 ALLOWED_IMPORTS: set[tuple[str, str]] = set()
 ALLOWED_ATTRIBUTES = {
     "_handle",  # ctypes.CDLL's handle to the library (device/loader.py)
+    "_exit",  # os._exit: how a forked child leaves (Note [Constructor probe])
 }
 
 

@@ -16,9 +16,14 @@ ships it vouches for it, as GE's samples ``dlopen`` it.
   or wrong-architecture file is refused with ``BadKernelBinary``.
 - Unlike a kernel binary, its initializers run, once, when it is first
   loaded in a process (DT_INIT, then each DT_INIT_ARRAY entry, in order, as
-  glibc runs them), each checked to lie in the library's code first. Its
+  glibc runs them), each checked to lie in the library's code first, and
+  run first in a forked probe process (Note [Constructor probe]). Its
   finalizers never run: a library stays mapped for the process's life, like
   kernels (so addresses in task tables never dangle).
+- Loading is the only thing that maps it or runs any of its code;
+  ``check_library`` only reads it. A model file's libraries are checked when
+  the model is opened and loaded at its first execute (Note [Opening a
+  model runs nothing] in ``ge.offline.model``).
 - Its function (``call`` unless the spec names another) must be an exported
   function in the library's code; the pointer arguments' order is the
   spec's. Nothing bounds what it reads or writes (docs/runtime.md, "Trust").
@@ -35,8 +40,12 @@ from __future__ import annotations
 
 import ctypes
 import hashlib
+import os
+import signal
 import threading
-from collections.abc import Iterable
+import time
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 from ge.device.elf import PF_X, BadKernelBinary, ElfImage, read_image
 from ge.device.kernels import Kernel, build_kernel, load_binary
@@ -54,6 +63,7 @@ __all__ = [
 
 ADAPTER_PREFIX = "ge_foreign_call_"
 MAX_POINTERS = 32
+CONSTRUCTOR_SECONDS = 30.0  # how long a probe may take (Note [Constructor probe])
 _INIT_FN = ctypes.CFUNCTYPE(None)
 
 
@@ -102,7 +112,8 @@ def _require_function(image: ElfImage, function: str) -> None:
 
 def _run_initializers(mapped: MappedImage) -> None:
     """DT_INIT, then DT_INIT_ARRAY in order; every address checked to lie
-    in the library's code before it is called."""
+    in the library's code before any is called, then all called in a probe
+    process (Note [Constructor probe]), then here."""
     image = mapped.image
     addresses = []
     if image.init is not None:
@@ -118,8 +129,95 @@ def _run_initializers(mapped: MappedImage) -> None:
         segment = image.segment_of(offset, 1) if offset >= 0 else None
         if segment is None or not segment.flags & PF_X:
             raise BadKernelBinary("an initializer lies outside the library's code")
-    for address in addresses:
-        _INIT_FN(address)()
+    calls = [_INIT_FN(address) for address in addresses]
+    _probe(calls)
+    for call in calls:
+        call()
+
+
+# Note [Constructor probe]: a foreign library's constructors are its own
+# code, and a gcc-built library always has some (crt's ``_init`` and
+# ``frame_dummy`` in DT_INIT and .init_array, measured on gcc 12; a user's
+# ``__attribute__((constructor))`` is one more .init_array entry,
+# indistinguishable by structure from the boilerplate, and libraries may
+# rely on theirs: tests/foreign/libraries.py's sets its scale). So they are
+# not refused; they run first in a child forked for the purpose, which
+# calls them in order, writes one byte to a pipe and leaves with
+# ``_exit(0)``. Only when the byte arrived and the child exited 0 do they
+# run in this process; otherwise loading fails with BadKernelBinary saying
+# what happened (killed by which signal, ended the process with which
+# status, or did not finish within CONSTRUCTOR_SECONDS, after which the
+# child is killed), and a model file reports it as a load error of its op.
+# The process survives a constructor that faults, aborts or exits. What the
+# probe does not do: contain a constructor that behaves differently the
+# second time (it is trusted code, as GE's samples trust what they dlopen),
+# or undo side effects, which happen twice (once in the child); the child
+# has this process's memory but only the forking thread. Rejected: running
+# them under the kernel fault handler (Note [Kernel faults] in native.c)
+# contains a fault but not abort, exit or a hang, and leaves a library
+# half-initialised in this process; refusing libraries with constructors
+# would refuse every gcc-built library, or trust symbol names a crafted
+# file chooses.
+
+
+def _probe(calls: Sequence[Callable[[], Any]]) -> None:
+    """Run ``calls`` in a forked child; BadKernelBinary unless all returned
+    (Note [Constructor probe])."""
+    if not calls:
+        return
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: nothing but the constructors, then leave
+        try:
+            for call in calls:
+                call()
+            os.write(write_end, b"k")
+        finally:
+            os._exit(0)
+    os.close(write_end)
+    try:
+        status = _wait(pid)
+        os.set_blocking(read_end, False)  # a grandchild may hold the write end
+        try:
+            finished = os.read(read_end, 1) == b"k"
+        except BlockingIOError:
+            finished = False
+    finally:
+        os.close(read_end)
+    if status is None:
+        raise BadKernelBinary(
+            f"its constructors did not finish within {CONSTRUCTOR_SECONDS:g} s in "
+            "a probe process; the library was not loaded"
+        )
+    if os.WIFSIGNALED(status):
+        name = signal.Signals(os.WTERMSIG(status)).name
+        raise BadKernelBinary(
+            f"a constructor was killed by {name} in a probe process; the library "
+            "was not loaded"
+        )
+    if not finished or os.waitstatus_to_exitcode(status) != 0:
+        raise BadKernelBinary(
+            "a constructor ended the process (exit status "
+            f"{os.waitstatus_to_exitcode(status)}) in a probe process; the library "
+            "was not loaded"
+        )
+
+
+def _wait(pid: int) -> int | None:
+    """The child's wait status, or None (and the child killed) after
+    CONSTRUCTOR_SECONDS."""
+    deadline = time.monotonic() + CONSTRUCTOR_SECONDS
+    pause = 0.0005
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return status
+        if time.monotonic() > deadline:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            return None
+        time.sleep(pause)
+        pause = min(pause * 2, 0.05)
 
 
 _libraries: dict[str, ForeignLibrary] = {}

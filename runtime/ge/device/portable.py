@@ -30,7 +30,15 @@ from collections.abc import Iterable, Mapping
 from ge.device import foreign
 from ge.device.elf import BadKernelBinary
 
-__all__ = ["MAGIC", "VERSION", "PortableFormatError", "decode", "encode", "restore"]
+__all__ = [
+    "MAGIC",
+    "VERSION",
+    "PortableFormatError",
+    "check",
+    "decode",
+    "encode",
+    "restore",
+]
 
 MAGIC = 0x4F504B4E
 VERSION = 1
@@ -128,12 +136,12 @@ def decode(data: bytes) -> dict[str, bytes]:
     return entries
 
 
-def restore(
+def check(
     data: bytes, function: str = "call", keys: Iterable[str] | None = None
-) -> dict[str, foreign.ForeignLibrary]:
-    """Decode a payload and load its libraries (those of ``keys``, or all),
-    all or nothing: every library is checked before any is loaded, and a
-    failure forgets every library this call registered."""
+) -> dict[str, bytes]:
+    """Decode a payload and check its libraries (those of ``keys``, or all)
+    with the ELF reader, loading none and running nothing; the libraries
+    checked, by key. PortableFormatError naming the entry otherwise."""
     entries = decode(data)
     wanted = list(entries) if keys is None else list(dict.fromkeys(keys))
     for key in wanted:
@@ -143,6 +151,17 @@ def restore(
             foreign.check_library(entries[key], function)
         except BadKernelBinary as exc:
             raise PortableFormatError(f"entry {key!r}: {exc}") from None
+    return {key: entries[key] for key in wanted}
+
+
+def restore(
+    data: bytes, function: str = "call", keys: Iterable[str] | None = None
+) -> dict[str, foreign.ForeignLibrary]:
+    """Decode a payload and load its libraries (those of ``keys``, or all),
+    all or nothing: every library is checked before any is loaded, and a
+    failure forgets every library this call registered."""
+    entries = check(data, function, keys)
+    wanted = list(entries)
     with foreign.lock():
         before = foreign.loaded_digests()
         restored: dict[str, foreign.ForeignLibrary] = {}

@@ -1,18 +1,21 @@
 """Loading a model file and executing it (ACL's ``mdl`` API in spirit).
 
 Loading decodes and checks the file (model_file.decode), loads each kernel
-binary from memory (refusing binaries with initializers), and checks every
+binary from memory (refusing binaries with initializers), checks every
 launch against its kernel's declaration: argument count, slot kinds, and the
-span each pointer reaches inside its buffer. Nothing from the file is
-unpickled or evaluated; no operator Python module is imported.
+span each pointer reaches inside its buffer, and checks foreign libraries
+without loading them (Note [Opening a model runs nothing]). Nothing from the
+file is unpickled, evaluated or run; no operator Python module is imported.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any
 
-from ge._container import FileFormatError
+from ge._container import FileFormatError, read_regular_file
 from ge.device import rt
 from ge.device.kernels import ArgKind, BadKernelBinary, Kernel, load_binary
 from ge.device.memory import DeviceBuffer
@@ -25,7 +28,7 @@ from ge.graph.tensor import Tensor, wrap_buffer
 from ge.graph.types import DataType, Format, Placement
 from ge.offline import model_file
 from ge.offline.model_file import ModelData, TensorDescription
-from ge.offline.portable_model import restore_addresses
+from ge.offline.portable_model import check_payloads, restore_addresses
 
 _BUFFER_WORDS = {
     BufferKind.ARENA: "an arena",
@@ -40,43 +43,74 @@ def _meta(t: TensorDescription) -> TensorMeta:
     return TensorMeta(t.shape, DataType[t.dtype], Format[t.format])
 
 
+def _tensor_infos(
+    data: ModelData,
+) -> tuple[list[TensorInfo], list[tuple[int, int]]]:
+    """The run's tensors (inputs, outputs, then each output copy's source)
+    and the output copies as (output, tensor)."""
+    layout = data.layout
+    tensors = [
+        TensorInfo(_meta(t), t.nbytes, layout.index(BufferKind.INPUT, i), 0, t.name)
+        for i, t in enumerate(data.inputs)
+    ]
+    tensors += [
+        TensorInfo(_meta(t), t.nbytes, layout.index(BufferKind.OUTPUT, j), 0, t.name)
+        for j, t in enumerate(data.outputs)
+    ]
+    copies = []
+    for output, buffer, offset, nbytes in data.output_copies:
+        tensors.append(
+            TensorInfo(_meta(data.outputs[output]), nbytes, buffer, offset, "copy")
+        )
+        copies.append((output, len(tensors) - 1))
+    return tensors, copies
+
+
+def _buffers(data: ModelData) -> tuple[DeviceBuffer, list[DeviceBuffer], TaskTable]:
+    """The arena, the constants (filled) and a task table with the
+    workspaces; FileFormatError when memory runs out."""
+    try:
+        arena = DeviceBuffer(data.arena_size)
+        consts = []
+        at = 0
+        for size in data.const_sizes:
+            const = DeviceBuffer(size)
+            const.array[:] = memoryview(data.consts)[at : at + size]
+            consts.append(const)
+            at += size
+        table = TaskTable(data.layout.with_workspaces(0), data.slots)
+        table.add_workspaces(data.workspace_sizes)
+    except MemoryError:
+        raise FileFormatError(
+            f"{model_file.WHAT}: not enough memory for its buffers"
+        ) from None
+    return arena, consts, table
+
+
+# Note [Opening a model runs nothing]: ``load_model`` (and
+# ``load_model_bytes``, ``model_file.decode`` and every query of a
+# ``Model``) only parses and checks: digests, every index and limit, each
+# launch against its kernel's declaration, and each foreign library's
+# payload and ELF structure (``portable_model.check_payloads``). Kernel
+# binaries are mapped by the device's own loader, which never runs an
+# initializer (Note [Our own loader] in ``ge.device.elf``). A foreign
+# library is code that *does* run as it is loaded (its constructors, Note
+# [Foreign libraries] in ``ge.device.foreign``), so it is mapped only at the
+# model's first ``execute``, after its digest and checks have passed, with
+# its constructors probed in a forked child first (Note [Constructor probe]);
+# the task table is completed with the functions' addresses then. A refusal
+# at that point is a FileFormatError naming the op and payload; the model
+# keeps it and every later ``execute`` raises it again, running nothing.
+# A model without foreign libraries is complete when it is opened.
+
+
 class Model:
     """A loaded model: describe its inputs and outputs, and execute it."""
 
     def __init__(self, data: ModelData) -> None:
         self._data = data
-        layout = data.layout
-        tensors = [
-            TensorInfo(_meta(t), t.nbytes, layout.index(BufferKind.INPUT, i), 0, t.name)
-            for i, t in enumerate(data.inputs)
-        ]
-        tensors += [
-            TensorInfo(
-                _meta(t), t.nbytes, layout.index(BufferKind.OUTPUT, j), 0, t.name
-            )
-            for j, t in enumerate(data.outputs)
-        ]
-        copies = []
-        for output, buffer, offset, nbytes in data.output_copies:
-            tensors.append(
-                TensorInfo(_meta(data.outputs[output]), nbytes, buffer, offset, "copy")
-            )
-            copies.append((output, len(tensors) - 1))
-        try:
-            arena = DeviceBuffer(data.arena_size)
-            consts = []
-            at = 0
-            for size in data.const_sizes:
-                const = DeviceBuffer(size)
-                const.array[:] = memoryview(data.consts)[at : at + size]
-                consts.append(const)
-                at += size
-            table = TaskTable(layout.with_workspaces(0), data.slots)
-            table.add_workspaces(data.workspace_sizes)
-        except MemoryError:
-            raise FileFormatError(
-                f"{model_file.WHAT}: not enough memory for its buffers"
-            ) from None
+        self._tensors, self._copies = _tensor_infos(data)
+        arena, consts, table = _buffers(data)
         for slot, buffer_index, offset in data.bindings:
             table.bind(slot, buffer_index, offset)
         kernels = self._kernels(data)
@@ -85,28 +119,63 @@ class Model:
             kernel = kernels[(binary, name)]
             self._check_task(i, kernel, block_dim, first, count, bound)
             table.add_launch(kernel, first, count, block_dim)
-        slots = list(data.slots)
-        self._restored = restore_addresses(
-            data.payloads, data.foreign, slots, model_file.WHAT
+        # Note [Opening a model runs nothing]: checked here, loaded at the
+        # first execute.
+        self._libraries = check_payloads(
+            data.portable_ops, data.payloads, data.foreign, model_file.WHAT
         )
-        for slot, *_ in data.foreign:
-            table.set_slot(slot, slots[slot])
+        self._parts = (arena, consts, table)
+        self._graph: CompiledGraph | None = None
+        self._fast: Callable[[Any, Any], list[Any] | None] | None = None
+        self._refusal: str | None = None
+        self._first_run = threading.Lock()
+        if not data.foreign:
+            self._complete()
+
+    def _complete(self) -> CompiledGraph:
+        """The runnable graph: foreign libraries loaded (their constructors
+        probed first) and their addresses in the task table."""
+        data = self._data
+        arena, consts, table = self._parts
+        if data.foreign:
+            slots = list(data.slots)
+            restore_addresses(
+                data.portable_ops, data.payloads, data.foreign, slots, model_file.WHAT
+            )
+            for slot, *_ in data.foreign:
+                table.set_slot(slot, slots[slot])
         n_in, n_out = len(data.inputs), len(data.outputs)
-        self._graph = CompiledGraph(
+        graph = CompiledGraph(
             name=data.name,
-            tensors=tensors,
+            tensors=self._tensors,
             steps=[TaskSegment(0, len(data.tasks))],
             input_ids=list(range(n_in)),
             output_ids=list(range(n_in, n_in + n_out)),
-            output_copies=copies,
+            output_copies=self._copies,
             arena=arena,
             consts=consts,
             tasks=table,
         )
         # Note [Fast run path] (ge.engine.hotpath): DeviceBuffers accepted.
-        self._fast = self._graph.fast_runner(
+        self._fast = graph.fast_runner(
             [t.nbytes for t in (*data.inputs, *data.outputs)]
         )
+        self._graph = graph
+        return graph
+
+    def _first_execute(self) -> CompiledGraph:
+        """Complete the model once (Note [Opening a model runs nothing]);
+        a refusal is kept and raised again by every later call."""
+        with self._first_run:
+            if self._graph is not None:
+                return self._graph
+            if self._refusal is not None:
+                raise FileFormatError(self._refusal)
+            try:
+                return self._complete()
+            except FileFormatError as exc:
+                self._refusal = str(exc)
+                raise
 
     @staticmethod
     def _kernels(data: ModelData) -> dict[tuple[int, int], Kernel]:
@@ -184,9 +253,11 @@ class Model:
 
     @property
     def restored_libraries(self) -> int:
-        """How many foreign libraries loading restored from the model's
-        portable payloads (GE's Deserialize)."""
-        return self._restored
+        """How many foreign libraries the model's portable payloads give its
+        foreign calls (GE's Deserialize): decoded and checked when the model
+        was opened, loaded at its first execute (Note [Opening a model runs
+        nothing])."""
+        return self._libraries
 
     @property
     def name(self) -> str:
@@ -267,6 +338,9 @@ class Model:
     ) -> None:
         """Run once: read ``inputs``, write ``outputs`` (any buffers of the
         right size; their addresses may change from run to run)."""
+        graph = self._graph
+        if graph is None:
+            graph = self._first_execute()
         fast = self._fast
         if fast is not None and fast(inputs, outputs) is not None:
             return
@@ -285,7 +359,7 @@ class Model:
             self._tensor(v, d, f"output {j}")
             for j, (v, d) in enumerate(zip(outputs, self._data.outputs))
         ]
-        self._graph.run(ins, outs)
+        graph.run(ins, outs)
 
 
 def load_model_bytes(data: bytes) -> Model:
@@ -293,13 +367,8 @@ def load_model_bytes(data: bytes) -> Model:
 
 
 def load_model(path: str | os.PathLike[str]) -> Model:
-    """Load a model file; FileFormatError (a ValueError) if it is damaged."""
-    with open(path, "rb") as handle:
-        size = os.fstat(handle.fileno()).st_size
-        if size > model_file.MAX_FILE_BYTES:
-            raise FileFormatError(
-                f"{model_file.WHAT}: {size} bytes is more than a model file may hold "
-                f"({model_file.MAX_FILE_BYTES})"
-            )
-        data = handle.read()
+    """Load a model file; FileFormatError (a ValueError) if it is damaged,
+    or is not a regular file of at most ``MAX_FILE_BYTES`` (Note [Untrusted
+    container files] in ``ge._container``)."""
+    data = read_regular_file(path, model_file.MAX_FILE_BYTES, model_file.WHAT)
     return load_model_bytes(data)

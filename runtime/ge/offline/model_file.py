@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from ge._container import FileFormatError, Section, read, write
+from ge._container import FileFormatError, Section, load_json, read, write
 from ge.device.args import MAX_BLOCK_DIM
 from ge.device.foreign import ADAPTER_PREFIX
 from ge.device.isa import check_level
@@ -54,6 +54,7 @@ MAX_BUFFER_BYTES = 1 << 34
 MAX_TOTAL_BYTES = 1 << 35
 MAX_FILE_BYTES = 1 << 32  # also what compile_model will write
 MAX_ITEMS = 1 << 24
+MAX_PLAN_DEPTH = 8  # PLAN nests three deep: {"inputs": [{"shape": [...]}]}
 
 
 @dataclass(frozen=True)
@@ -235,10 +236,9 @@ def decode(data: bytes) -> ModelData:
     for kind in (PLAN, KERNELS, TASKS, SLOTS, BINDINGS, CONSTS):
         if kind not in sections:
             raise _fail(f"section {kind} is missing")
-    try:
-        plan = json.loads(sections[PLAN].decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        raise _fail(f"the plan section is not JSON: {exc}") from None
+    # Note [Untrusted container files] (ge._container): bounded nesting and
+    # integers, checked before the parser runs.
+    plan = load_json(sections[PLAN], f"{WHAT}: PLAN", MAX_PLAN_DEPTH)
     if not isinstance(plan, dict):
         raise _fail("the plan section is not an object")
     isa_level = _int(plan.get("isa_level", 1), "isa_level", MAX_ISA_LEVEL)

@@ -11,9 +11,13 @@ library (by content), and calls ``deserialize`` on a fresh instance of the
 implementation, so a custom serialize/deserialize pair that disagrees fails
 at compile time rather than at load.
 
-Load side: each payload is restored all or nothing (only the entries that
-foreign calls name are loaded); every foreign call's address slot receives
-its function's address in this process.
+Load side: opening a model checks each payload (``check_payloads``:
+decoded, and every library foreign calls name read by the ELF reader) and
+runs nothing; its first execute restores each payload all or nothing
+(``restore_addresses``: only the entries that foreign calls name are
+loaded, their constructors probed first, Note [Constructor probe] in
+``ge.device.foreign``) and every foreign call's address slot receives its
+function's address in this process. Errors name the op and the payload.
 """
 
 from __future__ import annotations
@@ -94,40 +98,78 @@ def portable_parts(
     return tuple(ops), tuple(payloads), tuple(records)
 
 
+def _calls_of(
+    ops: Sequence[str], foreign: Sequence[Foreign], index: int, what: str
+) -> tuple[str, list[Foreign], str]:
+    """(where payload ``index`` is, in messages; the foreign records that
+    name it; the one function they call)."""
+    op = ops[index] if index < len(ops) else "?"
+    where = f"{what}: op {op}: portable payload {index}"
+    mine = [f for f in foreign if f[1] == index]
+    functions = {f[3] for f in mine}
+    if len(functions) > 1:
+        raise FileFormatError(f"{where} is called through more than one function name")
+    return where, mine, functions.pop() if functions else "call"
+
+
+def check_payloads(
+    ops: Sequence[str],
+    payloads: Sequence[bytes],
+    foreign: Sequence[Foreign],
+    what: str,
+) -> int:
+    """Check every payload foreign calls name, and each library they call,
+    loading none and running nothing; the number of libraries.
+    FileFormatError naming the op and payload if one is refused."""
+    count = 0
+    for index, payload in enumerate(payloads):
+        where, mine, function = _calls_of(ops, foreign, index, what)
+        if not mine:
+            continue
+        try:
+            count += len(portable.check(payload, function, [f[2] for f in mine]))
+        except portable.PortableFormatError as exc:
+            raise FileFormatError(f"{where}: {exc}") from None
+    return count
+
+
 def restore_addresses(
-    payloads: Sequence[bytes], foreign: Sequence[Foreign], slots: list[int], what: str
+    ops: Sequence[str],
+    payloads: Sequence[bytes],
+    foreign: Sequence[Foreign],
+    slots: list[int],
+    what: str,
 ) -> int:
     """Restore the libraries foreign calls name and write each function's
     address into its slot; the number of libraries restored.
-    FileFormatError if a payload or library is refused (nothing stays)."""
+    FileFormatError naming the op and payload if a payload or library is
+    refused, its constructors included (nothing stays registered)."""
     with foreign_registry.lock():
         before = foreign_registry.loaded_digests()
         try:
-            return _restore(payloads, foreign, slots, what)
+            return _restore(ops, payloads, foreign, slots, what)
         except BaseException:
             foreign_registry.forget(foreign_registry.loaded_digests() - before)
             raise
 
 
 def _restore(
-    payloads: Sequence[bytes], foreign: Sequence[Foreign], slots: list[int], what: str
+    ops: Sequence[str],
+    payloads: Sequence[bytes],
+    foreign: Sequence[Foreign],
+    slots: list[int],
+    what: str,
 ) -> int:
     count = 0
     for index, payload in enumerate(payloads):
-        mine = [f for f in foreign if f[1] == index]
+        where, mine, function = _calls_of(ops, foreign, index, what)
         if not mine:
             continue
-        functions = {f[3] for f in mine}
-        if len(functions) != 1:
-            raise FileFormatError(
-                f"{what}: portable payload {index} is called through more than "
-                "one function name"
-            )
         try:
-            libraries = portable.restore(payload, functions.pop(), [f[2] for f in mine])
+            libraries = portable.restore(payload, function, [f[2] for f in mine])
         except portable.PortableFormatError as exc:
-            raise FileFormatError(f"{what}: portable payload {index}: {exc}") from None
-        for slot, _, key, function in mine:
-            slots[slot] = libraries[key].function(function)
+            raise FileFormatError(f"{where}: {exc}") from None
+        for slot, _, key, name in mine:
+            slots[slot] = libraries[key].function(name)
         count += len(libraries)
     return count

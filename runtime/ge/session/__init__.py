@@ -90,6 +90,10 @@ class Session:
             self._check_open()
             if graph_id in self._graphs:
                 raise ValueError(f"graph id {graph_id} is already in this session")
+            try:
+                graph.graph_inputs()  # Note [Data nodes]: the compiler's own check
+            except ValueError as exc:
+                raise CompileError(str(exc)) from None
             self._graphs[graph_id] = _Entry(
                 graph, {**self._options, **dict(options or {})}
             )
