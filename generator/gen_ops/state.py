@@ -216,8 +216,8 @@ def read(out: Path) -> Recorded | None:
     Python call per integer would slow the fast path, which reads thousands.
     """
     try:
-        text = untrusted.read_text(out / STATE, limit=untrusted.JSON_LIMIT)
-        first, _, rest = text.partition("\n")
+        content = untrusted.read_text(out / STATE, limit=untrusted.JSON_LIMIT)
+        first, _, rest = content.partition("\n")
         data = json.loads(first)
     except (OSError, ValueError, RecursionError, untrusted.UntrustedFileError):
         return None  # Note [A state file is only a cache]
