@@ -183,8 +183,8 @@ class Cache:
             if at != len(texts):
                 return None
             return Cache(str(data["context"]), entries, lines, frozenset(uncached))
-        except (KeyError, TypeError, ValueError, AttributeError):
-            return None
+        except (KeyError, TypeError, ValueError, AttributeError, RecursionError):
+            return None  # Note [A state file is only a cache] (state)
 
 
 def _length(value: object) -> bool:

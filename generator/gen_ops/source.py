@@ -27,6 +27,9 @@ MAX_SPEC_BYTES = 1 << 20
 MAX_DEPTH = 64
 # Values in one document, counting each use of a YAML alias (no alias bombs).
 MAX_VALUES = 200_000
+# Digits of an integer: int64's and uint64's limits have 20; Python's own
+# limit (4,300) ends in a ValueError, and shorter ones in long messages.
+MAX_INT_DIGITS = 40
 
 _BaseLoader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -169,6 +172,11 @@ def _scalar(node: yaml.ScalarNode) -> Any:
     if tag == _BOOL:
         return text.lower() == "true"
     if tag == _INT:
+        if len(text) > MAX_INT_DIGITS + 2:  # a sign, or 0o / 0x
+            raise _Unsupported(
+                f"an integer of {len(text):,} characters; a spec's integers "
+                f"have at most {MAX_INT_DIGITS} digits"
+            )
         if text.startswith("0o"):
             return int(text[2:], 8)
         if text.startswith("0x"):
@@ -276,7 +284,7 @@ class _Builder:
         out = []
         for i, item in enumerate(items):
             value = item.value
-            if item.tag == _INT and value.isdigit():  # the common case, inline
+            if item.tag == _INT and value.isdigit() and len(value) <= MAX_INT_DIGITS:
                 out.append(int(value))
             else:
                 out.append(self._value(item, where + (i,)))

@@ -137,7 +137,10 @@ def _read(path: Path, context: str) -> dict[str, OpSpec]:
     """The models of a pack written for ``context``; none for a pack that is
     missing, not private, unreadable or of another version or code."""
     try:
-        handle = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        # Non-blocking: a FIFO put in its place does not hang the open (it is
+        # then refused as not a regular file by ``_private``).
+        flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)
+        handle = os.open(path, flags)
     except OSError:
         return {}
     try:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from gen_ops import __version__
+from gen_ops import __version__, untrusted
 from gen_ops.resources import template_dir
 
 STATE = ".gen-ops-state.json"
@@ -120,9 +120,11 @@ class Hasher:
                 if isinstance(old, list) and old[:4] == stamp and _digest(old[4:]):
                     digest = str(old[4])
                 else:
-                    with open(name, "rb") as stream:
-                        digest = hashlib.sha256(stream.read()).hexdigest()
-            except OSError:
+                    # A spec that is not a regular file, or too large, is
+                    # no fingerprint: the full path reports it (E101).
+                    raw = untrusted.read_bytes(name, limit=untrusted.SPEC_LIMIT)
+                    digest = hashlib.sha256(raw).hexdigest()
+            except (OSError, untrusted.UntrustedFileError):
                 return None
             if max(info.st_mtime_ns, info.st_ctime_ns) < now - SETTLED_NS:
                 self.seen[name] = stamp + [digest]
@@ -199,13 +201,26 @@ class Recorded:
 
 
 def read(out: Path) -> Recorded | None:
-    """The state file of ``out``; None if missing or unreadable."""
+    """The state file of ``out``; None if missing or unreadable.
+
+    Note [A state file is only a cache]: anyone who can write the output
+    directory can replace the state file, so it is read as a file a user did
+    not write (Note [Untrusted files]): a regular file of at most
+    ``untrusted.JSON_LIMIT`` bytes. Whatever it holds (a FIFO, a device, a
+    huge file, bytes that are not UTF-8 or not JSON, a 5,000-digit integer,
+    nesting deeper than the interpreter's limit) means "no state": a full
+    run, which writes a good one. It is never an error, since deleting the
+    file is never one either. Its JSON is parsed by ``json.loads`` itself, not
+    ``untrusted.load_json``: an integer of more than the interpreter's 4,300
+    digits is already a ValueError, a shorter one only a mismatch, and a
+    Python call per integer would slow the fast path, which reads thousands.
+    """
     try:
-        with open(out / STATE, encoding="utf-8", newline="") as stream:
-            first, rest = stream.readline(), stream.read()
+        content = untrusted.read_text(out / STATE, limit=untrusted.JSON_LIMIT)
+        first, _, rest = content.partition("\n")
         data = json.loads(first)
-    except (OSError, ValueError):
-        return None
+    except (OSError, ValueError, RecursionError, untrusted.UntrustedFileError):
+        return None  # Note [A state file is only a cache]
     if not isinstance(data, dict):
         return None
     fingerprint_ = data.get("fingerprint")

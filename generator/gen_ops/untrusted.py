@@ -40,7 +40,7 @@ from typing import Any
 # registry's operators.json of a large op library is a few megabytes.
 SPEC_LIMIT = 4 * 1024 * 1024
 HEADER_LIMIT = 16 * 1024 * 1024
-JSON_LIMIT = 256 * 1024 * 1024
+JSON_LIMIT = 64 * 1024 * 1024
 MAX_INT_DIGITS = 40
 
 

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from gen_ops import jsonstr, transaction
+from gen_ops import jsonstr, transaction, untrusted
 from gen_ops.outputs import OutputFile, Target
 from gen_ops.staging import LIST_AT
 
@@ -48,9 +48,17 @@ class Manifest:
 
     @staticmethod
     def read(out: Path) -> Manifest:
-        """The manifest in ``out``; an unreadable one owns nothing."""
+        """The manifest in ``out``; an unreadable one owns nothing.
+
+        Note [An unreadable manifest owns nothing]: the manifest is read as a
+        file a user did not write (Note [Untrusted files]): a FIFO, a device,
+        a file over ``untrusted.JSON_LIMIT`` bytes, JSON that is not UTF-8,
+        nests too deeply or holds too long an integer owns nothing, as a
+        missing one does. gen-ops then overwrites no file it finds in ``out``
+        that it does not own (the plan reports each), so nothing is lost."""
         try:
-            data = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
+            text = untrusted.read_text(out / MANIFEST, limit=untrusted.JSON_LIMIT)
+            data = untrusted.load_json(text, MANIFEST)
             listed = data["files"]
             safe = _all_safe(listed)
             files = {
@@ -58,7 +66,14 @@ class Manifest:
                 for path, entry in listed.items()
                 if safe or _is_safe(path)
             }
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        except (
+            OSError,
+            ValueError,
+            KeyError,
+            TypeError,
+            AttributeError,
+            untrusted.UntrustedFileError,
+        ):
             return Manifest({})
         return Manifest(files)
 
@@ -117,9 +132,12 @@ class Plan:
 
 
 def _read(path: Path) -> str | None:
+    """The text of a file in the output directory; None (it is written
+    again) for one that is missing or not a regular UTF-8 file of at most
+    ``untrusted.JSON_LIMIT`` bytes (Note [Untrusted files])."""
     try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        return untrusted.read_text(path, limit=untrusted.JSON_LIMIT)
+    except (OSError, untrusted.UntrustedFileError):
         return None
 
 

@@ -34,15 +34,15 @@ def test_odd_registries_are_one_line_each(project: Project) -> None:
     run = project.compat("--registry", "file")
     assert run.status == 2
     assert run.lines == [
-        "file/index.json:1:1: error[H101]: the registry's index cannot be read: Not "
-        "a directory"
+        "file/index.json:1:1: error[H101]: the registry's index cannot be read: "
+        "cannot open it: Not a directory"
     ]
     (project.root / "dir/index.json").mkdir(parents=True)
     run = project.gen("compat", "--registry", "dir")
     assert run.status == 2
     assert run.lines == [
-        "dir/index.json:1:1: error[H101]: the registry's index cannot be read: Is a "
-        "directory"
+        "dir/index.json:1:1: error[H101]: the registry's index cannot be read: it is "
+        "a directory, not a regular file; gen-ops reads only regular files here"
     ]
     project.release("1.0.0", "2026-01-01")
     (project.root / "reg/registry/1.1.0").mkdir()

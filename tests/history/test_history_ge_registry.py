@@ -403,7 +403,7 @@ def test_an_index_that_cannot_be_read(
     if what == "index not UTF-8":
         (project.root / IDX).write_bytes(b'{"version": "1.0\xff"}')
         line = (
-            f"{IDX}:1:1: error[H101]: the registry's index cannot be read: it is not "
+            f"{IDX}:1:17: error[H101]: the registry's index cannot be read: it is not "
             "UTF-8 (invalid start byte)"
         )
     sink = Sink()

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gen_ops import untrusted
 from gen_ops.diagnostics import Span
 
 JsonPath = tuple[str | int, ...]
@@ -53,25 +54,18 @@ class JsonFile:
 
 def load(path: Path, display: str) -> JsonFile:
     """The file's JSON value; ``Unreadable`` says why there is none. A UTF-8
-    byte-order mark is allowed, as GE's JSON reader allows it."""
+    byte-order mark is allowed, as GE's JSON reader allows it. The file is
+    read as a file a user did not write (Note [Untrusted files]): a regular
+    file of at most ``JSON_LIMIT`` bytes, with bounded integers and nesting."""
     try:
-        text = path.read_bytes().decode("utf-8-sig")
+        text = untrusted.read_text(
+            path, limit=untrusted.JSON_LIMIT, display=display, encoding="utf-8-sig"
+        )
+        data = untrusted.load_json(text, display)
     except FileNotFoundError:
         raise Unreadable(Span(display, 1, 1), "it does not exist") from None
-    except UnicodeDecodeError as exc:
-        raise Unreadable(
-            Span(display, 1, 1), f"it is not UTF-8 ({exc.reason})"
-        ) from None
-    except OSError as exc:
-        raise Unreadable(Span(display, 1, 1), str(exc.strerror or exc)) from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise Unreadable(
-            Span(display, exc.lineno, exc.colno), f"it is not JSON: {exc.msg}"
-        ) from None
-    except RecursionError:
-        raise Unreadable(Span(display, 1, 1), "it nests too deeply") from None
+    except untrusted.UntrustedFileError as exc:
+        raise Unreadable(Span(display, exc.line, exc.col), exc.reason) from None
     return JsonFile(display, text, data)
 
 
