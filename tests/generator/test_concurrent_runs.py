@@ -97,3 +97,44 @@ def test_concurrent_imports_into_one_out_all_land_or_say_why(tmp_path: Path) -> 
             assert "gen-ops import:" in err, err
     assert len(on_disk) == 30, (sorted(on_disk), [r[1] for r in results])
     assert not [p for p in (tmp_path / "out").rglob(".gen-ops-tmp-*")]
+
+
+def test_a_locked_tree_is_waited_for_then_reported(tmp_path: Path) -> None:
+    """The waiting message names the holder; after --lock-timeout the run
+    stops with status 3 naming it and writes nothing; --check and an
+    up-to-date render do not wait (they write nothing)."""
+    from gen_ops import locking
+
+    (tmp_path / "specs").mkdir()
+    (tmp_path / "specs/op1.yaml").write_text(SPEC.format(n=1))
+    out = tmp_path / "generated"
+    args = ("--no-scaffold", "--lock-timeout", "0.3")
+    with locking.hold(out, "test holder"):
+        run = start(tmp_path, *args)
+        _, err = run.communicate(timeout=60)
+        assert run.returncode == 3, err
+        assert (
+            f"gen-ops: waiting for generated/.gen-ops.lock (held by pid {os.getpid()}, "
+            "test holder"
+        ) in err
+        assert "gen-ops: gave up waiting for generated/.gen-ops.lock after 0.3 s" in err
+        assert not (out / ".gen-ops-manifest.json").exists()
+        release = start(
+            tmp_path,
+            "release",
+            "1.0.0",
+            "--registry",
+            "generated",
+            "--lock-timeout",
+            "0",
+        )
+        _, err = release.communicate(timeout=60)
+        assert release.returncode == 3 and "gen-ops release: gave up" in err, err
+    first = start(tmp_path, *args)
+    assert first.wait(timeout=60) == 0
+    with locking.hold(out, "test holder"):
+        for extra in ([], ["--check"]):
+            run = start(tmp_path, *args, *extra)
+            _, err = run.communicate(timeout=60)
+            assert run.returncode == 0 and "waiting" not in err, err
+    assert not (out / locking.LOCK_INFO).exists()
