@@ -87,9 +87,10 @@ class Dirs:
             above = self.fd(parent)
             if above is None:
                 return None
-            handle = self._open(above, name, folder)
-            if handle is None:
+            opened = self._open(above, name, folder)
+            if opened is None:
                 return None
+            handle = opened
         self.fds[folder] = handle
         return handle
 
