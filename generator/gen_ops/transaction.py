@@ -243,10 +243,14 @@ def recover(out: Path) -> int:
     if journal is not None:
         with interrupts.held():
             done += _commit(out, journal)
-    for leftover in leftovers(out):
-        with contextlib.suppress(OSError):
-            leftover.unlink()  # a symlink itself, never its target
-            done += 1
+    with confined.Dirs(out) as dirs:
+        for leftover in leftovers(out):
+            folder, _, name = leftover.relative_to(out).as_posix().rpartition("/")
+            with contextlib.suppress(OSError, confined.Escape):
+                above = dirs.fd(folder)
+                if above is not None:
+                    os.unlink(name, dir_fd=above)  # a symlink itself, never its target
+                    done += 1
     return done
 
 

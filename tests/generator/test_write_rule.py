@@ -255,3 +255,15 @@ def test_import_does_not_write_through_a_symlinked_subdirectory(work: Path) -> N
     assert "imported/custom" in run.stderr and "symbolic link" in run.stderr
     assert "Traceback" not in run.stderr
     assert snapshot(work / "victim") == before
+
+
+def test_temporaries_behind_a_symlinked_folder_are_not_removed(work: Path) -> None:
+    assert gen_ops(work, "--no-scaffold").returncode == 0
+    theirs = work / "victim" / f"{TEMP_PREFIX}keep.txt.1-1"
+    theirs.write_text("not gen-ops' to remove")
+    os.symlink(work / "victim", work / "generated/link")
+    (work / "specs/add_one.yaml").write_text(ADD.replace("Adds one.", "Adds 1."))
+    before = snapshot(work / "victim")
+    run = gen_ops(work, "--no-scaffold")
+    assert run.returncode == 0, run.stderr
+    assert snapshot(work / "victim") == before
