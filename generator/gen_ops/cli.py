@@ -15,7 +15,7 @@ import os
 import sys
 import time
 import traceback
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -27,6 +27,8 @@ from gen_ops.outputs import Target
 if TYPE_CHECKING:
     from gen_ops import render_cache, writer
     from gen_ops.model import OpSpec
+    from gen_ops.outputs import OutputFile
+    from gen_ops.writer import Manifest
 
 EXIT_OK, EXIT_DRIFT, EXIT_INVALID, EXIT_IO, EXIT_INTERNAL = 0, 1, 2, 3, 4
 COMMANDS = (
@@ -189,11 +191,27 @@ def _render_parser() -> argparse.ArgumentParser:
         help="a history registry (gen-ops release): builders keep the call shapes "
         "of its releases (docs/releases.md)",
     )
+    lock_timeout_option(parser)
     parser.add_argument(
         "-q", "--quiet", action="store_true", help="print only problems"
     )
     parser.add_argument("--version", action="version", version=f"gen-ops {__version__}")
     return parser
+
+
+def lock_timeout_option(parser: argparse.ArgumentParser) -> None:
+    """``--lock-timeout`` of the commands that write a tree (Note [Tree
+    lock] in ``locking``)."""
+    from gen_ops.locking import DEFAULT_TIMEOUT, timeout_option
+
+    parser.add_argument(
+        "--lock-timeout",
+        metavar="SECONDS",
+        type=timeout_option,
+        default=DEFAULT_TIMEOUT,
+        help="how long to wait for another gen-ops run writing the same tree "
+        f"(default: {DEFAULT_TIMEOUT:g})",
+    )
 
 
 def _validate_parser() -> argparse.ArgumentParser:
@@ -449,6 +467,7 @@ def cmd_render(argv: Sequence[str]) -> int:
 def _render(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     out: Path = args.out
+    mark = _manifest_mark(out)
     recorded = state.read(out)
     hasher = state.Hasher(recorded.hashes if recorded else {})
     options = _render_options(args, hasher)
@@ -466,7 +485,7 @@ def _render(args: argparse.Namespace) -> int:
             f"{time.perf_counter() - started:.2f} s)",
         )
         return EXIT_OK
-    from gen_ops import pipeline, render_cache, scaffold, transaction, writer
+    from gen_ops import pipeline, render_cache, scaffold
 
     # Note [Render cache]: load, check and render only the specs that changed.
     excluded = _excluded(args)
@@ -507,44 +526,10 @@ def _render(args: argparse.Namespace) -> int:
         render_cache.shared_keeper(decision, (c.facts for c in checked), out),
     )
     kept_paths = decision.kept_paths + tuple(kept_shared)
-    try:
-        # Note [One transaction]: finish or clean up what an interrupted run
-        # left, forget the fast-path state (a run stopped from here on must
-        # not look up to date), then write.
-        repaired = transaction.recover(out)
-        state.forget(out)
-        the_plan = writer.plan(out, rendered, args.only, kept_paths, decision.manifest)
-        writer.apply(out, the_plan)
-        written = (
-            []
-            if args.no_scaffold
-            else scaffold.scaffold_authors(ops, args.scaffold_dir)
-        )
-    except transaction.WriteError as exc:
-        print(
-            f"gen-ops: {exc}" + ("" if exc.changed else f"; {out} was not changed"),
-            file=sys.stderr,
-        )
-        return EXIT_IO
-    except scaffold.OutsideProject as exc:
-        print(
-            f"gen-ops: cannot scaffold {discovery.display(exc.path)}: it resolves "
-            f"outside the project root {discovery.display(exc.project)} (through a "
-            "symlink); no author module was written",
-            file=sys.stderr,
-        )
-        return EXIT_IO
-    except OSError as exc:  # BrokenPipeError is main's, not a write failure
-        if isinstance(exc, BrokenPipeError):
-            raise
-        print(
-            f"gen-ops: cannot write {exc.filename or out}: {exc.strerror or exc}",
-            file=sys.stderr,
-        )
-        return EXIT_IO
-    if repaired:
-        _say(args, f"gen-ops: repaired {repaired} file(s) an interrupted run left")
-    if fingerprint is not None and digests is not None:
+
+    def record(the_plan: writer.Plan) -> None:
+        if fingerprint is None or digests is None:
+            return
         _record_state(
             out,
             fingerprint,
@@ -563,8 +548,91 @@ def _render(args: argparse.Namespace) -> int:
             excluded,
             hasher.seen,
         )
+
+    done = _write(args, ops, (rendered, kept_paths, decision.manifest), mark, record)
+    if isinstance(done, int):
+        return done
+    repaired, the_plan, written = done
+    if repaired:
+        _say(args, f"gen-ops: repaired {repaired} file(s) an interrupted run left")
     _summarise(args, written, len(ops), len(standing), the_plan, started)
     return EXIT_OK
+
+
+def _manifest_mark(out: Path) -> tuple[int, int, int] | None:
+    """Which manifest ``out`` holds (its inode, size and time; a commit
+    renames a new one in), or None: taken before a render reads the tree
+    and compared under the lock, so a render planned against a manifest
+    another run has since replaced fails instead of writing a stale plan."""
+    try:
+        info = os.lstat(out / ".gen-ops-manifest.json")
+    except OSError:
+        return None
+    return info.st_ino, info.st_size, info.st_mtime_ns
+
+
+def _write(
+    args: argparse.Namespace,
+    ops: list[OpSpec],
+    planned: tuple[list[OutputFile], tuple[str, ...], Manifest | None],
+    mark: tuple[int, int, int] | None,
+    record: Callable[[writer.Plan], None],
+) -> tuple[int, writer.Plan, list[Path]] | int:
+    """Write a render under the tree's lock (Note [Tree lock]): finish or
+    clean up what an interrupted run left, forget the fast-path state (a run
+    stopped from here on must not look up to date), write, record the state.
+    The files repaired, the plan and the author modules scaffolded, or an
+    exit status."""
+    from gen_ops import locking, scaffold, transaction, writer
+
+    out: Path = args.out
+    rendered, kept_paths, manifest = planned
+    try:
+        with locking.hold(out, "gen-ops", args.lock_timeout):
+            if _manifest_mark(out) != mark:
+                print(
+                    f"gen-ops: another run of gen-ops wrote {discovery.display(out)} "
+                    f"while this one rendered; {discovery.display(out)} was not "
+                    "changed by this run: run gen-ops again",
+                    file=sys.stderr,
+                )
+                return EXIT_IO
+            repaired = transaction.recover(out)
+            state.forget(out)
+            the_plan = writer.plan(out, rendered, args.only, kept_paths, manifest)
+            writer.apply(out, the_plan)
+            written = (
+                []
+                if args.no_scaffold
+                else scaffold.scaffold_authors(ops, args.scaffold_dir)
+            )
+            record(the_plan)
+    except transaction.WriteError as exc:
+        print(
+            f"gen-ops: {exc}" + ("" if exc.changed else f"; {out} was not changed"),
+            file=sys.stderr,
+        )
+        return EXIT_IO
+    except locking.LockTimeout as exc:
+        print(f"gen-ops: {exc}", file=sys.stderr)
+        return EXIT_IO
+    except scaffold.OutsideProject as exc:
+        print(
+            f"gen-ops: cannot scaffold {discovery.display(exc.path)}: it resolves "
+            f"outside the project root {discovery.display(exc.project)} (through a "
+            "symlink); no author module was written",
+            file=sys.stderr,
+        )
+        return EXIT_IO
+    except OSError as exc:  # BrokenPipeError is main's, not a write failure
+        if isinstance(exc, BrokenPipeError):
+            raise
+        print(
+            f"gen-ops: cannot write {exc.filename or out}: {exc.strerror or exc}",
+            file=sys.stderr,
+        )
+        return EXIT_IO
+    return repaired, the_plan, written
 
 
 def _summarise(

@@ -15,7 +15,9 @@ comes at the commit.
   with the next number.
 - The text is encoded once and written with ``os.write``, without a buffered
   text stream (no ``ioctl``, ``lseek`` or ``fstat``).
-- Each directory is looked at once per stage, not once per file. A directory
+- Each directory is looked at once per stage, not once per file, with
+  ``lstat``: a symlink among the folders inside the output directory is
+  refused (Note [Write rule] in ``transaction``). A directory
   the stage created is empty but for what it staged. An existing directory
   that receives at least ``LIST_AT`` files is listed once (``scandir``) to
   find a directory standing where a file must go; one that receives fewer
@@ -26,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import hashlib
 import itertools
 import os
 import signal
@@ -137,6 +140,7 @@ class Stage:
         self.root = os.fspath(out)
         self.pid = os.getpid()
         self.temps: list[tuple[str, str]] = []  # (temporary, destination)
+        self.digests: list[str] = []  # sha256 of each staged file's bytes
         self.created: list[str] = []
         # Directory -> the names of the directories in it, when known (it was
         # created here, or listed); None: each destination is looked at.
@@ -152,19 +156,33 @@ class Stage:
         names."""
         if directory in self.dirs:
             return
+        parent = os.path.dirname(directory)
+        inside = directory.startswith(self.root + "/")
+        if inside and parent not in self.dirs:
+            self.directory(parent, for_path)
         # False also when it cannot be looked at (the write that follows
         # names the file and the reason).
-        if os.path.isdir(directory):
+        try:
+            mode = (os.lstat if inside else os.stat)(directory).st_mode
+        except OSError:
+            mode = 0
+        if stat.S_ISLNK(mode):
+            raise WriteError(
+                for_path,
+                f"{display(Path(directory))} is a symbolic link; gen-ops does not "
+                f"write through a symbolic link inside {display(self.out)}: "
+                "replace it with a real directory (or remove it) and run again",
+            )
+        if stat.S_ISDIR(mode):
             many = self.receiving[directory] >= LIST_AT
             self.dirs[directory] = _real_dirs(directory) if many else None
             return
-        parent = os.path.dirname(directory)
-        if parent and parent != directory:
-            self.directory(parent, for_path)
+        if not inside and parent and parent != directory:
+            self.directory(parent, for_path)  # the root's own parents
         try:
             os.mkdir(directory)
         except FileExistsError:
-            if not os.path.isdir(directory):
+            if not (_is_real_dir(directory) or not inside and os.path.isdir(directory)):
                 raise WriteError(
                     for_path,
                     f"{display(Path(directory))} is in the way: it is not a directory",
@@ -206,7 +224,9 @@ class Stage:
             try:
                 if number == self.fault_at:  # once the temporary file exists
                     act(self.fault_action)
-                write_all(handle, text.encode("utf-8"))
+                data = text.encode("utf-8")
+                self.digests.append(hashlib.sha256(data).hexdigest())
+                write_all(handle, data)
             finally:
                 os.close(handle)
         except OSError as exc:

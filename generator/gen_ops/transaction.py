@@ -17,10 +17,34 @@ at all, as the next run (or ``--check``) sees it.
    raised afterwards, so a signal never leaves a half-renamed tree.
 4. Recovery. A run that finds a journal (the process was killed, or a rename
    failed, during step 3) finishes step 3 first: it renames what is still
-   staged and removes what is listed. Every run that writes also removes
-   temporary files left in the output directory by an earlier run (and the
-   ``.<name>.<8 characters>.tmp`` files earlier versions of gen-ops left).
+   staged and removes what is listed, once the journal is proved to be one
+   this tree's gen-ops wrote (Note [Journal proof] in ``journal``). Every
+   run that writes also removes temporary files left in the output
+   directory by an earlier run (and the ``.<name>.<8 characters>.tmp``
+   files earlier versions of gen-ops left); it holds the tree's lock (Note
+   [Tree lock] in ``locking``), so these are never a live run's.
    ``--check`` reports a journal or temporary files as drift.
+
+Note [Write rule]: one rule for every file gen-ops writes or removes in a
+tree it owns (a render's ``--out``, an import's ``--out``, a registry):
+
+- The root is the directory the user named, followed as given. Inside it,
+  gen-ops never follows a symlink: staging checks every folder on the way
+  with ``lstat`` once per stage (``staging.Stage.directory``) and refuses a
+  symlink with the folder's name; the commit renames and removes through
+  descriptors of folders opened one component at a time without following
+  symlinks (``confined.Dirs``), so a symlink swapped in meanwhile is refused
+  too. Temporary files are created with ``O_EXCL | O_NOFOLLOW``; a
+  destination that is a symlink is replaced, never written through; a
+  leftover temporary that is a symlink is removed, not followed.
+- Every path it acts on is relative to the root, of plain components.
+- A journal is recovered only when it proves it was written for this tree
+  by gen-ops (Note [Journal proof]); otherwise the run stops with a located
+  error (``JournalRefused``) before anything moves.
+- A commit never skips a staged file that is gone: that is an error
+  (another process removed it), unless the destination already holds what
+  was staged (the rename happened before an interruption).
+- Runs that write one tree hold its lock (Note [Tree lock]).
 
 Nothing here is synced to disk: the guarantee covers the process being
 stopped (a signal, SIGKILL, an error), not the machine losing power.
@@ -36,15 +60,15 @@ OSError of that write.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import re
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from gen_ops import interrupts
-from gen_ops.jsonstr import quoted
+from gen_ops import confined, interrupts
+from gen_ops.journal import JOURNAL, Journal, JournalRefused, read
 from gen_ops.staging import (
     TEMP_PREFIX,
     Stage,
@@ -55,7 +79,21 @@ from gen_ops.staging import (
     write_all,
 )
 
-JOURNAL = ".gen-ops-journal.json"
+__all__ = [
+    "JOURNAL",
+    "TEMP_PREFIX",
+    "Change",
+    "Journal",
+    "JournalRefused",
+    "WriteError",
+    "apply",
+    "interrupted",
+    "leftovers",
+    "read_journal",
+    "recover",
+    "write_atomic",
+]
+
 # What gen-ops before the transactional writer left behind: mkstemp names.
 _LEGACY_TEMP = re.compile(r"\.(.+)\.[A-Za-z0-9_]{8}\.tmp")
 
@@ -70,43 +108,12 @@ class Change:
     deletes: Sequence[str]
 
 
-@dataclass(frozen=True)
-class Journal:
-    """The commit point: staged files with their destinations (renamed in
-    this order) and the files to remove, all relative to the output
-    directory."""
-
-    renames: tuple[tuple[str, str], ...]
-    deletes: tuple[str, ...]
-
-    def text(self) -> str:
-        """What ``json.dumps(..., indent=1)`` writes of ``{"renames": [[temp,
-        final], ...], "deletes": [...]}``, line by line (json's indenting
-        encoder is pure Python, and a full render stages 19,000 files)."""
-        names = quoted([name for pair in self.renames for name in pair])
-        pairs = [
-            f"[\n   {temp},\n   {final}\n  ]"
-            for temp, final in zip(names[::2], names[1::2], strict=True)
-        ]
-        return (
-            f'{{\n "renames": {_json_list(pairs)},\n'
-            f' "deletes": {_json_list(quoted(self.deletes))}\n}}\n'
-        )
-
-
-def _json_list(items: list[str]) -> str:
-    """A JSON list of ``items`` (JSON texts) at ``json.dumps``' indent 1,
-    one level in."""
-    if not items:
-        return "[]"
-    return "[\n  " + ",\n  ".join(items) + "\n ]"
-
-
 # -- the transaction -----------------------------------------------------------
 
 
 def apply(out: Path, change: Change) -> None:
-    """Note [One transaction]: stage, write the journal, commit."""
+    """Note [One transaction]: stage, write the journal, commit. The caller
+    holds the tree's lock (Note [Tree lock])."""
     if not change.writes and not change.deletes:
         return
     stage = Stage(out, [relative for relative, _ in change.writes])
@@ -114,8 +121,12 @@ def apply(out: Path, change: Change) -> None:
     try:
         for number, (relative, text) in enumerate(change.writes, start=1):
             stage.write(number, relative, text)
-        journal = Journal(tuple(stage.temps), tuple(change.deletes))
         stage.directory(stage.root, out / JOURNAL)
+        renames = tuple(
+            (temp, final, sha)
+            for (temp, final), sha in zip(stage.temps, stage.digests, strict=True)
+        )
+        journal = Journal.new(out, renames, tuple(change.deletes))
         with interrupts.held():
             try:
                 write_atomic(out / JOURNAL, journal.text())
@@ -130,59 +141,84 @@ def apply(out: Path, change: Change) -> None:
         raise
 
 
-def _commit(out: Path, journal: Journal) -> None:
+def _commit(out: Path, journal: Journal) -> int:
     """Step 3 (and recovery): rename what is staged, remove what is listed,
-    then the journal. Safe to run again after any interruption."""
-    root = os.fspath(out)
+    then the journal, each through descriptors of its folder (Note [Write
+    rule]). Safe to run again after any interruption. The number of files
+    renamed."""
     fault_at, fault_action = fault("commit")
-    for number, (temp, final) in enumerate(journal.renames, start=1):
-        if number == fault_at:
-            act(fault_action)
-        source = f"{root}/{temp}"
+    renamed = 0
+    with confined.Dirs(out) as dirs:
+        for number, (temp, final, sha) in enumerate(journal.renames, start=1):
+            if number == fault_at:
+                act(fault_action)
+            renamed += _rename(out, dirs, temp, final, sha)
+        for relative in journal.deletes:
+            folder, _, name = relative.rpartition("/")
+            try:
+                above = dirs.fd(folder)
+                if above is not None:
+                    with contextlib.suppress(FileNotFoundError):
+                        os.unlink(name, dir_fd=above)
+                    dirs.prune(folder)
+            except (OSError, confined.Escape) as exc:
+                raise _partly(out / relative, exc) from None
         try:
-            os.replace(source, f"{root}/{final}")
-        except OSError as exc:
-            if isinstance(exc, FileNotFoundError) and not _exists(Path(source)):
-                continue  # renamed before the interruption
-            raise WriteError(
-                out / final,
-                f"{exc.strerror or exc}; the output is partly written, and the "
-                "next run of gen-ops completes it",
-                changed=True,
-            ) from None
-    for relative in journal.deletes:
-        target = out / relative
-        with contextlib.suppress(FileNotFoundError):
-            target.unlink()
-        _prune_empty_dirs(target.parent, out)
-    (out / JOURNAL).unlink(missing_ok=True)
+            root = dirs.fd("")
+            if root is not None:
+                os.unlink(JOURNAL, dir_fd=root)
+        except (OSError, confined.Escape) as exc:
+            raise _partly(out / JOURNAL, exc) from None
+    return renamed
 
 
-def _prune_empty_dirs(directory: Path, stop: Path) -> None:
-    stop = stop.resolve()
-    while directory.resolve() != stop and directory.is_dir():
-        try:
-            directory.rmdir()
-        except OSError:
-            return
-        directory = directory.parent
+def _rename(out: Path, dirs: confined.Dirs, temp: str, final: str, sha: str) -> int:
+    """Rename one staged file into place: 1, or 0 when the destination
+    already holds it (renamed before an interruption). WriteError when the
+    staged file is gone and the destination does not hold it."""
+    folder, _, name = final.rpartition("/")
+    above: int | None = None
+    try:
+        above = dirs.fd(folder)
+        if above is not None:
+            os.replace(
+                temp.rpartition("/")[2], name, src_dir_fd=above, dst_dir_fd=above
+            )
+            return 1
+    except FileNotFoundError:
+        pass
+    except (OSError, confined.Escape) as exc:
+        raise _partly(out / final, exc) from None
+    if above is not None and confined.digest(above, name) == sha:
+        return 0  # renamed before the interruption
+    raise WriteError(
+        out / final,
+        f"its staged file {temp} is gone (did another process remove it?); the "
+        "output is partly written, and the next run of gen-ops completes it or "
+        "says what is missing",
+        changed=True,
+    )
 
 
-def _safe(relative: object) -> bool:
-    """Journal paths stay inside the output directory."""
-    if not isinstance(relative, str) or not relative:
-        return False
-    path = Path(relative)
-    return not path.is_absolute() and ".." not in path.parts
+def _partly(path: Path, exc: OSError | confined.Escape) -> WriteError:
+    reason = exc.reason if isinstance(exc, confined.Escape) else exc.strerror
+    where = f"{exc}" if isinstance(exc, confined.Escape) else f"{reason or exc}"
+    return WriteError(
+        path,
+        f"{where}; the output is partly written, and the next run of gen-ops "
+        "completes it",
+        changed=True,
+    )
 
 
 def _exists(path: Path) -> bool:
-    """Whether ``path`` exists; False when it cannot be looked at (then the
-    write that follows reports the error, naming the file)."""
+    """Whether something (a symlink too) stands at ``path``; False when it
+    cannot be looked at."""
     try:
-        return path.exists()
+        os.lstat(path)
     except OSError:
         return False
+    return True
 
 
 def interrupted(out: Path) -> bool:
@@ -191,51 +227,46 @@ def interrupted(out: Path) -> bool:
 
 
 def read_journal(out: Path) -> Journal | None:
-    """The journal of an interrupted commit, or None. A journal that cannot
-    be read (or names paths outside ``out``) is treated as absent: the files
-    it lists are then ordinary leftovers, removed or rewritten by a run."""
-    try:
-        data = json.loads((out / JOURNAL).read_text(encoding="utf-8"))
-        renames = tuple((str(a), str(b)) for a, b in data["renames"])
-        deletes = tuple(str(p) for p in data["deletes"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-    if not all(_safe(p) for pair in renames for p in pair) or not all(
-        _safe(p) for p in deletes
-    ):
-        return None
-    return Journal(renames, deletes)
+    """The journal of an interrupted commit, or None when there is none.
+    ``JournalRefused`` when gen-ops cannot prove it wrote it for ``out``
+    (Note [Journal proof] in ``journal``)."""
+    return read(out)
 
 
 def recover(out: Path) -> int:
     """Step 4: finish an interrupted commit, then remove leftover temporary
-    files. The number of files it renamed, removed or cleaned up."""
+    files; the caller holds the tree's lock. The number of files it renamed
+    or cleaned up. ``JournalRefused`` (nothing touched) for a journal
+    gen-ops cannot prove it wrote."""
     done = 0
-    journal = read_journal(out)
+    journal = read(out)
     if journal is not None:
         with interrupts.held():
-            pending = [t for t, _ in journal.renames if _exists(out / t)]
-            _commit(out, journal)
-        done += len(pending)
-    elif interrupted(out):
-        with contextlib.suppress(OSError):
-            (out / JOURNAL).unlink()
-    for leftover in leftovers(out):
-        with contextlib.suppress(OSError):
-            leftover.unlink()
-            done += 1
+            done += _commit(out, journal)
+    with confined.Dirs(out) as dirs:
+        for leftover in leftovers(out):
+            folder, _, name = leftover.relative_to(out).as_posix().rpartition("/")
+            with contextlib.suppress(OSError, confined.Escape):
+                above = dirs.fd(folder)
+                if above is not None:
+                    os.unlink(name, dir_fd=above)  # a symlink itself, never its target
+                    done += 1
     return done
 
 
 def leftovers(out: Path) -> list[Path]:
-    """Temporary files gen-ops left in ``out`` (not those a journal lists)."""
+    """Temporary files gen-ops left in ``out`` (not those a journal lists;
+    symlinked folders are not entered)."""
     try:
-        if not out.is_dir():
+        if not stat.S_ISDIR(os.stat(out).st_mode):
             return []
     except OSError:
         return []
-    journal = read_journal(out)
-    listed = {out / t for t, _ in journal.renames} if journal else set()
+    try:
+        journal = read(out)
+    except JournalRefused:
+        journal = None
+    listed = {out / t for t, _, _ in journal.renames} if journal else set()
     found = []
     for directory, _, names in os.walk(out):
         for name in names:

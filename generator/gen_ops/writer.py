@@ -228,6 +228,10 @@ def partial_state(out: Path) -> list[str]:
     """What an interrupted run left in ``out`` (a journal, temporary files),
     as lines for ``--check``; a run of gen-ops repairs both."""
     problems = []
+    try:
+        transaction.read_journal(out)
+    except transaction.JournalRefused as exc:
+        return [f"{exc}"]
     if transaction.interrupted(out):
         problems.append(
             f"{out}/{transaction.JOURNAL}: a run was interrupted while it renamed "

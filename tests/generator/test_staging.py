@@ -285,13 +285,26 @@ def test_reading_a_manifest_drops_paths_outside_the_output(tmp_path: Path) -> No
     "renames, deletes",
     [
         ((), ()),
-        ((("a/.t.1", "a/t"),), ()),
-        ((("a/.t.1", "a/t"), ('q"/.x', "q\u00e9/x\n")), ("gone.txt", "b\\c")),
+        ((("a/.t.1", "a/t", "0" * 64),), ()),
+        (
+            (("a/.t.1", "a/t", "1" * 64), ('q"/.x', "q\u00e9/x\n", "2" * 64)),
+            ("gone.txt", "b\\c"),
+        ),
         ((), ("gone.txt",)),
     ],
 )
+@pytest.mark.parametrize("tree", ["/tmp/out", '/t\u00e9"\\mp'])
 def test_the_journal_text_is_json_dumps_with_indent_1(
-    renames: tuple[tuple[str, str], ...], deletes: tuple[str, ...]
+    renames: tuple[tuple[str, str, str], ...], deletes: tuple[str, ...], tree: str
 ) -> None:
-    data = {"renames": [list(pair) for pair in renames], "deletes": list(deletes)}
-    assert Journal(renames, deletes).text() == json.dumps(data, indent=1) + "\n"
+    data = {
+        "gen_ops_journal": 2,
+        "tree": tree,
+        "device": 2049,
+        "inode": 1234567,
+        "run": "42-0123456789abcdef",
+        "renames": [list(entry) for entry in renames],
+        "deletes": list(deletes),
+    }
+    journal = Journal(renames, deletes, tree, 2049, 1234567, "42-0123456789abcdef")
+    assert journal.text() == json.dumps(data, indent=1) + "\n"

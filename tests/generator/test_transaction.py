@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from gen_ops.cli import main
+from gen_ops.locking import LOCK_INFO
 from gen_ops.transaction import JOURNAL, TEMP_PREFIX
 
 ADD = """\
@@ -44,13 +45,14 @@ Tree = dict[str, bytes]
 
 
 def snapshot(out: Path) -> Tree:
-    """Every file under ``out`` but the fast-path cache."""
+    """Every file under ``out`` but the fast-path cache and the lock's
+    information file (a killed run leaves it; Note [Tree lock])."""
     if not out.exists():
         return {}
     return {
         p.relative_to(out).as_posix(): p.read_bytes()
         for p in sorted(out.rglob("*"))
-        if p.is_file() and p.name != ".gen-ops-state.json"
+        if p.is_file() and p.name not in (".gen-ops-state.json", LOCK_INFO)
     }
 
 

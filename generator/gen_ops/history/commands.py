@@ -18,7 +18,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from gen_ops import cli, transaction
+from gen_ops import cli, locking, transaction
 from gen_ops.charset import invisible
 from gen_ops.diagnostics import Severity, Sink
 from gen_ops.discovery import display
@@ -102,8 +102,10 @@ def _release_parser() -> argparse.ArgumentParser:
         "layout.",
         "0 recorded, 2 invalid specs, usage, an unreadable index (H101) or a "
         "version recorded already (H201), 3 cannot write (the registry is as it "
-        "was)",
+        "was): a file cannot be written, another run holds the registry past "
+        "--lock-timeout, or a journal gen-ops cannot prove it wrote",
     )
+    cli.lock_timeout_option(parser)
     parser.add_argument(
         "version",
         metavar="VERSION",
@@ -200,7 +202,18 @@ def cmd_release(argv: Sequence[str]) -> int:
     root: Path = args.registry
     date = args.date or dates.today()
     try:
-        done = recording.record(root, args.version, date, args.branch, ops, sink)
+        done = recording.record(
+            root, args.version, date, args.branch, ops, sink, args.lock_timeout
+        )
+    except (locking.LockTimeout, OSError) as exc:
+        _print(sink, args)
+        reason = (
+            f"{exc}"
+            if isinstance(exc, locking.LockTimeout)
+            else f"cannot write {exc.filename or display(root)}: {exc.strerror or exc}"
+        )
+        print(f"gen-ops release: {reason}", file=sys.stderr)
+        return cli.EXIT_IO
     except transaction.WriteError as exc:
         _print(sink, args)
         print(

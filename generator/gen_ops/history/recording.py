@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from gen_ops import transaction
+from gen_ops import locking, transaction
 from gen_ops.diagnostics import Sink
 from gen_ops.history.dates import ReleaseDate
 from gen_ops.history.registry import (
@@ -81,12 +81,27 @@ def record(
     branch: str | None,
     specs: Sequence[OpSpec],
     sink: Sink,
+    lock_timeout: float = locking.DEFAULT_TIMEOUT,
 ) -> Recorded | None:
     """Record ``specs`` as release ``version``; None after a diagnostic.
     ``transaction.WriteError`` when a file cannot be written (the registry
     is then as it was). An earlier release that was stopped after its commit
-    point is finished first."""
-    repaired = transaction.recover(root) if root.is_dir() else 0
+    point is finished first. The registry's lock is held throughout, so the
+    index is read and written by one run at a time (Note [Tree lock] in
+    ``locking``; ``LockTimeout``)."""
+    with locking.hold(root, "gen-ops release", lock_timeout):
+        return _record(root, version, date, branch, specs, sink)
+
+
+def _record(
+    root: Path,
+    version: str,
+    date: ReleaseDate,
+    branch: str | None,
+    specs: Sequence[OpSpec],
+    sink: Sink,
+) -> Recorded | None:
+    repaired = transaction.recover(root)
     index = current_index(root, sink)
     if index is None:
         return None

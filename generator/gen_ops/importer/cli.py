@@ -140,11 +140,14 @@ def parser() -> argparse.ArgumentParser:
         help="processes that read headers (default: the CPUs available)",
     )
     p.add_argument("-q", "--quiet", action="store_true", help="print only problems")
+    from gen_ops.cli import lock_timeout_option
+
+    lock_timeout_option(p)
     return p
 
 
 def main(argv: Sequence[str]) -> int:
-    from gen_ops import transaction
+    from gen_ops import locking, transaction
     from gen_ops.importer import driver
 
     args = parser().parse_args(list(argv))
@@ -159,19 +162,30 @@ def main(argv: Sequence[str]) -> int:
         overwrite=args.overwrite,
         jobs=args.jobs,
     )
-    result = driver.plan(options)
-    for diagnostic in result.diagnostics:
-        print(diagnostic.format(), file=sys.stderr)
     try:
-        if result.writes:
-            transaction.recover(options.out)
-        driver.write(options, result)
+        # Note [Tree lock]: the plan reads the spec files on disk, so the
+        # lock is held from before it until the commit.
+        with locking.hold(options.out, "gen-ops import", args.lock_timeout):
+            result = driver.plan(options)
+            for diagnostic in result.diagnostics:
+                print(diagnostic.format(), file=sys.stderr)
+            if result.writes:
+                transaction.recover(options.out)
+            driver.write(options, result)
     except transaction.WriteError as exc:
         print(
             f"gen-ops import: {exc}"
             + ("" if exc.changed else "; no spec file was written"),
             file=sys.stderr,
         )
+        return EXIT_IO
+    except (locking.LockTimeout, OSError) as exc:
+        reason = (
+            f"{exc}"
+            if isinstance(exc, locking.LockTimeout)
+            else f"cannot write {exc.filename or options.out}: {exc.strerror or exc}"
+        )
+        print(f"gen-ops import: {reason}; no spec file was written", file=sys.stderr)
         return EXIT_IO
     status = (
         EXIT_FAILED
