@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import hashlib
 import os
-import shutil
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from gen_ops import __version__, discovery
 from gen_ops.diagnostics import Sink
+from gen_ops.locking import LockTimeout
 from gen_ops.outputs import Target
 from gen_ops.package_layout import Library, LinkInOps, distribution, stage
 from gen_ops.staging import WriteError
@@ -125,37 +126,54 @@ def _resolved(path: Path) -> Path:
         return Path(os.path.abspath(path))
 
 
-def install(built: list[Path], out: Path) -> list[Path]:
+def install(built: list[Path], out: Path, lock_timeout: float) -> list[Path]:
     """Move the wheel and sdist built in a staging directory into ``out`` as
-    one transaction (Note [Package writes]); their paths in ``out``."""
-    from gen_ops import interrupts, transaction
-    from gen_ops.staging import TEMP_PREFIX, act, fault
+    one transaction (Note [Package writes]), holding ``out``'s lock (Note
+    [Tree lock]); their paths in ``out``."""
+    from gen_ops import locking
 
     out.mkdir(parents=True, exist_ok=True)
+    with locking.hold(out, "gen-ops package", lock_timeout):
+        _install(built, out)
+    return [out / path.name for path in built]
+
+
+def _install(built: list[Path], out: Path) -> None:
+    from gen_ops import interrupts, transaction
+    from gen_ops.journal import Journal
+    from gen_ops.staging import TEMP_PREFIX, act, fault
+
     transaction.recover(out)  # an earlier interrupted package run
     fault_at, fault_action = fault("package")
-    staged: list[tuple[str, str]] = []
+    staged: list[tuple[str, str, str]] = []
     try:
         for number, path in enumerate(built, start=1):
             temp = f"{TEMP_PREFIX}{path.name}.{os.getpid()}-{number}"
-            staged.append((temp, path.name))
-            shutil.copyfile(path, out / temp)
+            data = path.read_bytes()
+            staged.append((temp, path.name, hashlib.sha256(data).hexdigest()))
+            with open(out / temp, "xb") as handle:
+                handle.write(data)
             if number == fault_at:
                 act(fault_action)
-        journal = transaction.Journal(tuple(staged), ())
+        journal = Journal.new(out, tuple(staged), ())
         with interrupts.held():
             transaction.write_atomic(out / transaction.JOURNAL, journal.text())
             staged = []  # from here on the journal says what to finish
             transaction.recover(out)
     finally:
-        for temp, _ in staged:
+        for temp, _, _ in staged:
             with contextlib.suppress(OSError):
                 (out / temp).unlink()
-    return [out / path.name for path in built]
 
 
 def _parser() -> argparse.ArgumentParser:
-    from gen_ops.cli import _diagnostic_options, _Parser, _path, _path_text
+    from gen_ops.cli import (
+        _diagnostic_options,
+        _Parser,
+        _path,
+        _path_text,
+        lock_timeout_option,
+    )
 
     parser = _Parser(
         prog="gen-ops package",
@@ -187,6 +205,7 @@ def _parser() -> argparse.ArgumentParser:
         help="where the author modules are, as for gen-ops (default: ops)",
     )
     parser.add_argument("--summary", help="the library's one-line description")
+    lock_timeout_option(parser)
     _diagnostic_options(parser)
     parser.add_argument(
         "-q", "--quiet", action="store_true", help="print only problems"
@@ -266,11 +285,13 @@ def main(argv: Sequence[str]) -> int:
                     "built. Put the file itself there, or move it out of the "
                     "directory of the author modules"
                 ) from None
-            built = install(_build(root, Path(tmp) / "dist"), args.out)
+            built = install(
+                _build(root, Path(tmp) / "dist"), args.out, args.lock_timeout
+            )
     except PackageError as exc:
         print(f"gen-ops package: {exc}", file=sys.stderr)
         return EXIT_INVALID
-    except WriteError as exc:
+    except (WriteError, LockTimeout) as exc:
         print(f"gen-ops package: {exc}", file=sys.stderr)
         return EXIT_IO
     except OSError as exc:
