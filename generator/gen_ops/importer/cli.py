@@ -162,6 +162,11 @@ def main(argv: Sequence[str]) -> int:
         overwrite=args.overwrite,
         jobs=args.jobs,
     )
+    refused = driver.refuse_out(options)
+    if refused is not None:
+        for diagnostic in refused.diagnostics:
+            print(diagnostic.format(), file=sys.stderr)
+        return EXIT_FAILED
     try:
         # Note [Tree lock]: the plan reads the spec files on disk, so the
         # lock is held from before it until the commit.

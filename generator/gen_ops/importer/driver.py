@@ -259,21 +259,32 @@ def _read(path: Path) -> str | None:
         return None
 
 
+def refuse_out(options: Options) -> Result | None:
+    """The I207 result when ``--out`` cannot hold specs (a file, a loop of
+    symbolic links); None when it can. Checked before the tree lock is
+    taken, since the lock lives in that directory."""
+    refusal = headers.unusable_directory(options.out)
+    if refusal is None:
+        return None
+    sink = Sink()
+    sink.emit(
+        "I207",
+        Span(display(options.out), 1, 1),
+        f"--out {display(options.out)} cannot hold the specs: {refusal}; "
+        "nothing is imported",
+        "name a directory (or a path where one can be made) with --out",
+    )
+    return Result(0, 0, (), (), 0, 0, tuple(sink.items))
+
+
 def plan(options: Options) -> Result:
     """Read every header and decide every spec file; writes nothing."""
     from gen_ops.layout import file_stem
 
+    refused = refuse_out(options)
+    if refused is not None:
+        return refused
     sink = Sink()
-    refusal = headers.unusable_directory(options.out)
-    if refusal is not None:
-        sink.emit(
-            "I207",
-            Span(display(options.out), 1, 1),
-            f"--out {display(options.out)} cannot hold the specs: {refusal}; "
-            "nothing is imported",
-            "name a directory (or a path where one can be made) with --out",
-        )
-        return Result(0, 0, (), (), 0, 0, tuple(sink.items))
     found_headers = headers.find(list(options.paths), sink)
     if options.module_per_header:
         report_shared_modules(found_headers, sink)
