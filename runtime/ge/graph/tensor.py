@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from ge._container import read_regular_file
 from ge.device.memory import DeviceBuffer
 from ge.graph.limits import MAX_DIM, tensor_nbytes
 from ge.graph.numpy_dtypes import (
@@ -37,6 +38,9 @@ from ge.graph.numpy_dtypes import (
 from ge.graph.paths import check_path
 from ge.graph.types import DataType, Format, Placement
 from ge_ir.attrs import register_tensor_type
+
+# The largest file Tensor(file_path=...) reads.
+MAX_FILE_BYTES = 1 << 34
 
 __all__ = ["Tensor"]
 
@@ -174,8 +178,12 @@ class Tensor:
         data: Any, file_path: Any, data_type: DataType
     ) -> tuple[np.ndarray | None, list[int] | None]:
         if file_path is not None:
-            with open(check_path(file_path, "file_path"), "rb") as handle:
-                return np.frombuffer(handle.read(), np.uint8), None
+            # A regular file only: a FIFO would hang the read and /dev/zero
+            # exhaust memory (Note [Untrusted container files]).
+            raw = read_regular_file(
+                check_path(file_path, "file_path"), MAX_FILE_BYTES, "tensor file"
+            )
+            return np.frombuffer(raw, np.uint8), None
         if data is None:
             return None, None
         if isinstance(data, (bytes, bytearray, memoryview)):
