@@ -213,13 +213,38 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+# What gen-ops package builds with: the ``package`` extra of ge-ops, which a
+# runtime-only install (pip install ge-ops) does not pull.
+TOOLS = (("build", "pypa/build"), ("hatchling", "hatchling"))
+EXTRA_HINT = "pip install 'ge-ops[package]'"
+
+
+def require_tools() -> None:
+    """PackageError naming the first build tool this Python cannot import,
+    and how to get them all."""
+    import importlib.util
+
+    for module, what in TOOLS:
+        try:
+            found = importlib.util.find_spec(module) is not None
+        except (ImportError, ValueError):
+            found = False
+        if not found:
+            raise PackageError(
+                f"gen-ops package needs {module} ({what}), which is not installed "
+                f"for {sys.executable}; the build tools are an optional extra of "
+                f"ge-ops: {EXTRA_HINT}"
+            )
+
+
 def _build(root: Path, out: Path) -> list[Path]:
     try:
         from build import BuildBackendException, ProjectBuilder
         from pyproject_hooks import quiet_subprocess_runner
-    except ImportError as exc:  # pragma: no cover - a dependency of ge-ops
+    except ImportError as exc:
         raise PackageError(
-            f"gen-ops package needs pypa/build ({exc}); pip install build hatchling"
+            f"gen-ops package needs build ({exc}); the build tools are an optional "
+            f"extra of ge-ops: {EXTRA_HINT}"
         ) from None
     builder = ProjectBuilder(
         root, python_executable=sys.executable, runner=quiet_subprocess_runner
@@ -232,7 +257,7 @@ def _build(root: Path, out: Path) -> list[Path]:
     except BuildBackendException as exc:
         raise PackageError(
             f"the build backend (hatchling) failed: {exc.exception}; is hatchling "
-            "installed next to ge-ops (pip install 'hatchling>=1.27')?"
+            f"installed next to ge-ops ({EXTRA_HINT})?"
         ) from None
     return built
 
@@ -243,6 +268,7 @@ def main(argv: Sequence[str]) -> int:
 
     args = _parser().parse_args(argv)
     try:
+        require_tools()
         module = _module(args.module)
         version = _version(args.version)
         if loops(args.out):

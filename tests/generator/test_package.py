@@ -3,6 +3,9 @@ the mistakes it refuses with a message that says what to do."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import tomllib
 import zipfile
 from pathlib import Path
 
@@ -81,3 +84,48 @@ def test_a_missing_author_module_is_named(
     err = capsys.readouterr().err
     assert "the author module" in err and "scale_custom.py is missing" in err
     assert "run gen-ops" in err
+
+
+def _package_without(module: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    """gen-ops package in a process where ``module`` cannot be imported, as
+    after ``pip install ge-ops`` without the ``package`` extra (a ``None``
+    in sys.modules is how Python spells a module that is not there)."""
+    program = (
+        "import sys\n"
+        f"sys.modules[{module!r}] = None\n"
+        "from gen_ops.cli import main\n"
+        "sys.exit(main(sys.argv[1:]))\n"
+    )
+    argv = ["package", "--module", "custom", "--version", "1"]
+    argv += ["--specs", str(ROOT / "specs"), "--scaffold-dir", str(ROOT / "ops")]
+    return subprocess.run(
+        [sys.executable, "-c", program, *argv, "--out", str(tmp_path / "dist")],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize("module", ["build", "hatchling"])
+def test_missing_packaging_tools_say_how_to_get_them(
+    tmp_path: Path, module: str
+) -> None:
+    result = _package_without(module, tmp_path)
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr
+    assert f"needs {module}" in result.stderr, result.stderr
+    assert "pip install 'ge-ops[package]'" in result.stderr
+    assert not (tmp_path / "dist").exists()
+
+
+def test_running_models_needs_no_packaging_tools() -> None:
+    """build and hatchling are the ``package`` extra's, never ge-ops' own
+    requirements (finding 6 of issue 22); dev keeps them."""
+    with open(ROOT / "pyproject.toml", "rb") as handle:
+        project = tomllib.load(handle)["project"]
+    names = {Requirement(r).name for r in project["dependencies"]}
+    assert not names & {"build", "hatchling"}
+    for extra in ("package", "dev"):
+        extras = {Requirement(r).name for r in project["optional-dependencies"][extra]}
+        assert {"build", "hatchling"} <= extras, extra
