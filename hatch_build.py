@@ -11,7 +11,9 @@ matches native.c (``ge.device.native``). The fast run path's CPython
 extension, ``runtime/ge/engine/hotpath.c``, becomes
 ``ge/engine/_hotpath.abi3.so`` the same way when this Python's headers are
 there (the wheel is then tagged ``cp311-abi3-<platform>``; Note [Fast run
-path] in ``ge.engine.hotpath``). See docs/packaging.md.
+path] in ``ge.engine.hotpath``). The built-in math ops' prototypes ship as
+``ge_impl/math`` (pyproject.toml maps them); the hook adds their
+``py.typed``, which the generated tree does not hold. See docs/packaging.md.
 """
 
 from __future__ import annotations
@@ -99,6 +101,9 @@ class NativeLauncherHook(BuildHookInterface):  # type: ignore[type-arg]
                 (root / ENGINE / HOTPATH).write_bytes(extension)
             return
         self._tmp = tempfile.TemporaryDirectory(prefix="ge-ops-native-")
+        typed = Path(self._tmp.name) / "py.typed"
+        typed.write_bytes(b"")
+        build_data["force_include"][str(typed)] = "ge_impl/math/py.typed"
         built = Path(self._tmp.name) / BINARY
         built.write_bytes(data)
         build_data["force_include"][str(built)] = f"ge/device/{BINARY}"

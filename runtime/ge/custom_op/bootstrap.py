@@ -31,7 +31,7 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ge.custom_op import _entry_points, _module_rollback, sink
+from ge.custom_op import _entry_points, _module_rollback, builtin, sink
 from ge.custom_op import proto as _proto
 from ge.custom_op import registry as _registry
 from ge.custom_op._op_paths import ENV, OpModule, modules_of, resolve, unsafe_paths
@@ -40,6 +40,7 @@ from ge.custom_op.signature import validate_impl
 __all__ = [
     "ENV",
     "InsecureOpPathWarning",
+    "load_builtin_ops",
     "load_custom_op_plugins",
     "plugin_paths",
     "get_registered_op_impls",
@@ -69,7 +70,14 @@ def _staging() -> _Load | None:
     return getattr(_state, "load", None)
 
 
+def _refuse_builtin(what: str, op_type: str, source: str) -> None:
+    message = builtin.refusal(what, op_type, source)
+    if message is not None:
+        raise ValueError(message)
+
+
 def register_proto(proto: _proto.OpProto) -> None:
+    _refuse_builtin("register_op", proto.op_type, proto.source)
     load = _staging()
     if load is not None:
         for staged in load.protos:
@@ -97,6 +105,7 @@ def register_proto(proto: _proto.OpProto) -> None:
 
 
 def register_impl(descriptor: _registry.OpImplDescriptor) -> None:
+    _refuse_builtin("register_op_impl", descriptor.op_type, descriptor.source)
     load = _staging()
     if load is not None:
         load.impls.append(descriptor)
@@ -217,6 +226,45 @@ def load_custom_op_plugins(
         )
         _imported.update(str(file) for file in plan)
         return [str(file) for file in plan]
+
+
+def _builtin_registered() -> bool:
+    with _registry.LOCK:
+        return all(
+            t in _proto.REGISTRY.by_type and t in _registry.REGISTRY.by_type
+            for t in builtin.OP_TYPES
+        )
+
+
+def load_builtin_ops() -> list[str]:
+    """Register GE's built-in math ops unless they are (Note [Built-in ops]
+    in ``builtin``): import the library's author modules in one staged load,
+    as an op directory is loaded. Returns the canonical paths imported now
+    (none when they were registered already). FileNotFoundError when this
+    ge-ops has no built-in library."""
+    if _builtin_registered():
+        return []
+    with _load_lock:
+        if _builtin_registered():
+            return []
+        if _staging() is not None:
+            raise RuntimeError("load_builtin_ops cannot run inside a plugin load")
+        where = builtin.locations()
+        if where is None:
+            raise FileNotFoundError(
+                "the built-in math ops of ge-ops are missing from this installation "
+                "(ge/_builtin_ops/math); reinstall ge-ops"
+            )
+        modules = modules_of(str(where.ops), where.ops.resolve())
+        # Some may be imported but not registered (their registrations were
+        # cleared): all of them are imported again, in one load.
+        files = [str(m.file) for m in modules]
+        _imported.difference_update(files)
+        stale = [m.qualified for m in modules if m.qualified in sys.modules]
+        _module_rollback.forget(stale, keep_native=False)
+        _load({m.file: m for m in modules}, [where.ops])
+        _imported.update(files)
+        return files
 
 
 def _load(plan: dict[Path, OpModule], sources: list[Path]) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from ge.custom_op import bootstrap, builtin
 from ge.custom_op.contexts import InferMetaContext, IrSlot, inferring
 from ge.custom_op.proto import OpProto, get_registered_op_proto_by_op_type
 from ge.engine.errors import CompileError
@@ -30,6 +31,10 @@ def node_label(node: Node) -> str:
 
 
 def prototype_of(node: Node) -> OpProto:
+    """The node's prototype; GE's built-in ops are registered on first use
+    (Note [Built-in ops] in ge.custom_op.builtin)."""
+    if node.type in builtin.OP_TYPES:
+        bootstrap.load_builtin_ops()
     proto = get_registered_op_proto_by_op_type(node.type)
     if proto is None:
         raise CompileError(

@@ -156,7 +156,8 @@ class TensorHolder:
 # Note [TensorHolder arithmetic]: as GE's ES API (EsAdd/EsSub/EsMul/EsDiv),
 # add/sub/mul/div and + - * / with the reflected forms build the math
 # library's Add, Sub, Mul and Div nodes (ge.es.math, generated from
-# specs/math_*.yaml). A number or nested
+# specs/math_*.yaml, built into ge-ops: Note [Built-in ops] in
+# ge.custom_op.builtin). A number or nested
 # list on either side becomes a Const of the tensor's dtype (GE's rule: the
 # scalar takes the tensor's type; the generated builder binds it to the
 # type variable the tensor fixes), so ``x * 2`` on float16 multiplies by a
@@ -173,8 +174,9 @@ def _math_op(op_type: str) -> Callable[..., TensorHolder]:
         module = importlib.import_module("ge.es.math")
     except ImportError as exc:
         raise ImportError(
-            "TensorHolder arithmetic builds the math library's ops: ge.es.math is "
-            "not importable (put gen-ops' generated/python on sys.path)"
+            "TensorHolder arithmetic builds the built-in math ops: ge.es.math is "
+            "not importable, so this ge-ops installation is incomplete; reinstall "
+            "ge-ops"
         ) from exc
     op: Callable[..., TensorHolder] = getattr(module, op_type)
     return op

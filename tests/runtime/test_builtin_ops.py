@@ -1,0 +1,155 @@
+"""GE's built-in math ops come with ge-ops (issue 22, finding 1; Note
+[Built-in ops] in ge.custom_op.builtin): TensorHolder arithmetic and
+ge.es.math compile and run with no ASCEND_CUSTOM_OPP_PATH, and a user op may
+not register a built-in type."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+
+from ge.custom_op import (
+    bootstrap,
+    builtin,
+    clear_registered_op_impls,
+    clear_registered_op_protos,
+    get_registered_op_impl,
+    get_registered_op_proto_by_op_type,
+    register_op,
+    register_op_impl,
+)
+from ge.runtime import TensorDesc
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# A process that sees no op path: only what ge-ops itself brings.
+ARITHMETIC = textwrap.dedent("""
+    import numpy as np
+    from ge.es import GraphBuilder
+    from ge.es.math import Relu
+    from ge.ge_global import GeApi
+    from ge.graph import DataType, Tensor
+    from ge.session import Session
+
+    GeApi().ge_initialize({"ge.exec.deviceId": "0"})
+    builder = GraphBuilder("builtin")
+    x = builder.create_input(0, data_type=DataType.DT_FLOAT, shape=[2, 3])
+    y = builder.create_input(1, data_type=DataType.DT_FLOAT, shape=[3])
+    graph = builder.build_and_reset([Relu(x * 2.0 + y)])
+    session = Session({})
+    session.add_graph(0, graph)
+    a = np.arange(-3, 3, dtype=np.float32).reshape(2, 3)
+    b = np.array([0.5, -1.0, 2.0], dtype=np.float32)
+    (out,) = session.run_graph(0, [Tensor.from_numpy(a), Tensor.from_numpy(b)])
+    assert np.array_equal(out.numpy(), np.maximum(a * 2.0 + b, 0)), out.numpy()
+    print("builtin ok")
+    """)
+
+
+def test_arithmetic_runs_with_no_op_path(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "ASCEND_CUSTOM_OPP_PATH"}
+    result = subprocess.run(
+        [sys.executable, "-c", ARITHMETIC],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "builtin ok" in result.stdout
+
+
+def test_the_table_is_the_math_specs() -> None:
+    ops = set()
+    for spec in (ROOT / "specs").glob("math_*.yaml"):
+        data = yaml.safe_load(spec.read_text())
+        assert data["module"] == builtin.MODULE
+        ops.add(data["op"])
+    assert ops == builtin.OP_TYPES
+
+
+def test_the_library_is_found_and_registered_by_its_own_files() -> None:
+    where = builtin.locations()
+    assert where is not None
+    assert (where.ops / "add.py").is_file()
+    assert (where.impl / "add.py").is_file()
+    assert (where.builders / "add.py").is_file()
+    bootstrap.load_builtin_ops()
+    for op_type in builtin.OP_TYPES:
+        proto = get_registered_op_proto_by_op_type(op_type)
+        impl = get_registered_op_impl(op_type)
+        assert proto is not None and impl is not None, op_type
+        assert builtin.is_builtin_source(proto.source), proto.source
+        assert builtin.is_builtin_source(impl.source), impl.source
+
+
+@pytest.fixture
+def cleared() -> Iterator[None]:
+    """Registries emptied before and after; the built-ins come back on use."""
+    clear_registered_op_protos()
+    clear_registered_op_impls()
+    yield
+    clear_registered_op_protos()
+    clear_registered_op_impls()
+
+
+def test_cleared_registries_get_the_builtins_back(cleared: None) -> None:
+    assert get_registered_op_proto_by_op_type("Mul") is None
+    assert bootstrap.load_builtin_ops()  # imported again
+    assert get_registered_op_proto_by_op_type("Mul") is not None
+    assert get_registered_op_impl("Mul") is not None
+    assert bootstrap.load_builtin_ops() == []  # once
+
+
+def test_a_user_prototype_of_a_builtin_type_is_refused(cleared: None) -> None:
+    with pytest.raises(ValueError) as caught:
+
+        @register_op(op_type="Add", output_names=("y",))
+        def my_add(x1: TensorDesc, x2: TensorDesc) -> TensorDesc:
+            return x1
+
+    message = str(caught.value)
+    assert "Add is a built-in op of ge-ops" in message
+    assert "test_builtin_ops.py" in message
+    assert "AddCustom" in message
+    assert get_registered_op_proto_by_op_type("Add") is None
+
+
+def test_a_user_implementation_of_a_builtin_type_is_refused(cleared: None) -> None:
+    with pytest.raises(ValueError, match="Relu is a built-in op of ge-ops"):
+
+        @register_op_impl(op_type="Relu")
+        class MyRelu:
+            def execute(self) -> None:
+                pass
+
+    assert get_registered_op_impl("Relu") is None
+
+
+def test_an_op_path_module_of_a_builtin_type_fails_its_load(
+    cleared: None, tmp_path: Path
+) -> None:
+    (tmp_path / "my_mul.py").write_text(textwrap.dedent("""
+            from ge.custom_op import register_op
+            from ge.runtime import TensorDesc
+
+            @register_op(op_type="Mul", output_names=("y",))
+            def mul(x1: TensorDesc, x2: TensorDesc) -> TensorDesc:
+                return x1
+            """))
+    with pytest.raises(ValueError, match="Mul is a built-in op of ge-ops") as caught:
+        bootstrap.load_custom_op_plugins(str(tmp_path), installed=False)
+    assert any("my_mul.py" in note for note in caught.value.__notes__)
+    assert get_registered_op_proto_by_op_type("Mul") is None
+    # the built-in is untouched by the failed load
+    bootstrap.load_builtin_ops()
+    proto = get_registered_op_proto_by_op_type("Mul")
+    assert proto is not None and builtin.is_builtin_source(proto.source)
