@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from shipping import HERE, Env, make_env, run
+from packaging.requirements import Requirement
+from shipping import HERE, ROOT, Env, make_env, run
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("ship")]
 
@@ -92,13 +93,53 @@ def test_the_ge_ops_wheel_holds_no_sample_op(shipped: Shipped) -> None:
     site = shipped.env.site_packages()
     record = _record(site)
     assert not [p for p in record if "custom/" in p and "custom_op/" not in p]
-    assert not [p for p in record if p.startswith(("ge_impl/", "es_"))]
+    assert not [p for p in record if p.startswith("es_")]
+    # of the repository's modules only the built-in math ops (Note [Built-in ops])
+    impl = {p for p in record if p.startswith("ge_impl/")}
+    assert impl and all(p.startswith("ge_impl/math/") for p in impl), impl
+    assert "ge_impl/__init__.py" not in impl  # a namespace op libraries share
+    assert {"ge_impl/math/add.py", "ge_impl/math/py.typed"} <= impl
+    assert {"ge/es/math/__init__.py", "ge/_builtin_ops/math/add.py"} <= set(record)
+    assert "ge/_builtin_ops/math/_elementwise.py" in record
+    assert not [p for p in record if p.startswith(("ge/es/custom/", "ge/es/state/"))]
     for package in ("ge", "ge_ir", "gen_ops"):
         assert f"{package}/py.typed" in record
     assert "ge/device/_native.so" in record
     # The fast run path's extension, built wherever the Python headers are.
     headers = Path(sysconfig.get_paths()["include"]) / "Python.h"
     assert ("ge/engine/_hotpath.abi3.so" in record) == headers.exists()
+
+
+def test_running_models_pulls_no_packaging_tool(shipped: Shipped) -> None:
+    """build and hatchling only with the package extra (issue 22, finding 6)."""
+    site = shipped.env.site_packages()
+    (dist_info,) = site.glob("ge_ops-*.dist-info")
+    requires = [
+        Requirement(line.split(":", 1)[1])
+        for line in (dist_info / "METADATA").read_text().splitlines()
+        if line.startswith("Requires-Dist:")
+    ]
+    for tool in ("build", "hatchling"):
+        (found,) = [
+            r for r in requires if r.name == tool and "package" in str(r.marker)
+        ]
+        assert not found.marker.evaluate({"extra": ""}), found
+    plain = {r.name for r in requires if r.marker is None}
+    assert not plain & {"build", "hatchling"}, plain
+
+
+def test_builtin_ops_run_from_the_wheel_alone(shipped: Shipped, tmp_path: Path) -> None:
+    """TensorHolder arithmetic and every op of ge.es.math against numpy, from
+    a temporary directory, no environment variable, and every module of the
+    process from the installed wheels (issue 22, finding 1)."""
+    program = shutil.copy(PROGRAMS / "run_builtin.py", tmp_path)  # not the checkout's
+    out = run(
+        [shipped.env.python, str(program), str(ROOT)],
+        env=shipped.env.environ(),
+        cwd=tmp_path,
+    )
+    assert "builtin ok" in out.stdout, out.stdout
+    assert "MatMul ok" in out.stdout and "arithmetic ok" in out.stdout
 
 
 def test_a_graph_of_the_installed_library_runs_with_no_env_var(
@@ -173,8 +214,10 @@ def test_uninstalling_the_library_leaves_ge_ops_whole(shipped: Shipped) -> None:
     try:
         assert _hashes(site, _record(site)) == before
         assert not (site / "es_custom").exists()
-        # pip may leave the empty namespace directory behind, never a file
-        assert not [p for p in (site / "ge_impl").rglob("*") if p.is_file()]
+        # pip may leave the empty namespace directory behind, never a file;
+        # ge_impl/math is ge-ops' own (the built-in ops)
+        left = [p for p in (site / "ge_impl").rglob("*") if p.is_file()]
+        assert all(p.relative_to(site / "ge_impl").parts[0] == "math" for p in left)
         out = run(
             [
                 env.python,
