@@ -49,6 +49,7 @@ from ._exprs import (
     store,
     unary_expr,
 )
+from ._runs import require
 
 __all__ = ["C_TYPES", "Kernels", "broadcast_plan", "binary_source", "unary_source"]
 
@@ -207,6 +208,7 @@ class Kernels:
 
     def binary(self, x1: Tensor, x2: Tensor, y: Tensor) -> LaunchConfig:
         """The launch of y = op(x1, x2) for these tensors (built if new)."""
+        require(self.op_type, x1=x1, x2=x2)
         dtypes = (
             check_dtype(self.op_type, x1),
             check_dtype(self.op_type, x2),
@@ -225,6 +227,7 @@ class Kernels:
 
     def unary(self, x: Tensor, y: Tensor, **attrs: float) -> LaunchConfig:
         """The launch of y = op(x) for this tensor and attrs (built if new)."""
+        require(self.op_type, x=x)
         dtype = check_dtype(self.op_type, x)
         n = math.prod(dims(x))
         key = (dtype, n, tuple(sorted(attrs.items())))

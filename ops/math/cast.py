@@ -12,6 +12,7 @@ from ge.runtime import Tensor, TensorDesc
 
 from ._cast import CAST_TYPES, cast_source
 from ._elementwise import Kernels
+from ._runs import require
 
 _KERNELS = Kernels(CastBase.OP_TYPE, "math_cast", "cast", per_block=1 << 16)
 
@@ -38,6 +39,7 @@ class Cast(CastBase):
         self.launch_config(x, y, dst_type=dst_type)
 
     def launch_config(self, x: Tensor, y: Tensor, *, dst_type: int) -> LaunchConfig:
+        require("Cast", x=x)
         src, dst = DataType(x.data_type), _dst(dst_type)
         if src not in CAST_TYPES:
             raise TypeError(f"Cast: cannot convert from {src.name} on the CPU device")

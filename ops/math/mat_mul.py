@@ -9,6 +9,7 @@ from ge.runtime import Tensor, TensorDesc
 
 from ._elementwise import Kernels, check_dtype, dims
 from ._matmul import matmul_dims, matmul_source
+from ._runs import require
 
 _KERNELS = Kernels(MatMulBase.OP_TYPE, "math_mat_mul", "mat_mul")
 
@@ -17,6 +18,7 @@ def _launch(
     x1: Tensor, x2: Tensor, bias: Tensor | None, t1: bool, t2: bool
 ) -> LaunchConfig:
     """The launch of y = x1 @ x2 (+ bias) for these tensors (built if new)."""
+    require(_KERNELS.op_type, x1=x1, x2=x2, bias=bias)
     dtype = check_dtype(_KERNELS.op_type, x1)
     key = (dtype, dims(x1), dims(x2), bias is None, t1, t2)
     m, k, n = matmul_dims(dims(x1), dims(x2), t1, t2)

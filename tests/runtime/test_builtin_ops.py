@@ -25,6 +25,7 @@ from ge.custom_op import (
     register_op,
     register_op_impl,
 )
+from ge.engine.errors import CompileError
 from ge.runtime import TensorDesc
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -153,3 +154,68 @@ def test_an_op_path_module_of_a_builtin_type_fails_its_load(
     bootstrap.load_builtin_ops()
     proto = get_registered_op_proto_by_op_type("Mul")
     assert proto is not None and builtin.is_builtin_source(proto.source)
+
+
+def _runs_table() -> dict[str, frozenset[str]]:
+    """ops/math/_runs.py's RUNS, read from the built-in library as loaded."""
+    bootstrap.load_builtin_ops()
+    impl = get_registered_op_impl("Add")
+    assert impl is not None
+    package = impl.module_name.rpartition(".")[0]
+    runs: dict[str, frozenset[str]] = sys.modules[f"{package}._runs"].RUNS
+    return runs
+
+
+def test_every_dtype_that_runs_is_declared_and_the_rest_is_listed() -> None:
+    runs = _runs_table()
+    assert set(runs) == builtin.OP_TYPES
+    docs = (ROOT / "docs" / "math-ops.md").read_text()
+    for spec in (ROOT / "specs").glob("math_*.yaml"):
+        data = yaml.safe_load(spec.read_text())
+        declared = {
+            name
+            for values in data["dtypes"].values()
+            if isinstance(values, list)
+            for name in values
+        }
+        assert runs[data["op"]] <= declared, data["op"]
+        assert f"`{data['op']}`" in docs
+
+
+@pytest.mark.parametrize(
+    "op_type, data_type, name",
+    [
+        ("Add", "DT_COMPLEX64", "x1"),
+        ("Sub", "DT_BOOL", "x1"),
+        ("Exp", "DT_COMPLEX128", "x"),
+    ],
+)
+def test_a_declared_dtype_the_cpu_cannot_run_is_refused_at_compile(
+    op_type: str, data_type: str, name: str
+) -> None:
+    import ge.es.math as math_ops
+    from ge.es import GraphBuilder
+    from ge.ge_global import GeApi, is_initialized
+    from ge.graph import DataType
+    from ge.session import Session
+
+    dtype = DataType[data_type]
+    builder = GraphBuilder(f"refused_{op_type}")
+    x = builder.create_input(0, data_type=dtype, shape=[4])
+    op = getattr(math_ops, op_type)
+    node = op(x, x) if name == "x1" else op(x)  # the builder takes GE's set
+    graph = builder.build_and_reset([node])
+    initialised_here = not is_initialized()
+    if initialised_here:
+        GeApi().ge_initialize({"ge.exec.deviceId": "0"})
+    try:
+        session = Session({})
+        session.add_graph(7, graph)
+        with pytest.raises(CompileError) as caught:
+            session.compile_graph(7)
+    finally:
+        if initialised_here:
+            GeApi().ge_finalize()
+    message = str(caught.value)
+    assert f"{op_type}: input {name} is {dtype.spec_name}" in message, message
+    assert "CPU device cannot run yet" in message

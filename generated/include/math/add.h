@@ -14,16 +14,16 @@ namespace ge {
 /// float and rounded once.
 ///
 /// Inputs:
-///   x1 (required, T: float32, int32, int64, float16, int16, int8, uint8, float64, bfloat16, bool): The first operand.
-///   x2 (required, T: float32, int32, int64, float16, int16, int8, uint8, float64, bfloat16, bool): The second operand; broadcast against x1.
+///   x1 (required, T: bool, float32, int32, int64, float16, bfloat16, int16, int8, uint8, float64, complex128, complex64, string, complex32): The first operand.
+///   x2 (required, T: bool, float32, int32, int64, float16, bfloat16, int16, int8, uint8, float64, complex128, complex64, string, complex32): The second operand; broadcast against x1.
 ///
 /// Outputs:
-///   y (required, T: float32, int32, int64, float16, int16, int8, uint8, float64, bfloat16, bool, may reuse the memory of x1): The result; the broadcast shape of x1 and x2.
+///   y (required, T: bool, float32, int32, int64, float16, bfloat16, int16, int8, uint8, float64, complex128, complex64, string, complex32, may reuse the memory of x1): The result; the broadcast shape of x1 and x2.
 REG_OP(Add)
     .INPUT(x1, "T")
     .INPUT(x2, "T")
     .OUTPUT(y, "T")
-    .DATATYPE(T, TensorType({DT_FLOAT, DT_INT32, DT_INT64, DT_FLOAT16, DT_INT16, DT_INT8, DT_UINT8, DT_DOUBLE, DT_BF16, DT_BOOL}))
+    .DATATYPE(T, TensorType({DT_BOOL, DT_FLOAT, DT_INT32, DT_INT64, DT_FLOAT16, DT_BF16, DT_INT16, DT_INT8, DT_UINT8, DT_DOUBLE, DT_COMPLEX128, DT_COMPLEX64, DT_STRING, DT_COMPLEX32}))
     .OP_END_FACTORY_REG(Add);
 }  // namespace ge
 

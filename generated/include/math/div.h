@@ -14,16 +14,16 @@ namespace ge {
 /// MIN / -1 is MIN, the results numpy gives for those.
 ///
 /// Inputs:
-///   x1 (required, T: float32, float16, int8, uint8, int32, float64, int64, uint16, int16): The first operand.
-///   x2 (required, T: float32, float16, int8, uint8, int32, float64, int64, uint16, int16): The second operand; broadcast against x1.
+///   x1 (required, T: float32, float16, int8, uint8, int32, float64, int64, uint16, int16, complex64, complex128): The first operand.
+///   x2 (required, T: float32, float16, int8, uint8, int32, float64, int64, uint16, int16, complex64, complex128): The second operand; broadcast against x1.
 ///
 /// Outputs:
-///   y (required, T: float32, float16, int8, uint8, int32, float64, int64, uint16, int16): The result; the broadcast shape of x1 and x2.
+///   y (required, T: float32, float16, int8, uint8, int32, float64, int64, uint16, int16, complex64, complex128): The result; the broadcast shape of x1 and x2.
 REG_OP(Div)
     .INPUT(x1, "T")
     .INPUT(x2, "T")
     .OUTPUT(y, "T")
-    .DATATYPE(T, TensorType({DT_FLOAT, DT_FLOAT16, DT_INT8, DT_UINT8, DT_INT32, DT_DOUBLE, DT_INT64, DT_UINT16, DT_INT16}))
+    .DATATYPE(T, TensorType({DT_FLOAT, DT_FLOAT16, DT_INT8, DT_UINT8, DT_INT32, DT_DOUBLE, DT_INT64, DT_UINT16, DT_INT16, DT_COMPLEX64, DT_COMPLEX128}))
     .OP_END_FACTORY_REG(Div);
 }  // namespace ge
 

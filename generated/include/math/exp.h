@@ -12,10 +12,10 @@ namespace ge {
 /// The defaults give exp(x).
 ///
 /// Inputs:
-///   x (required, T: float16, float32, float64, bfloat16): The input.
+///   x (required, T: float16, float32, float64, bfloat16, complex64, complex128, complex32): The input.
 ///
 /// Outputs:
-///   y (required, T: float16, float32, float64, bfloat16): The result; the shape of x.
+///   y (required, T: float16, float32, float64, bfloat16, complex64, complex128, complex32): The result; the shape of x.
 ///
 /// Attrs:
 ///   base (float): The base; -1 means e, else it must be positive.
@@ -27,7 +27,7 @@ REG_OP(Exp)
     .ATTR(base, Float, -1.0)
     .ATTR(scale, Float, 1.0)
     .ATTR(shift, Float, 0.0)
-    .DATATYPE(T, TensorType({DT_FLOAT16, DT_FLOAT, DT_DOUBLE, DT_BF16}))
+    .DATATYPE(T, TensorType({DT_FLOAT16, DT_FLOAT, DT_DOUBLE, DT_BF16, DT_COMPLEX64, DT_COMPLEX128, DT_COMPLEX32}))
     .OP_END_FACTORY_REG(Exp);
 }  // namespace ge
 

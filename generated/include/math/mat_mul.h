@@ -14,12 +14,12 @@ namespace ge {
 /// numpy's int32 matmul does.
 ///
 /// Inputs:
-///   x1 (required, T: float32, float16, int32): The left matrix: [M, K], or [K, M] with transpose_x1.
-///   x2 (required, T: float32, float16, int32): The right matrix: [K, N], or [N, K] with transpose_x2.
-///   bias (optional, T: float32, float16, int32): Added to every row: [N].
+///   x1 (required, T: float32, float16, int32, bfloat16): The left matrix: [M, K], or [K, M] with transpose_x1.
+///   x2 (required, T: float32, float16, int32, bfloat16): The right matrix: [K, N], or [N, K] with transpose_x2.
+///   bias (optional, T: float32, float16, int32, bfloat16): Added to every row: [N].
 ///
 /// Outputs:
-///   y (required, T: float32, float16, int32): The product: [M, N].
+///   y (required, T: float32, float16, int32, bfloat16): The product: [M, N].
 ///
 /// Attrs:
 ///   transpose_x1 (bool): Use the transpose of x1.
@@ -31,7 +31,7 @@ REG_OP(MatMul)
     .OUTPUT(y, "T")
     .ATTR(transpose_x1, Bool, false)
     .ATTR(transpose_x2, Bool, false)
-    .DATATYPE(T, TensorType({DT_FLOAT, DT_FLOAT16, DT_INT32}))
+    .DATATYPE(T, TensorType({DT_FLOAT, DT_FLOAT16, DT_INT32, DT_BF16}))
     .OP_END_FACTORY_REG(MatMul);
 }  // namespace ge
 

@@ -10,14 +10,14 @@ namespace ge {
 /// Returns -x element-wise. Integers wrap (-MIN is MIN), as numpy does.
 ///
 /// Inputs:
-///   x (required, T: float32, float16, float64, int32, int64, int8, bfloat16): The input.
+///   x (required, T: float32, float16, float64, int32, int64, int8, bfloat16, complex64, complex128): The input.
 ///
 /// Outputs:
-///   y (required, T: float32, float16, float64, int32, int64, int8, bfloat16): The result; the shape of x.
+///   y (required, T: float32, float16, float64, int32, int64, int8, bfloat16, complex64, complex128): The result; the shape of x.
 REG_OP(Neg)
     .INPUT(x, "T")
     .OUTPUT(y, "T")
-    .DATATYPE(T, TensorType({DT_FLOAT, DT_FLOAT16, DT_DOUBLE, DT_INT32, DT_INT64, DT_INT8, DT_BF16}))
+    .DATATYPE(T, TensorType({DT_FLOAT, DT_FLOAT16, DT_DOUBLE, DT_INT32, DT_INT64, DT_INT8, DT_BF16, DT_COMPLEX64, DT_COMPLEX128}))
     .OP_END_FACTORY_REG(Neg);
 }  // namespace ge
 

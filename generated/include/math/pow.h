@@ -18,8 +18,8 @@ namespace ge {
 /// where numpy raises and GE leaves it undefined.
 ///
 /// Inputs:
-///   x1 (required, T1: bfloat16, float16, float32, int32, int64, int8, int16, uint8, float64): The base.
-///   x2 (required, T2: bfloat16, float16, float32, int32, int64, int8, int16, uint8, float64): The exponent; broadcast against x1.
+///   x1 (required, T1: bfloat16, float16, float32, int32, int64, int8, int16, uint8, float64, complex64, complex128): The base.
+///   x2 (required, T2: bfloat16, float16, float32, int32, int64, int8, int16, uint8, float64, complex64, complex128): The exponent; broadcast against x1.
 ///
 /// Outputs:
 ///   y (required, T3: promotion of T1, T2): The result; the broadcast shape of x1 and x2.
@@ -27,8 +27,8 @@ REG_OP(Pow)
     .INPUT(x1, "T1")
     .INPUT(x2, "T2")
     .OUTPUT(y, "T3")
-    .DATATYPE(T1, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT, DT_INT32, DT_INT64, DT_INT8, DT_INT16, DT_UINT8, DT_DOUBLE}))
-    .DATATYPE(T2, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT, DT_INT32, DT_INT64, DT_INT8, DT_INT16, DT_UINT8, DT_DOUBLE}))
+    .DATATYPE(T1, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT, DT_INT32, DT_INT64, DT_INT8, DT_INT16, DT_UINT8, DT_DOUBLE, DT_COMPLEX64, DT_COMPLEX128}))
+    .DATATYPE(T2, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT, DT_INT32, DT_INT64, DT_INT8, DT_INT16, DT_UINT8, DT_DOUBLE, DT_COMPLEX64, DT_COMPLEX128}))
     .DATATYPE(T3, Promote({"T1", "T2"}))
     .OP_END_FACTORY_REG(Pow);
 }  // namespace ge

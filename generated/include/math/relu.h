@@ -10,14 +10,14 @@ namespace ge {
 /// Returns max(x, 0) element-wise; NaN stays NaN.
 ///
 /// Inputs:
-///   x (required, T: float32, float16, float64, int8, int32, int16, int64, uint8, uint16, bfloat16): The input.
+///   x (required, T: float32, float16, float64, int8, int32, int16, int64, uint8, uint16, bfloat16, qint8): The input.
 ///
 /// Outputs:
-///   y (required, T: float32, float16, float64, int8, int32, int16, int64, uint8, uint16, bfloat16): The result; the shape of x.
+///   y (required, T: float32, float16, float64, int8, int32, int16, int64, uint8, uint16, bfloat16, qint8): The result; the shape of x.
 REG_OP(Relu)
     .INPUT(x, "T")
     .OUTPUT(y, "T")
-    .DATATYPE(T, TensorType({DT_FLOAT, DT_FLOAT16, DT_DOUBLE, DT_INT8, DT_INT32, DT_INT16, DT_INT64, DT_UINT8, DT_UINT16, DT_BF16}))
+    .DATATYPE(T, TensorType({DT_FLOAT, DT_FLOAT16, DT_DOUBLE, DT_INT8, DT_INT32, DT_INT16, DT_INT64, DT_UINT8, DT_UINT16, DT_BF16, DT_QINT8}))
     .OP_END_FACTORY_REG(Relu);
 }  // namespace ge
 

@@ -12,14 +12,14 @@ namespace ge {
 /// float16 and bfloat16 are computed in float and rounded once.
 ///
 /// Inputs:
-///   x (required, T: bfloat16, float16, float32, float64): The input.
+///   x (required, T: bfloat16, float16, float32, float64, complex64, complex128, complex32): The input.
 ///
 /// Outputs:
-///   y (required, T: bfloat16, float16, float32, float64): The result; the shape of x.
+///   y (required, T: bfloat16, float16, float32, float64, complex64, complex128, complex32): The result; the shape of x.
 REG_OP(Sigmoid)
     .INPUT(x, "T")
     .OUTPUT(y, "T")
-    .DATATYPE(T, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT, DT_DOUBLE}))
+    .DATATYPE(T, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT, DT_DOUBLE, DT_COMPLEX64, DT_COMPLEX128, DT_COMPLEX32}))
     .OP_END_FACTORY_REG(Sigmoid);
 }  // namespace ge
 

@@ -10,14 +10,14 @@ namespace ge {
 /// Returns the square root of x element-wise; negative x gives NaN.
 ///
 /// Inputs:
-///   x (required, T: float16, float32, float64, bfloat16): The input.
+///   x (required, T: float16, float32, float64, bfloat16, complex64, complex128, complex32): The input.
 ///
 /// Outputs:
-///   y (required, T: float16, float32, float64, bfloat16): The result; the shape of x.
+///   y (required, T: float16, float32, float64, bfloat16, complex64, complex128, complex32): The result; the shape of x.
 REG_OP(Sqrt)
     .INPUT(x, "T")
     .OUTPUT(y, "T")
-    .DATATYPE(T, TensorType({DT_FLOAT16, DT_FLOAT, DT_DOUBLE, DT_BF16}))
+    .DATATYPE(T, TensorType({DT_FLOAT16, DT_FLOAT, DT_DOUBLE, DT_BF16, DT_COMPLEX64, DT_COMPLEX128, DT_COMPLEX32}))
     .OP_END_FACTORY_REG(Sqrt);
 }  // namespace ge
 

@@ -12,16 +12,16 @@ namespace ge {
 /// Integers wrap on overflow (two's complement), as numpy does.
 ///
 /// Inputs:
-///   x1 (required, T: float32, float16, float64, int32, uint8, int8, uint16, int16, int64): The first operand.
-///   x2 (required, T: float32, float16, float64, int32, uint8, int8, uint16, int16, int64): The second operand; broadcast against x1.
+///   x1 (required, T: float32, float16, float64, uint8, int8, uint16, int16, int32, int64, bool, complex64, complex128, bfloat16, complex32): The first operand.
+///   x2 (required, T: float32, float16, float64, uint8, int8, uint16, int16, int32, int64, bool, complex64, complex128, bfloat16, complex32): The second operand; broadcast against x1.
 ///
 /// Outputs:
-///   y (required, T: float32, float16, float64, int32, uint8, int8, uint16, int16, int64): The result; the broadcast shape of x1 and x2.
+///   y (required, T: float32, float16, float64, uint8, int8, uint16, int16, int32, int64, bool, complex64, complex128, bfloat16, complex32): The result; the broadcast shape of x1 and x2.
 REG_OP(Sub)
     .INPUT(x1, "T")
     .INPUT(x2, "T")
     .OUTPUT(y, "T")
-    .DATATYPE(T, TensorType({DT_FLOAT, DT_FLOAT16, DT_DOUBLE, DT_INT32, DT_UINT8, DT_INT8, DT_UINT16, DT_INT16, DT_INT64}))
+    .DATATYPE(T, TensorType({DT_FLOAT, DT_FLOAT16, DT_DOUBLE, DT_UINT8, DT_INT8, DT_UINT16, DT_INT16, DT_INT32, DT_INT64, DT_BOOL, DT_COMPLEX64, DT_COMPLEX128, DT_BF16, DT_COMPLEX32}))
     .OP_END_FACTORY_REG(Sub);
 }  // namespace ge
 

@@ -29,16 +29,20 @@ KERNEL_NAME = "math_add"
     dtype_rules=_cop.DtypeRules.from_table(
         type_vars={
             "T": (
+                "bool",
                 "float32",
                 "int32",
                 "int64",
                 "float16",
+                "bfloat16",
                 "int16",
                 "int8",
                 "uint8",
                 "float64",
-                "bfloat16",
-                "bool",
+                "complex128",
+                "complex64",
+                "string",
+                "complex32",
             ),
         },
         inputs={

@@ -35,6 +35,8 @@ KERNEL_NAME = "math_div"
                 "int64",
                 "uint16",
                 "int16",
+                "complex64",
+                "complex128",
             ),
         },
         inputs={

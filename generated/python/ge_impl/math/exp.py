@@ -25,7 +25,15 @@ KERNEL_NAME = "math_exp"
     output_names=("y",),
     dtype_rules=_cop.DtypeRules.from_table(
         type_vars={
-            "T": ("float16", "float32", "float64", "bfloat16"),
+            "T": (
+                "float16",
+                "float32",
+                "float64",
+                "bfloat16",
+                "complex64",
+                "complex128",
+                "complex32",
+            ),
         },
         inputs={
             "x": "T",

@@ -26,7 +26,7 @@ _AUTHOR: dict[str, Any] = {}
     output_names=("y",),
     dtype_rules=_cop.DtypeRules.from_table(
         type_vars={
-            "T": ("float32", "float16", "int32"),
+            "T": ("float32", "float16", "int32", "bfloat16"),
         },
         inputs={
             "x1": "T",

@@ -26,6 +26,7 @@ KERNEL_NAME = "math_mul"
     dtype_rules=_cop.DtypeRules.from_table(
         type_vars={
             "T": (
+                "bool",
                 "float16",
                 "float32",
                 "float64",
@@ -35,6 +36,10 @@ KERNEL_NAME = "math_mul"
                 "int16",
                 "int32",
                 "int64",
+                "bfloat16",
+                "complex64",
+                "complex128",
+                "complex32",
             ),
         },
         inputs={

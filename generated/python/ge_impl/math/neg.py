@@ -33,6 +33,8 @@ KERNEL_NAME = "math_neg"
                 "int64",
                 "int8",
                 "bfloat16",
+                "complex64",
+                "complex128",
             ),
         },
         inputs={

@@ -35,6 +35,8 @@ KERNEL_NAME = "math_pow"
                 "int16",
                 "uint8",
                 "float64",
+                "complex64",
+                "complex128",
             ),
             "T2": (
                 "bfloat16",
@@ -46,6 +48,8 @@ KERNEL_NAME = "math_pow"
                 "int16",
                 "uint8",
                 "float64",
+                "complex64",
+                "complex128",
             ),
             "T3": {"promote": ("T1", "T2")},
         },

@@ -35,6 +35,8 @@ KERNEL_NAME = "math_real_div"
                 "int16",
                 "int32",
                 "int64",
+                "complex64",
+                "complex128",
             ),
         },
         inputs={

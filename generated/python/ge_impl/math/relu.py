@@ -36,6 +36,7 @@ KERNEL_NAME = "math_relu"
                 "uint8",
                 "uint16",
                 "bfloat16",
+                "qint8",
             ),
         },
         inputs={

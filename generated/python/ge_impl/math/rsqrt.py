@@ -25,7 +25,15 @@ KERNEL_NAME = "math_rsqrt"
     output_names=("y",),
     dtype_rules=_cop.DtypeRules.from_table(
         type_vars={
-            "T": ("bfloat16", "float16", "float32", "float64"),
+            "T": (
+                "bfloat16",
+                "float16",
+                "float32",
+                "float64",
+                "complex64",
+                "complex128",
+                "complex32",
+            ),
         },
         inputs={
             "x": "T",

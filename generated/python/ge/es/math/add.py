@@ -11,16 +11,20 @@ _OP = _api.OpDef(
     "Add",
     type_vars={
         "T": (
+            "bool",
             "float32",
             "int32",
             "int64",
             "float16",
+            "bfloat16",
             "int16",
             "int8",
             "uint8",
             "float64",
-            "bfloat16",
-            "bool",
+            "complex128",
+            "complex64",
+            "string",
+            "complex32",
         ),
     },
     inputs=(
@@ -44,12 +48,12 @@ def Add(
     float and rounded once.
 
     Args:
-        x1: The first operand. Dtype T: float32, int32, int64, float16, int16, int8, uint8, float64, bfloat16, bool.
-        x2: The second operand; broadcast against x1. Dtype T: float32, int32, int64, float16, int16, int8, uint8, float64, bfloat16, bool.
+        x1: The first operand. Dtype T: bool, float32, int32, int64, float16, bfloat16, int16, int8, uint8, float64, complex128, complex64, string, complex32.
+        x2: The second operand; broadcast against x1. Dtype T: bool, float32, int32, int64, float16, bfloat16, int16, int8, uint8, float64, complex128, complex64, string, complex32.
         name: Node name; a unique one is made when None.
 
     Returns:
-        The result; the broadcast shape of x1 and x2. Dtype T: float32, int32, int64, float16, int16, int8, uint8, float64, bfloat16, bool.
+        The result; the broadcast shape of x1 and x2. Dtype T: bool, float32, int32, int64, float16, bfloat16, int16, int8, uint8, float64, complex128, complex64, string, complex32.
 
     Raises:
         TypeError: an argument has the wrong type.

@@ -20,6 +20,8 @@ _OP = _api.OpDef(
             "int64",
             "uint16",
             "int16",
+            "complex64",
+            "complex128",
         ),
     },
     inputs=(
@@ -43,12 +45,12 @@ def Div(
     MIN / -1 is MIN, the results numpy gives for those.
 
     Args:
-        x1: The first operand. Dtype T: float32, float16, int8, uint8, int32, float64, int64, uint16, int16.
-        x2: The second operand; broadcast against x1. Dtype T: float32, float16, int8, uint8, int32, float64, int64, uint16, int16.
+        x1: The first operand. Dtype T: float32, float16, int8, uint8, int32, float64, int64, uint16, int16, complex64, complex128.
+        x2: The second operand; broadcast against x1. Dtype T: float32, float16, int8, uint8, int32, float64, int64, uint16, int16, complex64, complex128.
         name: Node name; a unique one is made when None.
 
     Returns:
-        The result; the broadcast shape of x1 and x2. Dtype T: float32, float16, int8, uint8, int32, float64, int64, uint16, int16.
+        The result; the broadcast shape of x1 and x2. Dtype T: float32, float16, int8, uint8, int32, float64, int64, uint16, int16, complex64, complex128.
 
     Raises:
         TypeError: an argument has the wrong type.

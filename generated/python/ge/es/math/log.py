@@ -10,7 +10,15 @@ from ge.es.tensor_like import TensorLike
 _OP = _api.OpDef(
     "Log",
     type_vars={
-        "T": ("float16", "float32", "float64", "bfloat16"),
+        "T": (
+            "float16",
+            "float32",
+            "float64",
+            "bfloat16",
+            "complex64",
+            "complex128",
+            "complex32",
+        ),
     },
     inputs=(_api.Input("x", "T"),),
     outputs=(_api.Output("y", "T"),),
@@ -36,14 +44,14 @@ def Log(
     argument gives NaN.
 
     Args:
-        x: The input. Dtype T: float16, float32, float64, bfloat16.
+        x: The input. Dtype T: float16, float32, float64, bfloat16, complex64, complex128, complex32.
         base: The base; -1 means e, else it must be positive. float, default -1.0.
         scale: Multiplies x. float, default 1.0.
         shift: Added to scale * x. float, default 0.0.
         name: Node name; a unique one is made when None.
 
     Returns:
-        The result; the shape of x. Dtype T: float16, float32, float64, bfloat16.
+        The result; the shape of x. Dtype T: float16, float32, float64, bfloat16, complex64, complex128, complex32.
 
     Raises:
         TypeError: an argument has the wrong type.

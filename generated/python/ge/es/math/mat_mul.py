@@ -10,7 +10,7 @@ from ge.es.tensor_like import TensorLike
 _OP = _api.OpDef(
     "MatMul",
     type_vars={
-        "T": ("float32", "float16", "int32"),
+        "T": ("float32", "float16", "int32", "bfloat16"),
     },
     inputs=(
         _api.Input("x1", "T"),
@@ -41,15 +41,15 @@ def MatMul(
     numpy's int32 matmul does.
 
     Args:
-        x1: The left matrix: [M, K], or [K, M] with transpose_x1. Dtype T: float32, float16, int32.
-        x2: The right matrix: [K, N], or [N, K] with transpose_x2. Dtype T: float32, float16, int32.
-        bias: Added to every row: [N]. Dtype T: float32, float16, int32. Optional.
+        x1: The left matrix: [M, K], or [K, M] with transpose_x1. Dtype T: float32, float16, int32, bfloat16.
+        x2: The right matrix: [K, N], or [N, K] with transpose_x2. Dtype T: float32, float16, int32, bfloat16.
+        bias: Added to every row: [N]. Dtype T: float32, float16, int32, bfloat16. Optional.
         transpose_x1: Use the transpose of x1. bool, default False.
         transpose_x2: Use the transpose of x2. bool, default False.
         name: Node name; a unique one is made when None.
 
     Returns:
-        The product: [M, N]. Dtype T: float32, float16, int32.
+        The product: [M, N]. Dtype T: float32, float16, int32, bfloat16.
 
     Raises:
         TypeError: an argument has the wrong type.

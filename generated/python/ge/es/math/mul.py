@@ -11,6 +11,7 @@ _OP = _api.OpDef(
     "Mul",
     type_vars={
         "T": (
+            "bool",
             "float16",
             "float32",
             "float64",
@@ -20,6 +21,10 @@ _OP = _api.OpDef(
             "int16",
             "int32",
             "int64",
+            "bfloat16",
+            "complex64",
+            "complex128",
+            "complex32",
         ),
     },
     inputs=(
@@ -41,12 +46,12 @@ def Mul(
     Integers wrap on overflow (two's complement), as numpy does.
 
     Args:
-        x1: The first operand. Dtype T: float16, float32, float64, uint8, int8, uint16, int16, int32, int64.
-        x2: The second operand; broadcast against x1. Dtype T: float16, float32, float64, uint8, int8, uint16, int16, int32, int64.
+        x1: The first operand. Dtype T: bool, float16, float32, float64, uint8, int8, uint16, int16, int32, int64, bfloat16, complex64, complex128, complex32.
+        x2: The second operand; broadcast against x1. Dtype T: bool, float16, float32, float64, uint8, int8, uint16, int16, int32, int64, bfloat16, complex64, complex128, complex32.
         name: Node name; a unique one is made when None.
 
     Returns:
-        The result; the broadcast shape of x1 and x2. Dtype T: float16, float32, float64, uint8, int8, uint16, int16, int32, int64.
+        The result; the broadcast shape of x1 and x2. Dtype T: bool, float16, float32, float64, uint8, int8, uint16, int16, int32, int64, bfloat16, complex64, complex128, complex32.
 
     Raises:
         TypeError: an argument has the wrong type.

@@ -10,7 +10,17 @@ from ge.es.tensor_like import TensorLike
 _OP = _api.OpDef(
     "Neg",
     type_vars={
-        "T": ("float32", "float16", "float64", "int32", "int64", "int8", "bfloat16"),
+        "T": (
+            "float32",
+            "float16",
+            "float64",
+            "int32",
+            "int64",
+            "int8",
+            "bfloat16",
+            "complex64",
+            "complex128",
+        ),
     },
     inputs=(_api.Input("x", "T"),),
     outputs=(_api.Output("y", "T"),),
@@ -25,11 +35,11 @@ def Neg(
     """Returns -x element-wise. Integers wrap (-MIN is MIN), as numpy does.
 
     Args:
-        x: The input. Dtype T: float32, float16, float64, int32, int64, int8, bfloat16.
+        x: The input. Dtype T: float32, float16, float64, int32, int64, int8, bfloat16, complex64, complex128.
         name: Node name; a unique one is made when None.
 
     Returns:
-        The result; the shape of x. Dtype T: float32, float16, float64, int32, int64, int8, bfloat16.
+        The result; the shape of x. Dtype T: float32, float16, float64, int32, int64, int8, bfloat16, complex64, complex128.
 
     Raises:
         TypeError: an argument has the wrong type.

@@ -20,6 +20,8 @@ _OP = _api.OpDef(
             "int16",
             "uint8",
             "float64",
+            "complex64",
+            "complex128",
         ),
         "T2": (
             "bfloat16",
@@ -31,6 +33,8 @@ _OP = _api.OpDef(
             "int16",
             "uint8",
             "float64",
+            "complex64",
+            "complex128",
         ),
         "T3": {"promote": ("T1", "T2")},
     },
@@ -59,8 +63,8 @@ def Pow(
     where numpy raises and GE leaves it undefined.
 
     Args:
-        x1: The base. Dtype T1: bfloat16, float16, float32, int32, int64, int8, int16, uint8, float64.
-        x2: The exponent; broadcast against x1. Dtype T2: bfloat16, float16, float32, int32, int64, int8, int16, uint8, float64.
+        x1: The base. Dtype T1: bfloat16, float16, float32, int32, int64, int8, int16, uint8, float64, complex64, complex128.
+        x2: The exponent; broadcast against x1. Dtype T2: bfloat16, float16, float32, int32, int64, int8, int16, uint8, float64, complex64, complex128.
         name: Node name; a unique one is made when None.
 
     Returns:

@@ -21,6 +21,7 @@ _OP = _api.OpDef(
             "uint8",
             "uint16",
             "bfloat16",
+            "qint8",
         ),
     },
     inputs=(_api.Input("x", "T"),),
@@ -36,11 +37,11 @@ def Relu(
     """Returns max(x, 0) element-wise; NaN stays NaN.
 
     Args:
-        x: The input. Dtype T: float32, float16, float64, int8, int32, int16, int64, uint8, uint16, bfloat16.
+        x: The input. Dtype T: float32, float16, float64, int8, int32, int16, int64, uint8, uint16, bfloat16, qint8.
         name: Node name; a unique one is made when None.
 
     Returns:
-        The result; the shape of x. Dtype T: float32, float16, float64, int8, int32, int16, int64, uint8, uint16, bfloat16.
+        The result; the shape of x. Dtype T: float32, float16, float64, int8, int32, int16, int64, uint8, uint16, bfloat16, qint8.
 
     Raises:
         TypeError: an argument has the wrong type.

@@ -10,7 +10,15 @@ from ge.es.tensor_like import TensorLike
 _OP = _api.OpDef(
     "Sigmoid",
     type_vars={
-        "T": ("bfloat16", "float16", "float32", "float64"),
+        "T": (
+            "bfloat16",
+            "float16",
+            "float32",
+            "float64",
+            "complex64",
+            "complex128",
+            "complex32",
+        ),
     },
     inputs=(_api.Input("x", "T"),),
     outputs=(_api.Output("y", "T"),),
@@ -27,11 +35,11 @@ def Sigmoid(
     float16 and bfloat16 are computed in float and rounded once.
 
     Args:
-        x: The input. Dtype T: bfloat16, float16, float32, float64.
+        x: The input. Dtype T: bfloat16, float16, float32, float64, complex64, complex128, complex32.
         name: Node name; a unique one is made when None.
 
     Returns:
-        The result; the shape of x. Dtype T: bfloat16, float16, float32, float64.
+        The result; the shape of x. Dtype T: bfloat16, float16, float32, float64, complex64, complex128, complex32.
 
     Raises:
         TypeError: an argument has the wrong type.

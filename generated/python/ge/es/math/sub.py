@@ -14,12 +14,17 @@ _OP = _api.OpDef(
             "float32",
             "float16",
             "float64",
-            "int32",
             "uint8",
             "int8",
             "uint16",
             "int16",
+            "int32",
             "int64",
+            "bool",
+            "complex64",
+            "complex128",
+            "bfloat16",
+            "complex32",
         ),
     },
     inputs=(
@@ -41,12 +46,12 @@ def Sub(
     Integers wrap on overflow (two's complement), as numpy does.
 
     Args:
-        x1: The first operand. Dtype T: float32, float16, float64, int32, uint8, int8, uint16, int16, int64.
-        x2: The second operand; broadcast against x1. Dtype T: float32, float16, float64, int32, uint8, int8, uint16, int16, int64.
+        x1: The first operand. Dtype T: float32, float16, float64, uint8, int8, uint16, int16, int32, int64, bool, complex64, complex128, bfloat16, complex32.
+        x2: The second operand; broadcast against x1. Dtype T: float32, float16, float64, uint8, int8, uint16, int16, int32, int64, bool, complex64, complex128, bfloat16, complex32.
         name: Node name; a unique one is made when None.
 
     Returns:
-        The result; the broadcast shape of x1 and x2. Dtype T: float32, float16, float64, int32, uint8, int8, uint16, int16, int64.
+        The result; the broadcast shape of x1 and x2. Dtype T: float32, float16, float64, uint8, int8, uint16, int16, int32, int64, bool, complex64, complex128, bfloat16, complex32.
 
     Raises:
         TypeError: an argument has the wrong type.
