@@ -70,9 +70,9 @@ def _version(text: str) -> str:
 
 
 def _module(text: str) -> str:
-    from ge_ir.names import is_identifier, module_name_refusal
+    from ge_ir.names import is_identifier, library_module_refusal
 
-    refusal = module_name_refusal(text) if is_identifier(text) else None
+    refusal = library_module_refusal(text) if is_identifier(text) else None
     if not is_identifier(text) or refusal is not None:
         raise PackageError(
             f"--module {text!r} cannot be a ge.es module name: "

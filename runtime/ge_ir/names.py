@@ -104,6 +104,26 @@ def module_name_refusal(name: str) -> str | None:
     return None
 
 
+# The op modules that ship with the runtime (Note [Built-in ops] in
+# ge.custom_op.builtin): ge.es.math is the runtime's, so an op library of
+# that name would replace it or be hidden by it. This repository's own
+# specs declare them; nothing a user brings in may take the name.
+BUILTIN_MODULE_NAMES = frozenset({"math"})
+
+
+def library_module_refusal(name: str) -> str | None:
+    """Why a module brought in from outside (``gen-ops package --module``,
+    ``gen-ops import``, an installed plugin) cannot be ge.es.<name>, or
+    None: the reserved names, and the built-in modules."""
+    refusal = module_name_refusal(name)
+    if refusal is None and name in BUILTIN_MODULE_NAMES:
+        refusal = (
+            f"module '{name}' is the runtime's built-in op library (ge.es.{name}), "
+            "which an op library of that name would replace or be hidden by"
+        )
+    return refusal
+
+
 # Graph inputs: a node of one of these types is an input, ordered by its
 # ``index`` attr.
 DATA_NODE_TYPES = frozenset({"Data", "RefData", "AippData", "AnyData"})

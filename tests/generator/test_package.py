@@ -63,6 +63,7 @@ def test_the_requirement_is_the_same_minor_while_0_x() -> None:
         (["--module", "custom", "--version", "one"], "is not a version (PEP 440)"),
         (["--module", "no-such", "--version", "1"], "cannot be a ge.es module name"),
         (["--module", "nothere", "--version", "1"], "no spec declares module"),
+        (["--module", "math", "--version", "1"], "the runtime's built-in op library"),
     ],
 )
 def test_mistakes_are_refused(

@@ -121,6 +121,9 @@ CASES: list[Case] = [
     case("I108", "1:1", "header stem is not a module name",
          {"nn-norm.h": op(SIMPLE)}, where="nn-norm.h",
          args=("nn-norm.h", "--module-per-header"), op=None),
+    case("I108", "1:1", "header stem is the built-in module",
+         {"math.h": op(SIMPLE)}, where="math.h",
+         args=("math.h", "--module-per-header"), op=None),
     # -- I2xx: the op is not imported ----------------------------------------
     case("I201", "5:6", "end names another op", """
         #include "graph/operator_reg.h"

@@ -13,7 +13,12 @@ import textwrap
 from pathlib import Path
 
 import ge.es
-from ge_ir.names import RESERVED_MODULE_NAMES, module_name_refusal
+from ge_ir.names import (
+    BUILTIN_MODULE_NAMES,
+    RESERVED_MODULE_NAMES,
+    library_module_refusal,
+    module_name_refusal,
+)
 from tests.runtime.test_es_builder import _write_dist
 
 ES_DIR = Path(ge.es.__file__).resolve().parent
@@ -68,6 +73,7 @@ def test_plugins_named_like_ge_es_are_refused(tmp_path: Path) -> None:
             "_private": "es_plugin_pkg_t",
             "control_dependency_scope": "es_plugin_pkg_t",
             "tensor_like": "es_plugin_pkg_t",
+            "math": "es_plugin_pkg_t",
             "mod": "es_plugin_pkg_t",
         },
     )
@@ -75,11 +81,13 @@ def test_plugins_named_like_ge_es_are_refused(tmp_path: Path) -> None:
         import json, sys
         import ge.es
         import ge.es._calls
+        import ge.es.math
         print(json.dumps({
             "plugins": ge.es.list_plugins(),
             "calls": ge.es._calls.__name__,
             "scope": callable(ge.es.control_dependency_scope),
             "private": hasattr(ge.es, "_private"),
+            "math": ge.es.math.__name__,
         }))
         """)
     env = dict(os.environ)
@@ -101,9 +109,20 @@ def test_plugins_named_like_ge_es_are_refused(tmp_path: Path) -> None:
         "calls": "ge.es._calls",
         "scope": True,
         "private": False,
+        "math": "ge.es.math",
     }
     errors = [line for line in result.stderr.splitlines() if line.startswith("[ERROR]")]
-    assert len(errors) == 4, result.stderr
+    assert len(errors) == 5, result.stderr
     for line in errors:
         assert "(from the distribution es-plugin-dist-t)" in line
         assert "rename the entry point" in line and line.endswith("skipped")
+
+
+def test_the_built_in_module_is_refused_to_libraries_only() -> None:
+    # This repository's specs declare ge.es.math; nothing brought in may.
+    assert BUILTIN_MODULE_NAMES == {"math"}
+    assert module_name_refusal("math") is None
+    reason = library_module_refusal("math")
+    assert reason is not None and "built-in op library (ge.es.math)" in reason
+    assert library_module_refusal("_calls") == module_name_refusal("_calls")
+    assert library_module_refusal("teamops") is None

@@ -15,7 +15,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from ge_ir.names import is_identifier, module_name_refusal
+from ge_ir.names import is_identifier, library_module_refusal
 from gen_ops.importer.merge import FIRST, LAST
 
 EXIT_OK, EXIT_WARNINGS, EXIT_FAILED, EXIT_IO = 0, 1, 2, 3
@@ -39,7 +39,7 @@ def _module(text: str) -> str:
         raise argparse.ArgumentTypeError(
             f"{text!r} cannot be a module name: a letter, then letters, digits and _"
         )
-    refusal = module_name_refusal(text)
+    refusal = library_module_refusal(text)
     if refusal is not None:
         raise argparse.ArgumentTypeError(f"{refusal}; choose another module name")
     return text

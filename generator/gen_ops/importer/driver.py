@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ge_ir.names import is_identifier, module_name_refusal
+from ge_ir.names import is_identifier, library_module_refusal
 from gen_ops.diagnostics import Diagnostic, Severity, Sink, Span
 from gen_ops.discovery import display
 from gen_ops.importer import headers
@@ -123,7 +123,7 @@ def import_header(
             "rename the header, or import it with --module NAME",
         )
         return HeaderResult(header, (), (), tuple(sink.items), True, 0)
-    refusal = module_name_refusal(module)
+    refusal = library_module_refusal(module)
     if refusal is not None:
         sink.emit(
             "I108",

@@ -36,8 +36,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from ge_ir.names import BUILTIN_MODULE_NAMES
 
-MODULE = "math"
+(MODULE,) = BUILTIN_MODULE_NAMES  # one built-in module today
 
 OP_TYPES = frozenset(
     {

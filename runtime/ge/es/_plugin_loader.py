@@ -12,7 +12,7 @@ import sys
 import types
 from importlib import metadata
 
-from ge_ir.names import module_name_refusal
+from ge_ir.names import library_module_refusal
 
 GROUP = "ge.es.plugins"
 _loaded: dict[str, types.ModuleType] = {}
@@ -34,7 +34,7 @@ def _refusal(parent: types.ModuleType, entry: metadata.EntryPoint) -> str | None
     ``ge.es`` already has (a function, a submodule, an earlier plugin of
     another distribution)."""
     where = _distribution(entry)
-    refusal = module_name_refusal(entry.name)
+    refusal = library_module_refusal(entry.name)
     if refusal is not None:
         return (
             f"{refusal}{where}; rename the entry point (group {GROUP}) and "
