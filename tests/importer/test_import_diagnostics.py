@@ -224,7 +224,7 @@ CASES: list[Case] = [
         "out/custom/a.yaml": BASE.replace("{name: x, dtype: float32}",
                                           "{name: x, dtype: int8}"),
     }, where="out/custom/a.yaml"),
-    case("I209", "1:1", "edited file is no longer YAML", {
+    case("I209", "8:1", "edited file is no longer YAML", {
         "ops.h": op(CHANGED_X), **RECORDED,
         "out/custom/a.yaml": BASE + "attrs: [\n",
     }, where="out/custom/a.yaml"),

@@ -280,7 +280,7 @@ def test_a_file_that_is_no_longer_yaml_is_left_alone(
     header(imported, alpha="2.5")
     status, printed = gen_ops(imported, capsys=capsys)
     assert status == 2
-    assert f"{RELU}:1:1: error[I209]: Relu: the file was edited" in printed
+    assert f"{RELU}:8:3: error[I209]: Relu: the file was edited" in printed
     assert "the file cannot be read as a spec (E102 at line" in printed
     assert (imported / RELU).read_text(encoding="utf-8") == ours
 

@@ -425,25 +425,24 @@ class _Layout(Exception):
     """The team's text is laid out in a way the merge cannot edit."""
 
 
-def _load(text: str, name: str) -> tuple[_Doc | None, str | None]:
-    """The document, or None and why it cannot be read."""
+def _load(text: str, name: str) -> tuple[_Doc | None, str, tuple[int, int]]:
+    """The document, or None, why it cannot be read and where."""
     sink = Sink()
     loaded: LoadedSpec | None = load_spec_text(text.encode("utf-8"), name, sink)
     if loaded is None or sink.has_errors:
         first = next(iter(sink.items), None)
-        return None, (
-            f"{first.code} at line {first.span.line}: {first.message}"
-            if first
-            else "it holds no spec"
-        )
+        if first is None:
+            return None, "it holds no spec", (1, 1)
+        where = (first.span.line, first.span.col)
+        return None, f"{first.code} at line {where[0]}: {first.message}", where
     root = loaded.positions.values.get(())
     if not isinstance(loaded.data, dict) or not isinstance(root, yaml.MappingNode):
-        return None, "it is not a mapping of keys"
+        return None, "it is not a mapping of keys", (1, 1)
     lines = text.splitlines(keepends=True)
     offsets = [0]
     for line in lines:
         offsets.append(offsets[-1] + len(line))
-    return _Doc(text, loaded.data, root, lines, offsets), None
+    return _Doc(text, loaded.data, root, lines, offsets), "", (1, 1)
 
 
 def _trailing(lines: list[str], start: int, end: int) -> int:
@@ -529,9 +528,13 @@ class _Writer:
         ours, theirs = self.ours, self.theirs
         pre_o, seg_o = _segments(ours)
         pre_t, seg_t = _segments(theirs)
-        pre_b, _ = _segments(self.base)
+        try:
+            pre_b: list[str] | None = _segments(self.base)[0]
+        except _Layout:  # an old or odd base: the team's comments stay
+            pre_b = None
         out = list(pre_t if pre_o == pre_b else pre_o)
-        keys_o, keys_t = ours.keys(), theirs.keys()
+        keys_o = ours.keys()
+        t_values = {key: node for key, (_, node) in theirs.keys().items()}
         for key, value in merged.items():
             if key in seg_o:
                 first, body, end = seg_o[key]
@@ -545,9 +548,9 @@ class _Writer:
                 first, body, _ = seg_t[key]
                 new = theirs.lines[first:body]
             elif key in NAMED_LISTS:
-                new = self._list(key, value, own, keys_o[key], keys_t[key][1])
+                new = self._list(key, value, own, keys_o[key], t_values.get(key))
             else:
-                new = self._mapping_key(key, value, own, keys_o[key], keys_t[key][1])
+                new = self._mapping_key(key, value, own, keys_o[key], t_values.get(key))
             if out and not out[-1].endswith("\n"):
                 out[-1] += "\n"
             out += new + trail
@@ -559,21 +562,25 @@ class _Writer:
         merged: list[dict[str, Any]],
         lines: list[str],
         node: tuple[yaml.Node, yaml.Node],
-        t_seq: yaml.Node,
+        t_seq: yaml.Node | None,
     ) -> list[str]:
         seq = node[1]
         if not isinstance(seq, yaml.SequenceNode) or seq.flow_style or not seq.value:
             raise _Layout(f"its '{key}' is not a block list")
+        if t_seq is None:  # the header has no such list any more
+            t_seq = yaml.SequenceNode("tag:yaml.org,2002:seq", [])
         if not isinstance(t_seq, yaml.SequenceNode) or t_seq.flow_style:
             raise _Layout(f"the import's '{key}' is not a block list")
         first_line = node[0].start_mark.line
         groups = _groups(self.ours, seq.value, first_line + len(lines))
         _, seg_t = _segments(self.theirs)
-        t_groups = _groups(self.theirs, t_seq.value, seg_t[key][1])
+        t_groups = (
+            _groups(self.theirs, t_seq.value, seg_t[key][1]) if t_seq.value else []
+        )
         dash = _dash(self.ours, seq.value[0])
         t_dash = _dash(self.theirs, t_seq.value[0]) if t_seq.value else dash
         by_o = {e["name"]: i for i, e in enumerate(self.ours.data[key])}
-        by_t = {e["name"]: i for i, e in enumerate(self.theirs.data[key])}
+        by_t = {e["name"]: i for i, e in enumerate(self.theirs.data.get(key) or [])}
         out = lines[: seq.value[0].start_mark.line - first_line]
         for entry in merged:
             name = entry["name"]
@@ -600,7 +607,7 @@ class _Writer:
         merged: dict[str, Any],
         lines: list[str],
         node: tuple[yaml.Node, yaml.Node],
-        t_node: yaml.Node,
+        t_node: yaml.Node | None,
     ) -> list[str]:
         value = node[1]
         if not isinstance(value, yaml.MappingNode) or not value.value:
@@ -685,14 +692,16 @@ def merge(base: str, ours: str, theirs: str, name: str) -> Merge:
         ("ours", ours[1:] if bom else ours),
         ("theirs", theirs),
     ):
-        doc, why = _load(text, name)
+        doc, why, (line, col) = _load(text, name)
         if doc is None:
             whose = {
                 "base": "the text the record holds for it cannot be read",
                 "ours": "the file cannot be read as a spec",
                 "theirs": "the import cannot be read back",
             }[role]
-            return Merge(None, problem=(f"{whose} ({why})", 1, 1))
+            if role != "ours":  # the place is in another text
+                line, col = 1, 1
+            return Merge(None, problem=(f"{whose} ({why})", line, col))
         docs[role] = doc
     merged, conflicts = merge_values(
         docs["base"].data, docs["ours"].data, docs["theirs"].data
@@ -705,7 +714,7 @@ def merge(base: str, ours: str, theirs: str, name: str) -> Merge:
         text = _Writer(docs["base"], docs["ours"], docs["theirs"]).text(merged)
     except _Layout as exc:
         return Merge(None, problem=(f"its layout cannot be edited: {exc}", 1, 1))
-    check, why = _load(text, name)
+    check, why, _ = _load(text, name)
     if check is None or not same(check.data, merged):
         return Merge(
             None,
