@@ -243,7 +243,7 @@ def test_a_conflict_is_reported_and_nothing_is_lost(
     assert status == 2
     assert (
         f"{RELU}:8:15: error[I209]: Relu: inputs[x].dtype: changed both in the file "
-        "(float32 to int8) and in the header at ops.h:3:8 (to float16) since the "
+        "(float32 to int8) and in the header at ops.h:3:8 (float32 to float16) since the "
         "last import; the file is left as it is"
     ) in printed
     assert "hint: to take the header's, write float16 as inputs[x].dtype" in printed
@@ -505,3 +505,90 @@ def test_concurrent_imports_all_land_in_the_record(tmp_path: Path) -> None:
     assert len(specs) == 12
     for path, text in specs.items():
         assert (tmp_path / "out" / path).read_text(encoding="utf-8") == text
+
+
+# -- the merge on its own ------------------------------------------------------------
+
+TYPED = """\
+op: A
+dtypes:
+  T1: [float32, int8]
+  T2: float32
+inputs:
+  - {name: x, dtype: T1}
+  - {name: y, dtype: T2}
+attrs:
+  - {name: a, type: int, default: 1}
+"""
+
+
+def test_merge_dtypes_key_by_key() -> None:
+    ours = TYPED.replace("T1: [float32, int8]", "T1: [float32, int8, int16]  # ours")
+    theirs = TYPED.replace("T2: float32", "T2: [float32, float16]")
+    assert merge(TYPED, ours, theirs, "a.yaml").text == ours.replace(
+        "T2: float32", "T2: [float32, float16]"
+    )
+
+
+def test_merge_a_field_the_header_adds_to_an_entry_the_team_edited() -> None:
+    theirs = TYPED.replace(
+        "{name: y, dtype: T2}", "{name: y, dtype: T2, optional: true}"
+    )
+    block = TYPED.replace(
+        "  - {name: y, dtype: T2}\n", "  - name: y\n    dtype: T2\n    doc: Ours.\n"
+    )
+    assert merge(TYPED, block, theirs, "a.yaml").text == block.replace(
+        "    dtype: T2\n", "    dtype: T2\n    optional: true\n"
+    )
+    flow = TYPED.replace("{name: y, dtype: T2}", "{name: y, dtype: T2, doc: Ours}")
+    assert merge(TYPED, flow, theirs, "a.yaml").text == flow.replace(
+        "dtype: T2, doc", "dtype: T2, optional: true, doc"
+    )
+
+
+def test_merge_re_indents_the_headers_entries_to_the_teams() -> None:
+    ours = TYPED.replace(
+        "\n  - {name: x, dtype: T1}", "\n- {name: x, dtype: T1, doc: X}"
+    )
+    ours = ours.replace("\n  - {name: y", "\n- {name: y")
+    added = "  - name: z\n    dtype: T2\n    doc: A long doc\n      over two lines.\n"
+    theirs = TYPED.replace(
+        "  - {name: y, dtype: T2}\n", "  - {name: y, dtype: T2}\n" + added
+    )
+    merged = merge(TYPED, ours, theirs, "a.yaml").text
+    assert merged == ours.replace(
+        "- {name: y, dtype: T2}\n",
+        "- {name: y, dtype: T2}\n- name: z\n  dtype: T2\n  doc: A long doc\n"
+        "    over two lines.\n",
+    )
+
+
+def test_merge_an_entry_the_header_removes_and_the_team_edited_conflicts() -> None:
+    from gen_ops.importer.reimport import change, take
+
+    ours = TYPED.replace("default: 1}", "default: 1, doc: Ours}")
+    theirs = TYPED.replace("attrs:\n  - {name: a, type: int, default: 1}\n", "")
+    outcome = merge(TYPED, ours, theirs, "a.yaml")
+    assert outcome.text is None
+    [(conflict, line, col)] = outcome.conflicts
+    assert (conflict.name, line, col) == ("attrs[a]", 9, 5)
+    assert change(conflict.base, conflict.theirs).endswith(" removed")
+    assert take(conflict) == "remove attrs[a] from the file"
+    # an attr only the team has stays when the header drops the others
+    kept = TYPED.replace(
+        "default: 1}\n", "default: 1}\n  - {name: b, type: int, derive: len(x)}\n"
+    )
+    assert merge(TYPED, kept, theirs, "a.yaml").text == TYPED.replace(
+        "  - {name: a, type: int, default: 1}\n",
+        "  - {name: b, type: int, derive: len(x)}\n",
+    )
+
+
+def test_merge_refuses_what_it_cannot_edit() -> None:
+    theirs = TYPED.replace("T2: float32", "T2: float16")
+    import yaml
+
+    ours = json.dumps({**yaml.safe_load(TYPED), "doc": "Ours"}) + "\n"  # flow style
+    outcome = merge(TYPED, ours, theirs, "a.yaml")
+    assert outcome.text is None and outcome.problem is not None
+    assert "top-level mapping is in flow style" in outcome.problem[0]

@@ -479,12 +479,12 @@ def _merge(
             "I209",
             Span(path, line, col),
             f"{op.op_type}: {conflict.name}: changed both in the file "
-            f"({reimport.short(conflict.base)} to {reimport.short(conflict.ours)}) "
-            f"and in the header at {op.span} (to {reimport.short(conflict.theirs)}) "
+            f"({reimport.change(conflict.base, conflict.ours)}) and in the header "
+            f"at {op.span} ({reimport.change(conflict.base, conflict.theirs)}) "
             "since the last import; the file is left as it is",
-            f"to take the header's, write {reimport.short(conflict.theirs)} as "
-            f"{conflict.name} in the file; to keep yours, make the header say "
-            "it; then import again (--overwrite takes the whole import instead)",
+            f"to take the header's, {reimport.take(conflict)}; to keep yours, make "
+            "the header say it; then import again (--overwrite takes the whole "
+            "import instead)",
         )
     if outcome.problem is not None:
         reason, line, col = outcome.problem

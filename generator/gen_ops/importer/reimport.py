@@ -762,6 +762,23 @@ def _place(doc: _Doc, conflict: Conflict) -> tuple[int, int]:
     return place
 
 
+def change(before: Any, after: Any) -> str:
+    """``float32 to int8``, ``added as ...``, ``removed``: one side's
+    change of a field, for a message."""
+    if before is MISSING:
+        return f"added as {short(after)}"
+    if after is MISSING:
+        return f"{short(before)} removed"
+    return f"{short(before)} to {short(after)}"
+
+
+def take(conflict: Conflict) -> str:
+    """How to take the header's side of ``conflict``, for a hint."""
+    if conflict.theirs is MISSING:
+        return f"remove {conflict.name} from the file"
+    return f"write {short(conflict.theirs)} as {conflict.name} in the file"
+
+
 def short(value: Any, width: int = 60) -> str:
     """A value for a message: its flow YAML, shortened."""
     if value is MISSING:
