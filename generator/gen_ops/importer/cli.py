@@ -128,7 +128,7 @@ def parser() -> argparse.ArgumentParser:
         "--overwrite",
         action="store_true",
         help="replace spec files that exist with other content, the team's edits "
-        "and specs it deleted included",
+        "since the last import included",
     )
     p.add_argument(
         "--restore-deleted",
