@@ -122,6 +122,8 @@ CODES: dict[str, CodeInfo] = {
     "I206": CodeInfo(Severity.ERROR, "op declared differently in several places"),
     "I207": CodeInfo(Severity.ERROR, "spec file cannot be written"),
     "I208": CodeInfo(Severity.ERROR, "imported spec fails gen-ops' checks"),
+    "I209": CodeInfo(Severity.ERROR, "spec edited since the last import conflicts"),
+    "I210": CodeInfo(Severity.ERROR, "import record cannot be used"),
     "I301": CodeInfo(Severity.WARNING, "type expression normalised"),
     "I302": CodeInfo(Severity.WARNING, "dtype name read through GE's string table"),
     "I303": CodeInfo(Severity.WARNING, "attr type alias normalised"),

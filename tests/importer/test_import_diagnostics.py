@@ -20,6 +20,7 @@ import pytest
 
 from gen_ops.diagnostics import CODES, Severity
 from gen_ops.importer import cli, driver
+from gen_ops.importer.reimport import RECORD, record_text
 
 REPO = Path(__file__).resolve().parents[2]
 IMPORT_CODES = {code for code in CODES if code.startswith("I")}
@@ -69,6 +70,24 @@ SIMPLE = """
     .INPUT(x, TensorType({DT_FLOAT}))
     .OUTPUT(y, TensorType({DT_FLOAT}))
 """
+
+# What an earlier import wrote (the import record's base, Note [Import
+# record]), and the team's edits of it: a conflicting dtype, and a doc.
+BASE = """\
+op: A
+module: custom
+inputs:
+  - {name: x, dtype: float32}
+outputs:
+  - {name: y, dtype: float32}
+"""
+CHANGED_X = ".INPUT(x, TensorType({DT_FLOAT16}))\n.OUTPUT(y, TensorType({DT_FLOAT}))"
+RECORDED = {f"out/{RECORD}": record_text({"custom/a.yaml": BASE})}
+TAMPERED = {
+    f"out/{RECORD}": record_text({"custom/a.yaml": BASE}).replace(
+        "dtype: float32}\\noutputs", "dtype: int64}\\noutputs"
+    )
+}
 
 # fmt: off
 CASES: list[Case] = [
@@ -203,6 +222,21 @@ CASES: list[Case] = [
         REG_OP(Add_X) .INPUT(x, TensorType({DT_FLOAT})) .OP_END_FACTORY_REG(Add_X)
         }
     """, op="Add_X", kept=("AddX",)),
+    case("I209", "4:15", "dtype changed in the file and in the header", {
+        "ops.h": op(CHANGED_X), **RECORDED,
+        "out/custom/a.yaml": BASE.replace("{name: x, dtype: float32}",
+                                          "{name: x, dtype: int8}"),
+    }, where="out/custom/a.yaml"),
+    case("I209", "8:1", "edited file is no longer YAML", {
+        "ops.h": op(CHANGED_X), **RECORDED,
+        "out/custom/a.yaml": BASE + "attrs: [\n",
+    }, where="out/custom/a.yaml"),
+    case("I210", "5:3", "record entry edited by hand", {
+        "ops.h": op(SIMPLE), **TAMPERED,
+    }, where=f"out/{RECORD}", op=None),
+    case("I210", "1:1", "record is not an object", {
+        "ops.h": op(SIMPLE), f"out/{RECORD}": "[]\n",
+    }, where=f"out/{RECORD}", op=None),
     # -- I3xx: imported, normalised ----------------------------------------
     case("I301", "4:15", "named set without TensorType and parentheses",
          op(".INPUT(x, TensorType({FloatingDataType, DT_BF16}))")),
@@ -364,6 +398,22 @@ def test_what_is_imported(item: Case, workdir: Path) -> None:
 # diagnostic): a negative test per code that normalises or refuses a form.
 QUIET: list[tuple[str, str, Files, tuple[str, ...]]] = [
     (
+        "I209",
+        "the file and the header changed different fields",
+        {
+            "ops.h": op(CHANGED_X),
+            **RECORDED,
+            "out/custom/a.yaml": BASE + "doc: Edited.\n",
+        },
+        ("ops.h",),
+    ),
+    (
+        "I210",
+        "a record the import wrote",
+        {"ops.h": op(SIMPLE), **RECORDED, "out/custom/a.yaml": BASE},
+        ("ops.h",),
+    ),
+    (
         "I208",
         "an op type near a reserved one",
         {"ops.h": op(SIMPLE, name="DataLike")},
@@ -456,15 +506,15 @@ def test_docs_example_is_real(
     """Each I-code's example, run, prints what the docs show under it.
 
     ``c`` blocks are headers (a first line ``// name.h`` names the file,
-    else ``ops.h``), ``yaml`` blocks whose first line is ``# path`` are
-    files that exist before the run. A ``text`` block is the output of
+    else ``ops.h``), ``yaml`` and ``json`` blocks whose first line is
+    ``# path`` are files that exist before the run. A ``text`` block is the output of
     ``gen-ops import <headers> --out specs``; a ``console`` block gives its
     commands (``$ ...``) and their output. Summary lines are not compared
     (they hold the run time)."""
     blocks = _blocks(doc_sections()[code])
     headers = []
     for kind, body in blocks:
-        if kind not in ("c", "yaml"):
+        if kind not in ("c", "yaml", "json"):
             continue
         first, _, rest = body.partition("\n")
         named = re.fullmatch(r"(?://|#) (\S+)", first)

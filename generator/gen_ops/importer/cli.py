@@ -127,7 +127,21 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--overwrite",
         action="store_true",
-        help="replace spec files that exist with other content",
+        help="replace spec files that exist with other content, the team's edits "
+        "since the last import included",
+    )
+    p.add_argument(
+        "--restore-deleted",
+        action="store_true",
+        help="write again the specs deleted since the last import (by default "
+        "they stay deleted)",
+    )
+    p.add_argument(
+        "--adopt",
+        action="store_true",
+        help="keep spec files the import record does not name (specs imported "
+        "before gen-ops kept a record) as edits of this import, so that later "
+        "imports merge into them",
     )
     p.add_argument(
         "--strict", action="store_true", help="exit 1 when there are warnings"
@@ -161,6 +175,8 @@ def main(argv: Sequence[str]) -> int:
         prefer=tuple(args.prefer),
         overwrite=args.overwrite,
         jobs=args.jobs,
+        restore_deleted=args.restore_deleted,
+        adopt=args.adopt,
     )
     refused = driver.refuse_out(options)
     if refused is not None:
@@ -174,7 +190,7 @@ def main(argv: Sequence[str]) -> int:
             result = driver.plan(options)
             for diagnostic in result.diagnostics:
                 print(diagnostic.format(), file=sys.stderr)
-            if result.writes:
+            if result.writes or result.record is not None:
                 transaction.recover(options.out)
             driver.write(options, result)
     except transaction.WriteError as exc:
@@ -204,8 +220,20 @@ def main(argv: Sequence[str]) -> int:
             + f", {len(result.files)} op(s) imported"
             + (f" ({result.merged} duplicate(s) merged)" if result.merged else "")
             + (f", {result.not_imported} not imported" if result.not_imported else "")
-            + f"; {len(result.writes)} file(s) written, "
-            f"{len(result.files) - len(result.writes)} unchanged; "
+            + f"; {len(result.writes)} file(s) written"
+            + (
+                f" ({result.merged_edits} merged with your edits)"
+                if result.merged_edits
+                else ""
+            )
+            + f", {len(result.files) - len(result.writes)} unchanged"
+            + (
+                f", {result.kept_deleted} deleted since the last import "
+                "(not restored: --restore-deleted)"
+                if result.kept_deleted
+                else ""
+            )
+            + "; "
             f"{result.errors} error(s), {result.warnings} warning(s) "
             f"({time.perf_counter() - started:.2f} s)"
         )

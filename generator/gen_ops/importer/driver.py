@@ -6,8 +6,13 @@ syntax defect (I103 to I108) gives no op at all. The ops of the other
 headers are merged (Note [Duplicates] in ``merge``), each is written to
 ``<out>/<module>/<stem>.yaml`` (``<stem>`` is the op type in snake case, as
 for every gen-ops file), and all files are written in one transaction
-(``gen_ops.transaction``): a spec file is complete or absent. A file that
-exists with other content is kept unless ``--overwrite`` (I207).
+(``gen_ops.transaction``): a spec file is complete or absent. The import's
+record of what it wrote (Note [Import record] in ``reimport``) is written in
+the same transaction; a file the team edited since is merged with the new
+import (Note [Three-way re-import]), and one it deleted is not written
+again unless ``--restore-deleted``. A file the record does not name that
+exists with other content is kept unless ``--overwrite`` or ``--adopt``
+(I207).
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from gen_ops.importer.merge import Found, merge
 from gen_ops.importer.model import ImportedOp
 from gen_ops.importer.parser import parse
 from gen_ops.importer.preprocess import active_tokens
+from gen_ops.importer.reimport import RECORD, RecordRefused, read_record, record_text
 from gen_ops.importer.syntax import Broken
 from gen_ops.importer.yaml_writer import spec_text
 
@@ -51,6 +57,8 @@ class Options:
     prefer: tuple[str, ...] = ()
     overwrite: bool = False
     jobs: int = 1
+    restore_deleted: bool = False  # write specs the team deleted since
+    adopt: bool = False  # keep files the record does not name, as edits
 
 
 @dataclass(frozen=True)
@@ -87,6 +95,12 @@ class Result:
     merged: int
     not_imported: int
     diagnostics: tuple[Diagnostic, ...]
+    # the import record's new text, None when it does not change
+    record: str | None = None
+    # specs the team deleted since the last import, not written again
+    kept_deleted: int = 0
+    # files written with the team's edits merged in (among ``writes``)
+    merged_edits: int = 0
 
     @property
     def errors(self) -> int:
@@ -285,6 +299,22 @@ def plan(options: Options) -> Result:
     if refused is not None:
         return refused
     sink = Sink()
+    try:  # under the tree lock, as the specs (Note [Import record])
+        record = read_record(options.out)
+    except RecordRefused as exc:
+        sink.emit(
+            "I210",
+            Span(exc.display, exc.line, exc.col),
+            f"the import record cannot be used: {exc.reason}; nothing is imported",
+            f"{RECORD} is gen-ops' record of what the last import wrote: restore "
+            "it (from version control), or remove it, which forgets which specs "
+            "were deleted since and makes specs that differ from the import I207 "
+            "until --adopt or --overwrite",
+        )
+        return Result(0, 0, (), (), 0, 0, tuple(sink.items))
+    recorded = dict(record.specs)
+    kept_deleted = 0
+    merged_edits = 0
     found_headers = headers.find(list(options.paths), sink)
     if options.module_per_header:
         report_shared_modules(found_headers, sink)
@@ -334,21 +364,47 @@ def plan(options: Options) -> Result:
             continue
         spec = SpecFile(relative, item.text, op)
         on_disk = _read(options.out / relative)
+        base = record.specs.get(relative)
         if on_disk == spec.text:
             files.append(spec)
+            recorded[relative] = spec.text
             continue
-        if on_disk is not _MISSING and not options.overwrite:
-            sink.emit(
-                "I207",
-                op.span,
-                f"{op.op_type}: {options.out / relative} exists and differs from "
-                "the import; it is not overwritten",
-                "pass --overwrite to replace it, or move it away",
-            )
+        if on_disk is _MISSING:
+            if base is not None and not options.restore_deleted:
+                kept_deleted += 1  # the team deleted it (Note [Three-way re-import])
+                continue
+        elif options.overwrite:
+            pass
+        elif on_disk is None or base is None:
+            if on_disk is not None and options.adopt:  # the file is the team's edit
+                files.append(spec)
+                recorded[relative] = spec.text
+                continue
+            _refuse_existing(options, relative, op, record.found, on_disk, sink)
             not_imported += 1
             continue
+        elif on_disk == base:  # the team did not touch it
+            pass
+        elif base == spec.text:  # the header did not change: the team's stays
+            files.append(spec)
+            continue
+        else:
+            text = _merge(options, relative, op, base, on_disk, spec.text, sink)
+            if text is None:
+                not_imported += 1
+                continue
+            recorded[relative] = spec.text
+            if text == on_disk:
+                files.append(spec)
+                continue
+            spec = SpecFile(relative, text, op)
+            merged_edits += 1
         files.append(spec)
         writes.append(spec)
+        recorded[relative] = item.text
+    new_record = record_text(recorded) if recorded else None
+    if record.found and recorded == record.specs:
+        new_record = None
     return Result(
         headers=len(found_headers),
         failed_headers=failed,
@@ -357,15 +413,100 @@ def plan(options: Options) -> Result:
         merged=outcome.merged,
         not_imported=not_imported,
         diagnostics=tuple(sink.sorted()),
+        record=new_record,
+        kept_deleted=kept_deleted,
+        merged_edits=merged_edits,
     )
 
 
+def _refuse_existing(
+    options: Options,
+    relative: str,
+    op: ImportedOp,
+    recorded: bool,
+    on_disk: str | None,
+    sink: Sink,
+) -> None:
+    """I207 for a spec file that differs from the import and that the
+    import record does not name, or that cannot be read."""
+    path = display(options.out / relative)
+    if on_disk is None:
+        sink.emit(
+            "I207",
+            op.span,
+            f"{op.op_type}: {path} exists but cannot be read as a spec file (not "
+            "a regular file, or too large); it is not overwritten",
+            "move it away, or pass --overwrite to replace it",
+        )
+        return
+    why = (
+        f"the import record ({RECORD}) does not name it"
+        if recorded
+        else f"there is no import record ({RECORD}; specs imported before gen-ops "
+        "kept one)"
+    )
+    sink.emit(
+        "I207",
+        op.span,
+        f"{op.op_type}: {path} exists and differs from the import, and {why}, so "
+        "your edits cannot be told from the header's changes; it is not "
+        "overwritten",
+        "pass --adopt to keep the file and merge later imports into it, "
+        "--overwrite to replace it, or move it away",
+    )
+
+
+def _merge(
+    options: Options,
+    relative: str,
+    op: ImportedOp,
+    base: str,
+    ours: str,
+    theirs: str,
+    sink: Sink,
+) -> str | None:
+    """The spec the team edited since the last import, merged with the new
+    import (Note [Three-way re-import]); None, after I209, when it cannot
+    be merged (the file is left as it is)."""
+    from gen_ops.importer import reimport
+
+    path = display(options.out / relative)
+    outcome = reimport.merge(base, ours, theirs, path)
+    if outcome.text is not None:
+        return outcome.text
+    for conflict, line, col in outcome.conflicts:
+        sink.emit(
+            "I209",
+            Span(path, line, col),
+            f"{op.op_type}: {conflict.name}: changed both in the file "
+            f"({reimport.change(conflict.base, conflict.ours)}) and in the header "
+            f"at {op.span} ({reimport.change(conflict.base, conflict.theirs)}) "
+            "since the last import; the file is left as it is",
+            f"to take the header's, {reimport.take(conflict)}; to keep yours, make "
+            "the header say it; then import again (--overwrite takes the whole "
+            "import instead)",
+        )
+    if outcome.problem is not None:
+        reason, line, col = outcome.problem
+        sink.emit(
+            "I209",
+            Span(path, line, col),
+            f"{op.op_type}: the file was edited since the last import and the "
+            f"header changed, but they cannot be merged: {reason}; the file is "
+            "left as it is",
+            "apply the header's changes by hand (import into another --out to see "
+            "them) and import again, or pass --overwrite to take the whole import",
+        )
+    return None
+
+
 def write(options: Options, result: Result) -> None:
-    """Write the changed spec files as one transaction (WriteError)."""
+    """Write the changed spec files, and the import record, as one
+    transaction (WriteError)."""
     from gen_ops import transaction
 
-    if result.writes:
-        transaction.apply(
-            options.out,
-            transaction.Change([(f.path, f.text) for f in result.writes], ()),
-        )
+    writes = [(f.path, f.text) for f in result.writes]
+    if result.record is not None:  # last, as a manifest (Note [Import record])
+        writes.append((RECORD, result.record))
+    if writes:
+        transaction.apply(options.out, transaction.Change(writes, ()))
