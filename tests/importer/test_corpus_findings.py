@@ -1,6 +1,6 @@
 """Issue 22, point 7: what the whole public corpus showed, on headers
-written for these tests (modelled on the forms docs/importing.md and
-/work/shared/docs/regop-facts.md describe, no real header's text).
+written for these tests (modelled on the forms docs/importing.md and the
+shared notes on real REG_OP headers describe, no real header's text).
 
 - a named set in a list with other types (``TensorType({NumberType(),
   DT_VARIANT})``) is read as the union with a warning (I301), and gen-ops
