@@ -445,6 +445,20 @@ def print_table(result: dict[str, Any]) -> None:
                 rendered["compile_percent"],
                 "",
             ),
+            (
+                "the same and compiling, % of valid",
+                round(
+                    100
+                    * (
+                        plain["same"]
+                        - rendered["headers_with_expressions"]
+                        + rendered["headers_compiling"]
+                    )
+                    / plain["valid"],
+                    2,
+                ),
+                "",
+            ),
         ]
     print(f"{'':40} {'as written':>12} {'--fix-dtypes':>13}")
     for label, a, b in rows:
