@@ -7,6 +7,18 @@ subdirectory per repository, and point this script at it:
 
     python bench/real_corpus.py CORPUS_DIR [--json PATH]
 
+or straight from git directories (bare mirrors, as the ``fetch`` tool gives
+them), each named, with GE's graph headers from a metadef mirror for the
+compile check:
+
+    python bench/real_corpus.py --mirror graphengine=GIT_DIR \
+        --mirror ops-nn=GIT_DIR ... --metadef GIT_DIR
+
+From a mirror it takes, at HEAD, every op-proto header: ``*_proto*.h``
+anywhere (``<op>/op_graph/<op>_proto.h``, ``op_*_proto_extend.h``, ...) and
+GE's own ``fwkacllib/inc/ops/*.h``, outside ``tests/`` directories; each
+mirror's headers go to the subdirectory NAME of the corpus.
+
 It measures, with every header's ops in the module named by its stem
 (--module-per-header):
 
@@ -26,7 +38,13 @@ It measures, with every header's ops in the module named by its stem
   R101 for E308), which gen-ops never generates;
 - packages: the specs of every valid declaration (with --fix-dtypes) rendered
   by gen-ops, and every generated ge.es and ge_impl module imported in a
-  fresh interpreter.
+  fresh interpreter;
+- compile: with --metadef, whether every type expression of every header
+  gen-ops renders (and, for comparison, of the corpus as written) compiles
+  against GE's graph/types.h (bench/type_expressions.py);
+- not imported: every declaration the import leaves out, with its reason
+  (the first error), and the ops each repository's own import leaves out
+  when merging its declarations (I206).
 
 Prints a table and writes JSON (default bench/results/real_corpus.json).
 """
@@ -45,6 +63,7 @@ from pathlib import Path
 from typing import Any
 
 import _report  # bench/ is the script's directory
+import type_expressions
 
 from ge_ir.types import NAMED_TENSOR_TYPES, DataType
 from gen_ops.diagnostics import Diagnostic
@@ -140,16 +159,88 @@ def reported(name: tuple[str, int, str], diagnostics: list[Diagnostic]) -> bool:
     )
 
 
-def check(corpus: Path, fix_dtypes: bool) -> roundtrip.Report:
-    with tempfile.TemporaryDirectory(prefix="real-corpus-") as rendered:
+PROTO_HEADER = re.compile(r"(_proto[A-Za-z0-9_]*\.h|/fwkacllib/inc/ops/[^/]+\.h)$")
+
+
+def extract(mirrors: list[tuple[str, Path]], into: Path) -> dict[str, str]:
+    """The op-proto headers of each mirror's HEAD under ``into/NAME``; the
+    commit of each."""
+    commits = {}
+    for name, git_dir in mirrors:
+        git = ["git", f"--git-dir={git_dir}"]
+        listing = subprocess.run(
+            git + ["ls-tree", "-r", "--name-only", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.splitlines()
+        wanted = [
+            p for p in listing if PROTO_HEADER.search(p) and "/tests/" not in f"/{p}"
+        ]
+        (into / name).mkdir(parents=True, exist_ok=True)
+        archive = subprocess.run(
+            git + ["archive", "HEAD", *wanted], capture_output=True, check=True
+        ).stdout
+        subprocess.run(["tar", "-x", "-C", str(into / name)], input=archive, check=True)
+        commits[name] = subprocess.run(
+            git + ["rev-parse", "HEAD"], capture_output=True, text=True, check=True
+        ).stdout.strip()
+    return commits
+
+
+def check(
+    corpus: Path, fix_dtypes: bool, rendered: Path | None = None
+) -> roundtrip.Report:
+    with tempfile.TemporaryDirectory(prefix="real-corpus-") as tmp:
         return roundtrip.run(
             roundtrip.Options(
                 paths=(corpus,),
-                rendered=Path(rendered),
+                rendered=rendered or Path(tmp),
                 module_per_header=True,
                 fix_dtypes=fix_dtypes,
             )
         )
+
+
+def not_imported(report: roundtrip.Report) -> list[str]:
+    """Each declaration with an import error, and each header with a syntax
+    defect: ``Op header:line: I202 first message``."""
+    first: dict[tuple[str, int, str], str] = {}
+    for d in report.diagnostics:
+        if d.severity.value != "error" or not d.code.startswith("I"):
+            continue
+        header_wide = not d.code.startswith("I2")
+        op = "(header)" if header_wide else d.message.split(":")[0]
+        message = d.message if header_wide else d.message[len(op) + 2 :]
+        key = (d.span.path, d.span.line if header_wide else 0, op)
+        first.setdefault(
+            key, f"{op} {_short(d.span.path)}:{d.span.line}: {d.code} {message[:140]}"
+        )
+    return sorted(first.values())
+
+
+def _short(path: str) -> str:
+    return re.sub(r"^.*?/real-corpus-src-[^/]+/", "", str(Path(path).resolve()))
+
+
+def merge_per_repository(corpus: Path) -> dict[str, list[str]]:
+    """Each repository imported on its own (--module-per-header): the ops its
+    merge leaves out (I206), with the first difference."""
+    out = {}
+    for repository in sorted(p for p in corpus.iterdir() if p.is_dir()):
+        result = driver.plan(
+            driver.Options(
+                paths=(repository,),
+                out=Path(tempfile.gettempdir()) / "real-corpus-unused",
+                module_per_header=True,
+            )
+        )
+        out[repository.name] = sorted(
+            d.message.split("; the op")[0]
+            for d in result.diagnostics
+            if d.code == "I206"
+        )
+    return out
 
 
 def packages(corpus: Path) -> dict[str, Any]:
@@ -202,16 +293,29 @@ def packages(corpus: Path) -> dict[str, Any]:
         }
 
 
-def measure(corpus: Path) -> dict[str, Any]:
+def measure(corpus: Path, metadef: Path | None = None) -> dict[str, Any]:
     headers = sorted(
         p for p in corpus.rglob("*") if p.suffix in HEADER_SUFFIXES and p.is_file()
     )
     per_repo = Counter(p.relative_to(corpus).parts[0] for p in headers)
     declarations, invalid = grep(headers)
     started = time.perf_counter()
-    plain = check(corpus, fix_dtypes=False)
+    with tempfile.TemporaryDirectory(prefix="real-corpus-rendered-") as rendered:
+        plain = check(corpus, fix_dtypes=False, rendered=Path(rendered))
+        elapsed_plain = time.perf_counter() - started
+        compiled = (
+            {
+                "rendered": type_expressions.measure(
+                    [Path(rendered) / "include"], metadef
+                ),
+                "as_written": type_expressions.measure([corpus], metadef),
+            }
+            if metadef is not None
+            else None
+        )
+    started = time.perf_counter()
     fixed = check(corpus, fix_dtypes=True)
-    elapsed = time.perf_counter() - started
+    elapsed = elapsed_plain + time.perf_counter() - started
     codes = Counter(d.code for d in plain.diagnostics)
     differ = [
         d.format().splitlines()[0]
@@ -263,6 +367,10 @@ def measure(corpus: Path) -> dict[str, Any]:
             f"{p}:{line}: {n}" for p, line, n in unreported
         ],
         "round_trip_differences": differ,
+        "not_imported_as_written": not_imported(plain),
+        "not_imported_with_fix_dtypes": not_imported(fixed),
+        "merge_not_imported_per_repository": merge_per_repository(corpus),
+        "compile": compiled,
         "seconds_import_and_roundtrip_twice": round(elapsed, 2),
         "packages": packages(corpus),
     }
@@ -311,6 +419,47 @@ def print_table(result: dict[str, Any]) -> None:
         ("generated modules", gen["modules"], ""),
         ("  of them failing to import", len(gen["modules_failed"]), ""),
     ]
+    compiled = result["compile"]
+    if compiled is not None:
+        written, rendered = compiled["as_written"], compiled["rendered"]
+        rows += [
+            (
+                "type expressions compiling with g++",
+                f"{written['expressions'] - written['expressions_failing']}"
+                f"/{written['expressions']}",
+                "",
+            ),
+            (
+                "  in the rendered headers",
+                f"{rendered['expressions'] - rendered['expressions_failing']}"
+                f"/{rendered['expressions']}",
+                "",
+            ),
+            (
+                "headers compiling, % (as written)",
+                written["compile_percent"],
+                "",
+            ),
+            (
+                "rendered headers compiling, %",
+                rendered["compile_percent"],
+                "",
+            ),
+            (
+                "the same and compiling, % of valid",
+                round(
+                    100
+                    * (
+                        plain["same"]
+                        - rendered["headers_with_expressions"]
+                        + rendered["headers_compiling"]
+                    )
+                    / plain["valid"],
+                    2,
+                ),
+                "",
+            ),
+        ]
     print(f"{'':40} {'as written':>12} {'--fix-dtypes':>13}")
     for label, a, b in rows:
         print(f"{label:40} {a!s:>12} {b!s:>13}")
@@ -339,18 +488,58 @@ def print_table(result: dict[str, Any]) -> None:
         print("  " + line)
     for line in result["invalid_dtype_uses_unreported"] + gen["modules_failed"]:
         print("  " + line)
+    if compiled is not None:
+        for line in compiled["rendered"]["failures"]:
+            print("  does not compile: " + line)
+    print("not imported (--fix-dtypes):")
+    for line in result["not_imported_with_fix_dtypes"]:
+        print("  " + line)
+    for repository, ops in result["merge_not_imported_per_repository"].items():
+        print(f"not imported by {repository}'s own import (I206): {len(ops)}")
+        for line in ops:
+            print("  " + line[:200])
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("corpus", type=Path, help="a directory of REG_OP headers")
+    parser.add_argument(
+        "corpus", type=Path, nargs="?", help="a directory of REG_OP headers"
+    )
+    parser.add_argument(
+        "--mirror",
+        action="append",
+        default=[],
+        metavar="NAME=GIT_DIR",
+        help="take the op-proto headers of this git directory's HEAD (repeatable)",
+    )
+    parser.add_argument(
+        "--metadef",
+        type=Path,
+        help="a git directory of hicann/metadef: compile the type expressions "
+        "against its graph/types.h",
+    )
     parser.add_argument(
         "--json",
         type=Path,
         default=Path(__file__).resolve().parent / "results/real_corpus.json",
     )
     args = parser.parse_args()
-    result = {**_report.header("real_corpus"), **measure(args.corpus.resolve())}
+    if (args.corpus is None) == (not args.mirror):
+        parser.error("give a corpus directory or --mirror NAME=GIT_DIR, not both")
+    mirrors = []
+    for item in args.mirror:
+        name, _, git_dir = item.partition("=")
+        if not name or not git_dir:
+            parser.error(f"--mirror {item}: write NAME=GIT_DIR")
+        mirrors.append((name, Path(git_dir)))
+    with tempfile.TemporaryDirectory(prefix="real-corpus-src-") as tmp:
+        corpus = args.corpus.resolve() if args.corpus else Path(tmp)
+        commits = extract(mirrors, corpus) if mirrors else {}
+        result = {
+            **_report.header("real_corpus"),
+            "mirrors": commits,
+            **measure(corpus, args.metadef),
+        }
     print_table(result)
     _report.write(args.json, result)
     return 0

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ge_ir.attrs import AttrType
-from ge_ir.types import DataType, dtype_from_spec_name
+from ge_ir.types import DataType
 from gen_ops.cpp_reserved import SYSTEM_MACROS
 from gen_ops.diagnostics import Span
 from gen_ops.model import (
@@ -226,24 +226,20 @@ def elements(op: OpSpec) -> tuple[Element, ...]:
     )
 
 
-def tensor_type(written: DtypeSet, evaluated: bool) -> str:
+def tensor_type(written: DtypeSet) -> str:
     """A set as GE's TensorType writes it: ``TensorType::NumberType()`` for
     a named set alone, ``TensorType({DT_A, DT_B})`` for dtypes (in the
-    spec's order, Note [Dtype order]). A union of named sets and dtypes is
-    GE's ``TensorType({BasicType(), DT_BOOL})`` where the macros only
-    stringify it (an element's dtype); where C++ evaluates it
-    (``evaluated``: DATATYPE's range), which has no such constructor, it is
-    its members."""
+    spec's order, Note [Dtype order]). A union of named sets and dtypes
+    (``[BasicType, bool]``) is written with its members, ``TensorType({
+    DT_COMPLEX128, ..., DT_BOOL})``: GE's TensorType has a constructor from
+    a DataType and one from a list of them, and no union of a set and
+    dtypes, so the spelling ``TensorType({BasicType(), DT_BOOL})`` of some
+    real headers is no C++ expression. Written so, an element's argument
+    compiles as GE's headers evaluate it (``bench/type_expressions.py``)
+    and means the same where the macros only stringify it."""
     if written.set_name:
         return f"TensorType::{written.set_name}()"
-    if evaluated or not written.sets:
-        names = [d.name for d in written.dtypes]
-    else:
-        names = [
-            f"{item}()" if item in written.sets else dtype_from_spec_name(item).name
-            for item in written.items
-        ]
-    return "TensorType({" + ", ".join(names) + "})"
+    return "TensorType({" + ", ".join(d.name for d in written.dtypes) + "})"
 
 
 def type_var_range(var: TypeVar) -> str:
@@ -251,7 +247,7 @@ def type_var_range(var: TypeVar) -> str:
     or ``Promote({"T1", "T2"})``."""
     if var.kind is TypeVarKind.PROMOTE:
         return "Promote({" + ", ".join(f'"{name}"' for name in var.promote) + "})"
-    range_ = tensor_type(var.written, evaluated=True)
+    range_ = tensor_type(var.written)
     return f"ListTensorType({range_})" if var.kind is TypeVarKind.LIST else range_
 
 
@@ -261,7 +257,7 @@ def dtype_symbol(dtype: DtypeConstraint) -> str:
     if dtype.var is not None:
         return dtype.var.name
     assert dtype.written is not None
-    return tensor_type(dtype.written, evaluated=False)
+    return tensor_type(dtype.written)
 
 
 def dtype_argument(dtype: DtypeConstraint) -> str:

@@ -34,7 +34,9 @@ def data(op: OpSpec, unions: frozenset[str]) -> dict[str, object]:
     of the type variables in ``unions``, their members only."""
 
     def dtype(c: DtypeConstraint) -> tuple[object, ...]:
-        return (c.kind, c.dtypes, c.written, c.name)
+        # A named set alone by its name, a list (a union too) by its members.
+        written = c.written and (c.written.set_name or frozenset(c.written.dtypes))
+        return (c.kind, frozenset(c.dtypes), written, c.name)
 
     return {
         "op": op.op_type,
@@ -54,9 +56,10 @@ def data(op: OpSpec, unions: frozenset[str]) -> dict[str, object]:
 
 
 def unions_of(op: OpSpec) -> frozenset[str]:
-    """Type variables bound to a union: DATATYPE's range is C++ GE evaluates,
-    so one comes back as its members (spec-reference.md, "How each form of
-    dtype is printed")."""
+    """Type variables bound to a union: GE's TensorType has no union of a
+    set and dtypes, so REG_OP writes a union's members and it comes back as
+    them (spec-reference.md, "How each form of dtype is printed"); an
+    element's union likewise (``data`` compares its members only)."""
     return frozenset(
         v.name for v in op.type_vars if v.written.sets and len(v.written.items) > 1
     )

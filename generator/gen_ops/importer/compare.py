@@ -5,8 +5,8 @@ and the one read back from the header gen-ops renders from its spec
 Compared, each kind of element in IR order: type variables, inputs,
 outputs, attrs and graphs by name; then an input's kind (required, optional,
 dynamic), an output's and a graph's (static, dynamic), every dtype (a type
-variable by name, a named set by name, a list of dtypes as a set, Promote
-and ListTensorType by what they hold), an attr's type and its default as a
+variable by name, a named set by name, a list of dtypes as a set, a named
+set in a list by its members, Promote and ListTensorType by what they hold), an attr's type and its default as a
 value (``1e-5`` and ``0.00001`` are one float, NaN is NaN, an int default
 spelled ``DT_INT32`` is 3). Docs and spellings are not compared. A default
 the importer could not read (I305) differs from everything: the header had
@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gen_ops.diagnostics import Span
+from gen_ops.importer.dtype_expr import members
 from gen_ops.importer.model import (
     Attr,
     DtypeList,
@@ -101,9 +102,10 @@ def describe_dtype(dtype: DtypeRef | Range) -> str:
 
 
 def dtype_meaning(dtype: DtypeRef | Range) -> Any:
-    """What a dtype means: a list of dtypes is a set."""
+    """What a dtype means: a list of dtypes is a set, and a named set in a
+    list (a union) is its members (gen-ops renders a union so)."""
     if isinstance(dtype, DtypeList):
-        return ("dtypes", frozenset(dtype.names))
+        return ("dtypes", frozenset(members(dtype.names)))
     if isinstance(dtype, ListOf):
         return ("list of", dtype_meaning(dtype.inner))
     return dtype

@@ -150,8 +150,10 @@ def import_header(
     if source is None:
         return HeaderResult(header, (), (), tuple(sink.items), True, 0)
     tokens, whole = tokenize(source, sink)
-    tokens, nested = active_tokens(source, tokens, sink)
-    found, balanced = parse(source, tokens, sink, complete=whole)
+    tokens, nested, conditionals = active_tokens(source, tokens, sink)
+    found, balanced = parse(
+        source, tokens, sink, complete=whole, conditionals=conditionals
+    )
     if not (whole and nested and balanced):
         # A syntax defect: what follows it cannot be trusted, so no op of
         # the header is converted (nor reported on).

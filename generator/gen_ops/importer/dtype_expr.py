@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ge_ir.types import DataType
+from ge_ir.types import NAMED_TENSOR_TYPES, DataType
 from gen_ops.importer import dtype_names
 from gen_ops.importer.model import (
     DtypeList,
@@ -126,6 +126,12 @@ class _Reader:
             return None
         if len(sets) == 1 and not dtypes:
             return NamedSet(sets[0])
+        if sets:
+            self.notes.append(
+                "a named set in a list with other types, which C++ cannot "
+                "evaluate (GE's TensorType is made of DataType values only, and "
+                "has no union of a set and dtypes): read as their union"
+            )
         repeated = [dt for dt in dict.fromkeys(dtypes) if dtypes.count(dt) > 1]
         if repeated:
             self.notes.append(
@@ -272,7 +278,28 @@ def _hint(value: DtypeRef | Range) -> str:
     spelled = cpp_spelling(value)
     if len(spelled) <= 60:
         return f"write {spelled}"
+    inner = value.inner if isinstance(value, ListOf) else value
+    if isinstance(inner, DtypeList) and any(
+        n in NAMED_TENSOR_TYPES for n in inner.names
+    ):
+        return (
+            "write the members of the union as GE's TensorType takes them, "
+            "TensorType({DT_A, DT_B, ...}) (gen-ops renders the spec's union so)"
+        )
     return "write the list in GE's grammar, TensorType({DT_A, DT_B, ...})"
+
+
+def members(names: tuple[str, ...]) -> tuple[str, ...]:
+    """The spec names of the dtypes a list of dtypes and named sets holds:
+    each named set's members in DataType order, each dtype where it stands;
+    each once (as gen-ops' ``DtypeSet.dtypes``)."""
+    out: list[str] = []
+    for name in names:
+        if name in NAMED_TENSOR_TYPES:
+            out += [dt.spec_name for dt in sorted(NAMED_TENSOR_TYPES[name].types)]
+        else:
+            out.append(name)
+    return tuple(dict.fromkeys(out))
 
 
 def describe(value: DtypeRef | Range) -> str:
@@ -299,9 +326,7 @@ def cpp_spelling(value: DtypeRef | Range) -> str:
             dt.spec_name: dt.name for dt in DataType if dt not in dtype_names.MARKERS
         }
         return (
-            "TensorType({"
-            + ", ".join(by_spec.get(n, f"{n}()") for n in value.names)
-            + "})"
+            "TensorType({" + ", ".join(by_spec[n] for n in members(value.names)) + "})"
         )
     if isinstance(value, Promote):
         return "Promote({" + ", ".join(f'"{n}"' for n in value.vars) + "})"

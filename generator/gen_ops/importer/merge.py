@@ -5,7 +5,9 @@ Note [Duplicates]: real header sets declare many ops in several headers
 compared by their shape (``model.OpShape``: everything REG_OP declares; docs
 and positions aside):
 
-- all the same: the op is imported once, from the first declaration (in
+- all the same (a list of dtypes compared as a set: declarations that
+  differ only in the order of a list, ``{DT_FLOAT16, DT_FLOAT}`` here and
+  ``{DT_FLOAT, DT_FLOAT16}`` there, are the same op): the op is imported once, from the first declaration (in
   the order the headers were given, a directory's headers sorted), or the
   one ``--prefer`` picks; its doc comes from that declaration;
 - different: each declaration that differs from the first is reported with
@@ -27,9 +29,16 @@ from dataclasses import field as dataclass_field
 from pathlib import Path
 
 from gen_ops.diagnostics import Diagnostic, Sink
-from gen_ops.importer.dtype_expr import describe
+from gen_ops.importer.dtype_expr import describe, members
 from gen_ops.importer.headers import resolved
-from gen_ops.importer.model import Attr, Default, ImportedOp, OpShape
+from gen_ops.importer.model import (
+    Attr,
+    Default,
+    DtypeList,
+    ImportedOp,
+    ListOf,
+    OpShape,
+)
 from gen_ops.importer.yaml_writer import value
 
 FIRST, LAST = "FIRST", "LAST"
@@ -113,7 +122,7 @@ def difference(a: OpShape, b: OpShape) -> str:
                 return f"{role} '{one.name}' there, '{other.name}' here"
             for part in dataclasses.fields(one):
                 mine, theirs = getattr(one, part.name), getattr(other, part.name)
-                if mine != theirs:
+                if _unordered(mine) != _unordered(theirs):
                     label = "dtypes" if part.name == "range" else part.name
                     if isinstance(one, Attr) and part.name == "dropped":
                         label = "default"
@@ -122,6 +131,27 @@ def difference(a: OpShape, b: OpShape) -> str:
                         f"{_show(theirs)} here"
                     )
     return "the declarations differ"
+
+
+def _unordered(dtype: object) -> object:
+    if isinstance(dtype, DtypeList):
+        return frozenset(members(dtype.names))
+    if isinstance(dtype, ListOf):
+        return ("list of", _unordered(dtype.inner))
+    return dtype
+
+
+def meaning(shape: OpShape) -> object:
+    """What ``shape`` declares, a list of dtypes as the set of its members:
+    two declarations with equal meanings are one op (Note [Duplicates])."""
+    return (
+        shape.op_type,
+        tuple((v.name, _unordered(v.range)) for v in shape.type_vars),
+        tuple(dataclasses.replace(s, dtype=_unordered(s.dtype)) for s in shape.inputs),
+        tuple(dataclasses.replace(s, dtype=_unordered(s.dtype)) for s in shape.outputs),
+        shape.attrs,
+        shape.graphs,
+    )
 
 
 def merge(found: Sequence[Found], prefer: Sequence[str], sink: Sink) -> Outcome:
@@ -134,7 +164,8 @@ def merge(found: Sequence[Found], prefer: Sequence[str], sink: Sink) -> Outcome:
     rejected: list[str] = []
     for op_type, candidates in by_type.items():
         first = candidates[0]
-        differing = [c for c in candidates if c.op.shape != first.op.shape]
+        same = meaning(first.op.shape)
+        differing = [c for c in candidates if meaning(c.op.shape) != same]
         picked = choose(candidates, prefer)
         if not differing:
             chosen.append(picked or first)
@@ -145,11 +176,12 @@ def merge(found: Sequence[Found], prefer: Sequence[str], sink: Sink) -> Outcome:
                 _report(sink, "I206", other, first, None)
             rejected.append(op_type)
             continue
+        wanted = meaning(picked.op.shape)
         for other in candidates:
-            if other.op.shape != picked.op.shape:
+            if meaning(other.op.shape) != wanted:
                 _report(sink, "I306", other, picked, picked)
         chosen.append(picked)
-        merged += sum(1 for c in candidates if c.op.shape == picked.op.shape) - 1
+        merged += sum(1 for c in candidates if meaning(c.op.shape) == wanted) - 1
     return Outcome(tuple(chosen), merged, tuple(rejected))
 
 

@@ -17,6 +17,14 @@ joins them back. A chain that does not parse is I201: the op is not
 imported, and reading goes on after its OP_END_FACTORY_REG (or at the next
 REG_OP).
 
+Note [Where a bracket is missing]: a bracket never closed is reported where
+its closing one is missing, as near as the text tells. Inside a conditional
+(the include guard's ``#ifndef FOO_H`` ... ``#endif`` around a namespace),
+the closing bracket belongs before that conditional's ``#endif``, so the
+diagnostic stands at the ``#endif`` and names the line of the opening
+bracket; otherwise it stands at the opening bracket, since the end of the
+header says nothing about where the author meant to close it.
+
 The ``/** */`` comment just before a REG_OP is its doc. Any token in
 between, other than a conditional directive (``preprocess`` removed those),
 another doc comment or a directive other than ``#include``/``#define``,
@@ -66,9 +74,15 @@ class _Stop(Exception):
 
 class _Parser:
     def __init__(
-        self, source: SourceText, tokens: list[Token], sink: Sink, complete: bool
+        self,
+        source: SourceText,
+        tokens: list[Token],
+        sink: Sink,
+        complete: bool,
+        conditionals: tuple[tuple[int, int], ...] = (),
     ) -> None:
         self.complete = complete
+        self.conditionals = conditionals
         self.source = source
         self.tokens = tokens
         self.sink = sink
@@ -213,12 +227,24 @@ class _Parser:
 
     def unclosed(self, opened: _Open, before: Token | None = None) -> None:
         closer = {"(": ")", "[": "]", "{": "}"}[opened.token.text]
-        where = (
-            f"before the '{before.text}' at line "
-            f"{self.source.position(before.offset)[0]}"
-            if before is not None
-            else "by the end of the header"
-        )
+        at = opened.token.offset
+        line = self.source.position(at)[0]
+        if before is not None:
+            where = (
+                f"before the '{before.text}' at line "
+                f"{self.source.position(before.offset)[0]}"
+            )
+        else:
+            where = "by the end of the header"
+            endif = self.closing_endif(at)
+            if endif is not None:
+                # Note [Where a bracket is missing]
+                where = (
+                    f"before the #endif here, which closes the #if at line "
+                    f"{self.source.position(endif[0])[0]} around the '{opened.token.text}' of "
+                    f"line {line}"
+                )
+                at = endif[1]
         if opened.namespace is not None:
             label = (
                 f"namespace {opened.namespace}"
@@ -227,18 +253,24 @@ class _Parser:
             )
             self.error(
                 "I106",
-                opened.token.offset,
+                at,
                 f"{label} is never closed: its '{{' has no '}}' {where}",
                 f"add '}}  // namespace {opened.namespace}' where the namespace ends",
             )
         else:
             self.error(
                 "I105",
-                opened.token.offset,
+                at,
                 f"this '{opened.token.text}' is never closed {where}",
                 f"add the '{closer}' that closes it",
             )
         self.ok = False
+
+    def closing_endif(self, offset: int) -> tuple[int, int] | None:
+        """The innermost conditional around ``offset``: (its #if's offset,
+        its #endif's offset), or None."""
+        around = [(a, b) for a, b in self.conditionals if a < offset < b]
+        return max(around) if around else None
 
     # -- one declaration -------------------------------------------------------
 
@@ -399,12 +431,19 @@ class _Parser:
 
 
 def parse(
-    source: SourceText, tokens: list[Token], sink: Sink, complete: bool = True
+    source: SourceText,
+    tokens: list[Token],
+    sink: Sink,
+    complete: bool = True,
+    conditionals: tuple[tuple[int, int], ...] = (),
 ) -> tuple[list[Declaration | Broken], bool]:
     """The declarations of a header in source order, and whether its
     brackets are whole (False after an I105 or I106). When the tokens stop
     early (``complete`` False: an unterminated comment), brackets still open
-    at their end are not reported."""
-    parser = _Parser(source, tokens, sink, complete)
+    at their end are not reported. ``conditionals`` are the (#if, #endif)
+    offsets of ``preprocess.active_tokens``: a bracket opened inside one and
+    never closed is reported at its #endif (Note [Where a bracket is
+    missing])."""
+    parser = _Parser(source, tokens, sink, complete, conditionals)
     parser.run()
     return parser.found, parser.ok

@@ -17,7 +17,7 @@ namespace ge {
 ///   y (dynamic, T: list of RealNumberType, bool)
 REG_OP(IdentityNOp)
     .DYNAMIC_INPUT(x, "T")
-    .OPTIONAL_INPUT(mask, TensorType({DT_BOOL, IndexNumberType()}))
+    .OPTIONAL_INPUT(mask, TensorType({DT_BOOL, DT_INT32, DT_INT64}))
     .DYNAMIC_OUTPUT(y, "T")
     .DATATYPE(T, ListTensorType(TensorType({DT_FLOAT, DT_FLOAT16, DT_INT8, DT_INT32, DT_UINT8, DT_INT16, DT_UINT16, DT_UINT32, DT_INT64, DT_UINT64, DT_DOUBLE, DT_BF16, DT_BOOL})))
     .OP_END_FACTORY_REG(IdentityNOp);
