@@ -12,7 +12,6 @@ exists with other content is kept unless ``--overwrite`` (I207).
 
 from __future__ import annotations
 
-import functools
 import os
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -32,6 +31,7 @@ from gen_ops.importer.parser import parse
 from gen_ops.importer.preprocess import active_tokens
 from gen_ops.importer.syntax import Broken
 from gen_ops.importer.yaml_writer import spec_text
+from gen_ops.resources import SCHEMA_COPY, schema_reference, schema_text
 
 if TYPE_CHECKING:
     from gen_ops.model import OpSpec
@@ -153,7 +153,7 @@ def import_header(
             not_imported += 1
         else:
             ops.append(op)
-    schema = schema_reference(out / module)
+    schema = schema_reference(1)  # <out>/<module>/<stem>.yaml
     texts = tuple(spec_text(op, schema, f"{op.span.path}:{op.span.line}") for op in ops)
     refusals = (
         tuple(tuple(check_spec(op, text)[1]) for op, text in zip(ops, texts))
@@ -222,23 +222,20 @@ def _results(
         yield from pool.map(_one, tasks, chunksize=chunk)
 
 
-def schema_reference(directory: Path) -> str:
-    """The ``$schema`` path ``gen-ops new`` would write in ``directory``
-    (relative to the directory with its links resolved)."""
-    return _schema_reference(os.path.abspath(directory))
-
-
-@functools.cache
-def _schema_reference(directory: str) -> str:
-    from gen_ops.resources import schema_path
-
-    schema = schema_path()
-    try:
-        return Path(
-            os.path.relpath(schema, headers.resolved(Path(directory)))
-        ).as_posix()
-    except ValueError:  # another drive
-        return schema.as_posix()
+def _only_schema_line(on_disk: str | None, text: str) -> bool:
+    """The spec on disk differs from the import in its ``$schema`` line
+    alone (an earlier gen-ops wrote another path; Note [Schema copy]):
+    gen-ops' own line, replaced without --overwrite."""
+    if on_disk is None:
+        return False
+    old_first, _, old_rest = on_disk.partition("\n")
+    new_first, _, new_rest = text.partition("\n")
+    prefix = "# yaml-language-server: $schema="
+    return (
+        old_rest == new_rest
+        and old_first.startswith(prefix)
+        and (new_first.startswith(prefix))
+    )
 
 
 _MISSING = "\0missing"  # no file there (text can hold no NUL: it is ours)
@@ -337,7 +334,11 @@ def plan(options: Options) -> Result:
         if on_disk == spec.text:
             files.append(spec)
             continue
-        if on_disk is not _MISSING and not options.overwrite:
+        if (
+            on_disk is not _MISSING
+            and not options.overwrite
+            and not _only_schema_line(on_disk, spec.text)
+        ):
             sink.emit(
                 "I207",
                 op.span,
@@ -365,7 +366,9 @@ def write(options: Options, result: Result) -> None:
     from gen_ops import transaction
 
     if result.writes:
-        transaction.apply(
-            options.out,
-            transaction.Change([(f.path, f.text) for f in result.writes], ()),
-        )
+        files = [(f.path, f.text) for f in result.writes]
+        # The schema the specs' first lines name (Note [Schema copy]).
+        schema = schema_text()
+        if _read(options.out / SCHEMA_COPY) != schema:
+            files.append((SCHEMA_COPY, schema))
+        transaction.apply(options.out, transaction.Change(files, ()))
