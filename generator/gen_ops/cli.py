@@ -11,6 +11,8 @@ GEN_OPS_DEBUG=1 for the trace).
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import os
 import sys
 import time
@@ -19,7 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gen_ops import __version__, discovery, interrupts, state
+from gen_ops import __version__, diagnostics_json, discovery, interrupts, state
 from gen_ops.diagnostics import Diagnostic, Severity, Sink
 from gen_ops.layout import author_path_of
 from gen_ops.outputs import Target
@@ -265,9 +267,12 @@ def _show(
     JSON document, or the first ``max_errors`` lines (0: all) and how many
     more there are."""
     if fmt == "json":
-        from gen_ops.diagnostics_json import document
-
-        print(document(shown, errors, warnings, count), file=sys.stderr)
+        # Into the command's one document (Note [JSON output]); main always
+        # runs a --format json command in a JsonRun.
+        run = diagnostics_json.active()
+        if run is None:
+            raise RuntimeError("--format json outside a JSON run")
+        run.add(shown, errors, warnings, count)
         return
     rest = len(shown) - max_errors if max_errors else 0
     for diagnostic in shown[: max_errors or None]:
@@ -789,6 +794,42 @@ def main(argv: Sequence[str] | None = None) -> int:
         "package": cmd_package,
         "completion": cmd_completion,
     }[command]
+    if command in JSON_COMMANDS and diagnostics_json.requested(rest):
+        return _main_json(command, handler, rest)
+    return _run(handler, rest)
+
+
+# The commands with --format json (Note [JSON output]).
+JSON_COMMANDS = frozenset(
+    {"render", "validate", "package", "release", "compat", "changelog"}
+)
+
+
+def _main_json(
+    command: str, handler: Callable[[Sequence[str]], int], rest: Sequence[str]
+) -> int:
+    """Run a ``--format json`` command and print its one document (Note
+    [JSON output]), whatever the command printed or however it ended."""
+    real = sys.stdout
+    output, messages = io.StringIO(), io.StringIO()
+    run = diagnostics_json.JsonRun(command)
+    with (
+        diagnostics_json.running(run),
+        contextlib.redirect_stdout(output),
+        contextlib.redirect_stderr(messages),
+    ):
+        status = _run(handler, rest)
+    try:
+        real.write(run.document(status, output.getvalue(), messages.getvalue()))
+        real.write("\n")
+        real.flush()
+    except BrokenPipeError:
+        return _stdout_closed()
+    return status
+
+
+def _run(handler: Callable[[Sequence[str]], int], rest: Sequence[str]) -> int:
+    """The command, and its exit status however it ends (docs/cli.md)."""
     try:
         with interrupts.as_exceptions():
             try:
