@@ -11,6 +11,8 @@ GEN_OPS_DEBUG=1 for the trace).
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import os
 import sys
 import time
@@ -19,10 +21,11 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gen_ops import __version__, discovery, interrupts, state
+from gen_ops import __version__, diagnostics_json, discovery, interrupts, state
 from gen_ops.diagnostics import Diagnostic, Severity, Sink
 from gen_ops.layout import author_path_of
 from gen_ops.outputs import Target
+from gen_ops.render_options import RenderOptions, excluded_ops
 
 if TYPE_CHECKING:
     from gen_ops import render_cache, writer
@@ -264,9 +267,12 @@ def _show(
     JSON document, or the first ``max_errors`` lines (0: all) and how many
     more there are."""
     if fmt == "json":
-        from gen_ops.diagnostics_json import document
-
-        print(document(shown, errors, warnings, count), file=sys.stderr)
+        # Into the command's one document (Note [JSON output]); main always
+        # runs a --format json command in a JsonRun.
+        run = diagnostics_json.active()
+        if run is None:
+            raise RuntimeError("--format json outside a JSON run")
+        run.add(shown, errors, warnings, count)
         return
     rest = len(shown) - max_errors if max_errors else 0
     for diagnostic in shown[: max_errors or None]:
@@ -311,25 +317,6 @@ def _load(
     return files, [op for op in ops if op.op_type not in excluded]
 
 
-def _registry_files(root: Path | None) -> list[Path]:
-    """The files of a registry whose content a render depends on (the
-    fast path hashes them with the specs)."""
-    if root is None or not root.is_dir():
-        return []
-    return sorted(p for p in root.rglob("*.json") if p.is_file())
-
-
-def _registry_digest(root: Path | None, hasher: state.Hasher) -> str:
-    """The content of the registry a render reads (``--registry``), as one
-    digest: the fast path and the render cache's context include it, so a
-    new release renders the builders again (Note [Render cache])."""
-    files = _registry_files(root)
-    digests = hasher.digests(files)
-    if digests is None:
-        return "unreadable"  # the render reads the registry and reports why
-    return state.fingerprint(files, [], digests) or ""
-
-
 def _say(args: argparse.Namespace, text: str) -> None:
     if not args.quiet:
         print(text)
@@ -347,9 +334,7 @@ def cmd_validate(argv: Sequence[str]) -> int:
 
 
 def _excluded(args: argparse.Namespace) -> frozenset[str]:
-    return frozenset(
-        name.strip() for name in args.exclude_ops.split(",") if name.strip()
-    )
+    return excluded_ops(args.exclude_ops)
 
 
 def _note_unknown_excluded(
@@ -369,15 +354,17 @@ def _check(args: argparse.Namespace) -> int:
     never uses the state file."""
     from gen_ops import pipeline, writer
 
-    out: Path = args.out
+    options = RenderOptions.from_args(args)  # Note [Render options]
+    out = options.out
     sink = Sink()
-    files, ops = _load(args, sink)
+    files, loaded = _load(args, sink)
+    ops = options.prepare(loaded, sink)
     _report(sink, args.quiet, len(files), args.format, args.max_errors)
     if sink.has_errors:
         print("gen-ops: nothing was generated", file=sys.stderr)
         return EXIT_INVALID
-    rendered = pipeline.render(ops, args.only)
-    the_plan = writer.plan(out, rendered, args.only)
+    rendered = pipeline.render(ops, options.only)
+    the_plan = writer.plan(out, rendered, options.only)
     diff = writer.drift(out, the_plan)
     partial = writer.partial_state(out)
     if diff:
@@ -431,20 +418,6 @@ def _record_state(
     state.record(out, fingerprint, files, cache.to_text(), known, hashes)
 
 
-def _render_options(args: argparse.Namespace, hasher: state.Hasher) -> list[str]:
-    """What a render depends on besides the specs (the fast path's and the
-    render cache's context)."""
-    return [
-        str(args.out.resolve()),
-        ",".join(sorted(t.value for t in args.only)),
-        args.exclude_ops,
-        args.scaffold_dir,
-        str(args.no_scaffold),
-        str(args.registry.resolve()) if args.registry else "",
-        _registry_digest(args.registry, hasher),
-    ]
-
-
 def cmd_render(argv: Sequence[str]) -> int:
     parser = _render_parser()
     args = parser.parse_args(argv)
@@ -466,11 +439,12 @@ def cmd_render(argv: Sequence[str]) -> int:
 
 def _render(args: argparse.Namespace) -> int:
     started = time.perf_counter()
-    out: Path = args.out
+    chosen = RenderOptions.from_args(args)  # Note [Render options]
+    out = chosen.out
     mark = _manifest_mark(out)
     recorded = state.read(out)
     hasher = state.Hasher(recorded.hashes if recorded else {})
-    options = _render_options(args, hasher)
+    options = chosen.key(hasher)
     sink = Sink()
     files = discovery.discover(args.specs or [Path("specs")], sink)
     spec_paths = [f.path for f in files]
@@ -488,13 +462,13 @@ def _render(args: argparse.Namespace) -> int:
     from gen_ops import pipeline, render_cache, scaffold
 
     # Note [Render cache]: load, check and render only the specs that changed.
-    excluded = _excluded(args)
-    scaffold_dir = None if args.no_scaffold else args.scaffold_dir
+    excluded = chosen.excluded
+    scaffold_dir = chosen.scaffold_dir
     context = state.context(options)
     decision = render_cache.Decision({}, None)
     if digests is not None:
         inputs = render_cache.Inputs(
-            files, digests, context, out, args.only, excluded, scaffold_dir
+            files, digests, context, out, chosen.only, excluded, scaffold_dir
         )
         decision = render_cache.decide(inputs, recorded)
     kept = decision.kept
@@ -504,12 +478,7 @@ def _render(args: argparse.Namespace) -> int:
         {c.model.op_type for c in checked} | {e.facts.op_type for e in kept.values()},
         sink,
     )
-    ops = [c.model for c in checked if c.model.op_type not in excluded]
-    if args.registry is not None and not sink.has_errors:
-        from gen_ops.history import past
-
-        with_past = past.attach(args.registry, ops, sink)
-        ops = with_past if with_past is not None else ops
+    ops = chosen.prepare([c.model for c in checked], sink)
     _report(sink, args.quiet, len(files), args.format, args.max_errors)
     if sink.has_errors:
         print("gen-ops: nothing was generated", file=sys.stderr)
@@ -522,7 +491,7 @@ def _render(args: argparse.Namespace) -> int:
     rendered, kept_shared = pipeline.render_parts(
         ops,
         shared,
-        args.only,
+        chosen.only,
         render_cache.shared_keeper(decision, (c.facts for c in checked), out),
     )
     kept_paths = decision.kept_paths + tuple(kept_shared)
@@ -549,7 +518,9 @@ def _render(args: argparse.Namespace) -> int:
             hasher.seen,
         )
 
-    done = _write(args, ops, (rendered, kept_paths, decision.manifest), mark, record)
+    done = _write(
+        args, chosen, ops, (rendered, kept_paths, decision.manifest), mark, record
+    )
     if isinstance(done, int):
         return done
     repaired, the_plan, written = done
@@ -573,6 +544,7 @@ def _manifest_mark(out: Path) -> tuple[int, int, int] | None:
 
 def _write(
     args: argparse.Namespace,
+    options: RenderOptions,
     ops: list[OpSpec],
     planned: tuple[list[OutputFile], tuple[str, ...], Manifest | None],
     mark: tuple[int, int, int] | None,
@@ -585,7 +557,7 @@ def _write(
     exit status."""
     from gen_ops import locking, scaffold, transaction, writer
 
-    out: Path = args.out
+    out = options.out
     rendered, kept_paths, manifest = planned
     try:
         with locking.hold(out, "gen-ops", args.lock_timeout):
@@ -599,12 +571,12 @@ def _write(
                 return EXIT_IO
             repaired = transaction.recover(out)
             state.forget(out)
-            the_plan = writer.plan(out, rendered, args.only, kept_paths, manifest)
+            the_plan = writer.plan(out, rendered, options.only, kept_paths, manifest)
             writer.apply(out, the_plan)
             written = (
                 []
-                if args.no_scaffold
-                else scaffold.scaffold_authors(ops, args.scaffold_dir)
+                if options.scaffold_dir is None
+                else scaffold.scaffold_authors(ops, options.scaffold_dir)
             )
             record(the_plan)
     except transaction.WriteError as exc:
@@ -822,6 +794,42 @@ def main(argv: Sequence[str] | None = None) -> int:
         "package": cmd_package,
         "completion": cmd_completion,
     }[command]
+    if command in JSON_COMMANDS and diagnostics_json.requested(rest):
+        return _main_json(command, handler, rest)
+    return _run(handler, rest)
+
+
+# The commands with --format json (Note [JSON output]).
+JSON_COMMANDS = frozenset(
+    {"render", "validate", "package", "release", "compat", "changelog"}
+)
+
+
+def _main_json(
+    command: str, handler: Callable[[Sequence[str]], int], rest: Sequence[str]
+) -> int:
+    """Run a ``--format json`` command and print its one document (Note
+    [JSON output]), whatever the command printed or however it ended."""
+    real = sys.stdout
+    output, messages = io.StringIO(), io.StringIO()
+    run = diagnostics_json.JsonRun(command)
+    with (
+        diagnostics_json.running(run),
+        contextlib.redirect_stdout(output),
+        contextlib.redirect_stderr(messages),
+    ):
+        status = _run(handler, rest)
+    try:
+        real.write(run.document(status, output.getvalue(), messages.getvalue()))
+        real.write("\n")
+        real.flush()
+    except BrokenPipeError:
+        return _stdout_closed()
+    return status
+
+
+def _run(handler: Callable[[Sequence[str]], int], rest: Sequence[str]) -> int:
+    """The command, and its exit status however it ends (docs/cli.md)."""
     try:
         with interrupts.as_exceptions():
             try:

@@ -18,7 +18,19 @@ follows that and adds the implementations:
 - ``ge_impl/<m>/``: the generated prototypes and bases, which the author
   modules import as ``ge_impl.<m>.<stem>``. ``ge_impl`` itself gets no
   ``__init__.py`` (a namespace package), so several op library wheels
-  share it and none owns a file another needs.
+  share it and none owns a file another needs;
+- ``ge-stubs/es/<m>/__init__.pyi``: types ``ge.es.<m>`` for type checkers,
+  which never run entry points (Note [Typing ge.es plugins]).
+
+Note [Typing ge.es plugins]: ``from ge.es.<m> import Op`` is served at run
+time by the entry point, which mypy and pyright cannot see. PEP 561 lets a
+stub package ``ge-stubs`` add modules to ``ge`` when its ``py.typed`` says
+``partial``: the checker takes ``ge.es.<m>`` from the stub and everything
+else from ``ge`` itself. Each op library ships only its own
+``ge-stubs/es/<m>/__init__.pyi`` (re-exporting ``es_<m>``'s names), and the
+ge-ops wheel owns ``ge-stubs/py.typed``, so no two wheels hold the same
+file and removing one library removes only its stub. (Without ``partial``
+the stub package would hide the rest of ``ge`` from pyright.)
 
 Nothing lands in ``ge/``: installing or removing an op library never
 touches a file of ge-ops.
@@ -35,6 +47,7 @@ from pathlib import Path
 from gen_ops.outputs import OutputFile
 
 BUILDERS = "python/ge/es/{module}/"
+STUBS = "ge-stubs"
 PROTOTYPES = "python/ge_impl/{module}/"
 ES_GROUP = "ge.es.plugins"
 OPS_GROUP = "ge.custom_op.plugins"
@@ -246,13 +259,27 @@ def readme(library: Library) -> str:
     )
 
 
+def stub_text(module: str) -> str:
+    """``ge.es.<module>``'s stub (Note [Typing ge.es plugins])."""
+    name = distribution(module)
+    return (
+        f'"""ge.es.{module} for type checkers: the same module as {name}, which '
+        "the ge.es.plugins entry point serves under that name at run time "
+        '(written by gen-ops package)."""\n\n'
+        f"from {name} import *\n"
+    )
+
+
 def stage(library: Library, rendered: list[OutputFile], root: Path) -> None:
     """Write the op library's project into the empty directory ``root``."""
     name = distribution(library.module)
     package = root / name
     _copy_rendered(rendered, BUILDERS.format(module=library.module), package)
     (package / "py.typed").write_text("", encoding="utf-8")
-    roots = [name]
+    roots = [name, STUBS]
+    stub = root / STUBS / "es" / library.module / "__init__.pyi"
+    stub.parent.mkdir(parents=True)
+    stub.write_text(stub_text(library.module), encoding="utf-8")
     prototypes = root / "ge_impl" / library.module
     if _copy_rendered(rendered, PROTOTYPES.format(module=library.module), prototypes):
         (prototypes / "py.typed").write_text("", encoding="utf-8")

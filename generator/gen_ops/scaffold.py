@@ -12,7 +12,7 @@ from gen_ops.lower_impl import lower as lower_impl
 from gen_ops.model import OpSpec
 from gen_ops.pyformat import format_python
 from gen_ops.render import render
-from gen_ops.resources import schema_path
+from gen_ops.resources import SCHEMA_COPY, schema_reference, schema_text
 from gen_ops.transaction import TEMP_PREFIX, WriteError, write_atomic
 
 
@@ -73,9 +73,6 @@ def author_paths(ops: list[OpSpec], scaffold_dir: str) -> list[Path]:
     return [author_path(op, scaffold_dir) for op in ops if op.impl is not None]
 
 
-SCHEMA_COPY = "op-spec.schema.json"
-
-
 def starter_spec(op_type: str, module: str, spec_dir: Path) -> tuple[Path, str]:
     """(path, text) of a starter spec for ``gen-ops new``. Its schema line
     names the copy of the schema beside it (``schema_copy``), so it stays
@@ -85,7 +82,7 @@ def starter_spec(op_type: str, module: str, spec_dir: Path) -> tuple[Path, str]:
         op_type=op_type,
         module=module,
         stem=file_stem(op_type),
-        schema_path=SCHEMA_COPY,
+        schema_path=schema_reference(0),
     )
     return starter_spec_path(spec_dir, op_type), text
 
@@ -94,7 +91,7 @@ def schema_copy(spec_dir: Path) -> Path | None:
     """Write the JSON Schema beside the specs, for editors, unless it is
     there already with the same text; the path written, if any."""
     path = spec_dir / SCHEMA_COPY
-    text = schema_path().read_text(encoding="utf-8")
+    text = schema_text()
     try:
         if path.read_text(encoding="utf-8") == text:
             return None

@@ -16,16 +16,11 @@ from typing import TYPE_CHECKING, Any
 
 from gen_ops.diagnostics import Sink, suggest
 from gen_ops.fastschema import Check, compile_schema
-from gen_ops.resources import schema_path
+from gen_ops.resources import schema_text
 from gen_ops.source import LoadedSpec, YamlPath
 
 if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError
-
-
-def schema_text() -> str:
-    """The spec JSON Schema as shipped in the package."""
-    return schema_path().read_text(encoding="utf-8")
 
 
 def _inline_refs(node: Any, defs: dict[str, Any]) -> Any:

@@ -47,7 +47,9 @@ def _bad(tmp_path: Path) -> Path:
 def test_json_diagnostics(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     spec = _bad(tmp_path)
     assert main(["validate", "--specs", str(spec), "--format", "json"]) == 2
-    document = json.loads(capsys.readouterr().err)
+    captured = capsys.readouterr()
+    assert captured.err == ""  # one document on standard output, nothing else
+    document = json.loads(captured.out)
     assert document["errors"] == 3 and document["spec_files"] == 1
     first = document["diagnostics"][0]
     assert first["file"].endswith("bad_one.yaml") and first["line"] == 4

@@ -35,6 +35,9 @@ def test_the_wheel_of_the_repository_module(
     assert {"ge_impl/custom/scale_custom.py", "ge_impl/custom/py.typed"} <= names
     assert "ge_impl/__init__.py" not in names  # a namespace every library shares
     assert not [n for n in names if n.startswith("ge/")]
+    # ge.es.custom for type checkers; ge-stubs/py.typed is ge-ops' own
+    assert "ge-stubs/es/custom/__init__.pyi" in names
+    assert "ge-stubs/py.typed" not in names
     # author modules and kernels from three directories; never a script
     assert "es_custom/ops_3/kernels/scale_custom.c" in names
     assert "es_custom/ops/add_custom_op.py" in names

@@ -67,7 +67,7 @@ def test_compat_diagnostics_as_json_and_capped(project: Project) -> None:
     project.spec("b.yaml", "op: B\n")
     run = project.gen("compat", "--registry", "reg", "--format", "json")
     assert run.status == 1
-    document = json.loads(run.err.splitlines()[0])
+    document = json.loads(run.out)  # the one document (Note [JSON output])
     assert [(d["file"], d["code"]) for d in document["diagnostics"]] == [
         ("specs/a.yaml", "H301"),
         ("specs/b.yaml", "H301"),

@@ -93,6 +93,7 @@ def test_exit_0_when_everything_is_imported(work: Path) -> None:
         ".gen-ops-import.json",  # what it wrote (Note [Import record])
         "custom/relu.yaml",
         "custom/sigmoid.yaml",
+        "op-spec.schema.json",  # the schema their first lines name
     ]
     again = gen_ops("good.h", "--out", "specs", cwd=work)
     assert again.returncode == 0
@@ -131,6 +132,7 @@ def test_exit_2_imports_the_rest(work: Path) -> None:
         "bad_op/bad_relu.yaml",
         "good/relu.yaml",
         "good/sigmoid.yaml",
+        "op-spec.schema.json",
     ]
     assert "defect.h:6:1: error[I103]" in run.stderr
     assert "bad_op.h:10:27: error[I202]" in run.stderr
@@ -239,3 +241,37 @@ def test_worker_processes_give_the_same_output(tmp_path: Path) -> None:
     assert serial.stderr.splitlines()[:-1] == pooled.stderr.splitlines()[:-1]
     assert summary(serial.stderr) == summary(pooled.stderr)
     assert tree(tmp_path / "one") == tree(tmp_path / "two")
+
+
+def test_the_schema_line_resolves_on_any_checkout(work: Path) -> None:
+    """Issue 22 finding 5: the ``$schema`` line names a copy of the schema
+    at the spec root (Note [Schema copy]), never a path into this machine's
+    ge-ops install, so it resolves wherever the project is checked out."""
+    from gen_ops.resources import schema_path
+
+    run = gen_ops("good.h", "--out", "specs", cwd=work)
+    assert run.returncode == 0, run.stderr
+    moved = work / "elsewhere" / "checkout"
+    moved.parent.mkdir()
+    (work / "specs").rename(moved)  # another checkout of the user's project
+    for spec in moved.rglob("*.yaml"):
+        first = spec.read_text().splitlines()[0]
+        reference = first.removeprefix("# yaml-language-server: $schema=")
+        assert reference == "../op-spec.schema.json", first
+        target = (spec.parent / reference).resolve()
+        assert target == (moved / "op-spec.schema.json").resolve()
+    copy = moved / "op-spec.schema.json"
+    assert copy.read_text() == schema_path().read_text()
+
+
+def test_a_reimport_replaces_an_old_schema_line_without_overwrite(work: Path) -> None:
+    assert gen_ops("good.h", "--out", "specs", cwd=work).returncode == 0
+    target = work / "specs/custom/relu.yaml"
+    text = target.read_text()
+    first, rest = text.split("\n", 1)
+    target.write_text("# yaml-language-server: $schema=/old/site/op.json\n" + rest)
+    (work / "specs/op-spec.schema.json").unlink()
+    run = gen_ops("good.h", "--out", "specs", cwd=work)
+    assert run.returncode == 0, run.stderr
+    assert target.read_text() == text
+    assert (work / "specs/op-spec.schema.json").is_file()

@@ -13,8 +13,11 @@ from __future__ import annotations
 import base64
 import csv
 import hashlib
+import importlib.util
+import os
 import shutil
 import stat
+import sys
 import sysconfig
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -207,6 +210,47 @@ def test_mypy_checks_user_code_against_the_installed_wheels(
     assert 'typed_error.py:11: error: Argument "name" to "ShipAddCustom"' in output
 
 
+def _checker(shipped: Shipped, checker: str, program: str, cache: Path) -> str:
+    """mypy (in the shipped environment) or pyright (of the test's own
+    environment, resolving imports as the shipped Python does); neither
+    with MYPYPATH or a configuration file."""
+    if checker == "mypy":
+        command = [shipped.env.python, "-m", "mypy", "--no-incremental"]
+        command += ["--cache-dir", str(cache), "--strict", str(PROGRAMS / program)]
+        environ = shipped.env.environ()
+    else:
+        if importlib.util.find_spec("pyright") is None:
+            pytest.skip("pyright is not installed in the test's environment")
+        command = [sys.executable, "-m", "pyright", "--pythonpath"]
+        command += [shipped.env.python, str(PROGRAMS / program)]
+        environ = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    result = run(command, env=environ, cwd=cache.parent, check=False)
+    return f"exit {result.returncode}\n{result.stdout}{result.stderr}"
+
+
+@pytest.mark.parametrize("checker", ["mypy", "pyright"])
+def test_the_ge_es_name_of_an_op_library_type_checks(
+    shipped: Shipped, tmp_path: Path, checker: str
+) -> None:
+    """Issue 22 finding 3: ``from ge.es.custom import ...`` is typed through
+    the library's ``ge-stubs`` (Note [Typing ge.es plugins]), and the rest
+    of ``ge`` still comes from ge-ops itself."""
+    output = _checker(shipped, checker, "typed_plugin_user.py", tmp_path / "cache")
+    assert output.startswith("exit 0\n"), output
+    output = _checker(shipped, checker, "typed_plugin_error.py", tmp_path / "cache")
+    assert output.startswith("exit 1\n"), output
+    assert "typed_plugin_error.py:10" in output and '"name"' in output, output
+
+
+def test_the_stubs_belong_to_one_wheel_each(shipped: Shipped) -> None:
+    """ge-ops owns ``ge-stubs/py.typed`` (partial); the op library owns only
+    its own stub, so removing it leaves the other wheels' files alone."""
+    site = shipped.env.site_packages()
+    assert "ge-stubs/py.typed" in _record(site)
+    assert (site / "ge-stubs/py.typed").read_text() == "partial\n"
+    assert (site / "ge-stubs/es/custom/__init__.pyi").is_file()
+
+
 def test_uninstalling_the_library_leaves_ge_ops_whole(shipped: Shipped) -> None:
     env, site = shipped.env, shipped.env.site_packages()
     before = _hashes(site, _record(site))
@@ -218,6 +262,9 @@ def test_uninstalling_the_library_leaves_ge_ops_whole(shipped: Shipped) -> None:
         # ge_impl/math is ge-ops' own (the built-in ops)
         left = [p for p in (site / "ge_impl").rglob("*") if p.is_file()]
         assert all(p.relative_to(site / "ge_impl").parts[0] == "math" for p in left)
+        assert [p for p in (site / "ge-stubs").rglob("*") if p.is_file()] == [
+            site / "ge-stubs/py.typed"
+        ]
         out = run(
             [
                 env.python,

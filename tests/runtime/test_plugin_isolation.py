@@ -302,18 +302,6 @@ def test_a_file_item_imports_its_siblings_relatively_too(tmp_path: Path) -> None
     assert registered() == ([op], [])
 
 
-def test_an_absolute_sibling_import_says_to_import_relatively(tmp_path: Path) -> None:
-    helper = unique("_helper")
-    write(tmp_path / "opp" / f"{helper}.py", "X = 1\n")
-    write(tmp_path / "opp" / "op.py", f"import {helper}\n")
-    with pytest.raises(ModuleNotFoundError) as info:
-        bootstrap.load_custom_op_plugins(str(tmp_path / "opp"))
-    assert any(
-        f"from . import {helper}" in note
-        for note in getattr(info.value, "__notes__", [])
-    )
-
-
 def test_a_module_file_that_is_not_a_module_name_is_refused(tmp_path: Path) -> None:
     write(tmp_path / "opp" / "my.op.py", "")
     with pytest.raises(ValueError, match=r"my\.op\.py.*not a Python module name"):

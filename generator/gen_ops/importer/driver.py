@@ -17,7 +17,6 @@ exists with other content is kept unless ``--overwrite`` or ``--adopt``
 
 from __future__ import annotations
 
-import functools
 import os
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -38,6 +37,7 @@ from gen_ops.importer.preprocess import active_tokens
 from gen_ops.importer.reimport import RECORD, RecordRefused, read_record, record_text
 from gen_ops.importer.syntax import Broken
 from gen_ops.importer.yaml_writer import spec_text
+from gen_ops.resources import SCHEMA_COPY, schema_reference, schema_text
 
 if TYPE_CHECKING:
     from gen_ops.model import OpSpec
@@ -169,7 +169,7 @@ def import_header(
             not_imported += 1
         else:
             ops.append(op)
-    schema = schema_reference(out / module)
+    schema = schema_reference(1)  # <out>/<module>/<stem>.yaml
     texts = tuple(spec_text(op, schema, f"{op.span.path}:{op.span.line}") for op in ops)
     refusals = (
         tuple(tuple(check_spec(op, text)[1]) for op, text in zip(ops, texts))
@@ -238,23 +238,20 @@ def _results(
         yield from pool.map(_one, tasks, chunksize=chunk)
 
 
-def schema_reference(directory: Path) -> str:
-    """The ``$schema`` path ``gen-ops new`` would write in ``directory``
-    (relative to the directory with its links resolved)."""
-    return _schema_reference(os.path.abspath(directory))
-
-
-@functools.cache
-def _schema_reference(directory: str) -> str:
-    from gen_ops.resources import schema_path
-
-    schema = schema_path()
-    try:
-        return Path(
-            os.path.relpath(schema, headers.resolved(Path(directory)))
-        ).as_posix()
-    except ValueError:  # another drive
-        return schema.as_posix()
+def _only_schema_line(on_disk: str | None, text: str) -> bool:
+    """The spec on disk differs from the import in its ``$schema`` line
+    alone (an earlier gen-ops wrote another path; Note [Schema copy]):
+    gen-ops' own line, replaced without --overwrite."""
+    if on_disk is None:
+        return False
+    old_first, _, old_rest = on_disk.partition("\n")
+    new_first, _, new_rest = text.partition("\n")
+    prefix = "# yaml-language-server: $schema="
+    return (
+        old_rest == new_rest
+        and old_first.startswith(prefix)
+        and (new_first.startswith(prefix))
+    )
 
 
 _MISSING = "\0missing"  # no file there (text can hold no NUL: it is ours)
@@ -375,8 +372,8 @@ def plan(options: Options) -> Result:
             if base is not None and not options.restore_deleted:
                 kept_deleted += 1  # the team deleted it (Note [Three-way re-import])
                 continue
-        elif options.overwrite:
-            pass
+        elif options.overwrite or _only_schema_line(on_disk, spec.text):
+            pass  # --overwrite, or only gen-ops' own $schema line (Note [Schema copy])
         elif on_disk is None or base is None:
             if on_disk is not None and options.adopt:  # the file is the team's edit
                 files.append(spec)
@@ -508,6 +505,11 @@ def write(options: Options, result: Result) -> None:
     from gen_ops import transaction
 
     writes = [(f.path, f.text) for f in result.writes]
+    if writes:
+        # The schema the specs' first lines name (Note [Schema copy]).
+        schema = schema_text()
+        if _read(options.out / SCHEMA_COPY) != schema:
+            writes.append((SCHEMA_COPY, schema))
     if result.record is not None:  # last, as a manifest (Note [Import record])
         writes.append((RECORD, result.record))
     if writes:

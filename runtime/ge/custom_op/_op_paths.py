@@ -8,8 +8,9 @@ is that directory. So an op file ``csv.py`` is ``<package>.csv`` and can
 never replace the standard ``csv`` (or any installed module), two op
 directories may hold modules of the same name, and an op module reaches the
 other modules of its directory with relative imports (``from . import
-helpers``), during the load and later. A ``.py`` item is a member of its
-directory's package the same way.
+helpers``) or by their bare names (``import helpers``, Note [Sibling
+imports] in ``_siblings``), during the load and later. A ``.py`` item is a
+member of its directory's package the same way.
 """
 
 from __future__ import annotations

@@ -14,7 +14,9 @@ Threads: one load runs at a time (``_load_lock``), so concurrent compiles
 never import a module twice; staging is per thread, so other threads
 register directly (under the registries' one lock) and never wait for a
 load, which could otherwise deadlock on a module both import.
-Op modules are named as Note [Op module names] in ``_op_paths`` says.
+Op modules are named as Note [Op module names] in ``_op_paths`` says, and
+import the modules beside them as Note [Sibling imports] in ``_siblings``
+says.
 The decorators reach this module through the sink it installs when imported
 (Note [Registration sink] in ``sink``); they never import it.
 """
@@ -31,7 +33,7 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ge.custom_op import _entry_points, _module_rollback, builtin, sink
+from ge.custom_op import _entry_points, _module_rollback, _siblings, builtin, sink
 from ge.custom_op import proto as _proto
 from ge.custom_op import registry as _registry
 from ge.custom_op._op_paths import ENV, OpModule, modules_of, resolve, unsafe_paths
@@ -178,9 +180,10 @@ def _explain(exc: Exception, module: OpModule) -> None:
         module.directory / top / "__init__.py"
     ).is_file():
         exc.add_note(
-            f"{top} is a module of the op directory {module.directory}: op modules "
-            f"are loaded in a private package, so import it relatively: "
-            f"from . import {top}"
+            f"{top} is a module of the op directory {module.directory}, but code "
+            "outside the op directory imported it by its bare name, and only op "
+            "modules and the modules beside them resolve bare names there (Note "
+            "[Sibling imports]); import it from the op module instead"
         )
     elif top == "ge_impl" or missing.startswith("ge.es."):
         exc.add_note(
@@ -273,6 +276,8 @@ def _load(plan: dict[Path, OpModule], sources: list[Path]) -> None:
     for message in unsafe_paths(sources, plan.values()):
         warnings.warn(message, InsecureOpPathWarning, stacklevel=3)
     importlib.invalidate_caches()
+    _siblings.install_last()
+    _siblings.check_directories({module.directory for module in plan.values()})
     load = _Load()
     with _module_rollback.ImportTracker() as tracker:
         try:

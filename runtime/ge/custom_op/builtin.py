@@ -36,6 +36,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+
 from ge_ir.names import BUILTIN_MODULE_NAMES
 
 (MODULE,) = BUILTIN_MODULE_NAMES  # one built-in module today

@@ -1,0 +1,126 @@
+"""The options of a render that decide what it writes, in one place.
+
+Note [Render options]: ``RenderOptions`` holds every option of ``gen-ops``
+(render) that changes what a render writes or where, read from the command
+line by ``from_args`` alone. The rest is derived from its fields:
+
+- ``key``: what the fast path's fingerprint and the render cache's context
+  (Note [Render cache]) depend on besides the specs: one entry per field,
+  made by walking the fields, so a new field changes the key with nothing
+  else to remember (a field whose metadata says ``content`` adds the digest
+  of the JSON files below it: a new release renders again);
+- ``prepare``: the models a render renders from the loaded ones (excluded
+  ops left out, the registry's releases attached). ``gen-ops`` and
+  ``gen-ops --check`` both prepare their ops with it and render its
+  ``only``, so ``--check`` compares what a render with the same options
+  writes.
+
+Each field's metadata names the command-line options it is read from and
+its ``role``: ``output`` (it changes the rendered files), ``place`` (where
+they go) or ``scaffold`` (the author modules, outside ``--out``, which
+``--check`` does not compare). Every option of the render parser is read
+into a field or is named in ``NOT_RENDER_OPTIONS`` (how a run reports,
+waits or what it reads, never what it writes);
+tests/history/test_render_options.py fails on an option that is neither,
+and on an ``output`` field that a render followed by ``--check`` with the
+same options does not honour.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from gen_ops import state
+from gen_ops.diagnostics import Sink
+from gen_ops.outputs import Target
+
+if TYPE_CHECKING:
+    from gen_ops.model import OpSpec
+
+# Render options that change nothing a render writes: the specs are the
+# input (hashed on their own), the rest is how the run reports or waits.
+NOT_RENDER_OPTIONS = frozenset(
+    {"specs", "format", "max_errors", "check", "lock_timeout", "quiet"}
+)
+
+
+def _meta(role: str, *options: str, content: bool = False) -> dict[str, object]:
+    return {"role": role, "options": options, "content": content}
+
+
+@dataclass(frozen=True)
+class RenderOptions:
+    out: Path = field(metadata=_meta("place", "out"))
+    only: frozenset[Target] = field(metadata=_meta("output", "only"))
+    excluded: frozenset[str] = field(metadata=_meta("output", "exclude_ops"))
+    registry: Path | None = field(metadata=_meta("output", "registry", content=True))
+    scaffold_dir: str | None = field(  # None: --no-scaffold
+        metadata=_meta("scaffold", "scaffold_dir", "no_scaffold")
+    )
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> RenderOptions:
+        return cls(
+            out=args.out,
+            only=frozenset(args.only),
+            excluded=excluded_ops(args.exclude_ops),
+            registry=args.registry,
+            scaffold_dir=None if args.no_scaffold else args.scaffold_dir,
+        )
+
+    def key(self, hasher: state.Hasher) -> list[str]:
+        """One entry per field (and the digest of a ``content`` field's
+        files): the render's context besides the specs."""
+        entries = []
+        for item in dataclasses.fields(self):
+            value = getattr(self, item.name)
+            entries.append(f"{item.name}={_text(value)}")
+            if item.metadata["content"]:
+                entries.append(f"{item.name}:content={_content(value, hasher)}")
+        return entries
+
+    def prepare(self, ops: Sequence[OpSpec], sink: Sink) -> list[OpSpec]:
+        """The models to render: excluded ops left out, the registry's
+        releases attached (its problems go to ``sink``)."""
+        kept = [op for op in ops if op.op_type not in self.excluded]
+        if self.registry is None or sink.has_errors:
+            return kept
+        from gen_ops.history import past
+
+        with_past = past.attach(self.registry, kept, sink)
+        return with_past if with_past is not None else kept
+
+
+def excluded_ops(text: str) -> frozenset[str]:
+    """``--exclude-ops``: comma-separated op types."""
+    return frozenset(name.strip() for name in text.split(",") if name.strip())
+
+
+def _text(value: object) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, Path):
+        return str(value.resolve())
+    if isinstance(value, frozenset):
+        return ",".join(sorted(str(getattr(v, "value", v)) for v in value))
+    return str(value)
+
+
+def registry_files(root: Path | None) -> list[Path]:
+    """The files of a registry whose content a render depends on."""
+    if root is None or not root.is_dir():
+        return []
+    return sorted(p for p in root.rglob("*.json") if p.is_file())
+
+
+def _content(root: object, hasher: state.Hasher) -> str:
+    files = registry_files(root if isinstance(root, Path) else None)
+    digests = hasher.digests(files)
+    if digests is None:
+        return "unreadable"  # the render reads the registry and reports why
+    return state.fingerprint(files, [], digests) or ""
