@@ -40,8 +40,8 @@ def file_stem(op_type: str) -> str:
     Note [File stems]: a stem is a Python module name (``ge.es.<module>.<stem>``,
     ``ge_impl.<module>.<stem>``, the author module), so it must be an
     identifier that is not a keyword. The op type in snake case always is
-    an identifier (op types are ``_?[A-Z][A-Za-z0-9_]*``: ``_If`` gives
-    ``_if``); a keyword (``If``, ``While``, ``Assert`` give ``if``, ``while``,
+    an identifier (op types are ``_?[A-Za-z][A-Za-z0-9_]*``: ``_If`` gives
+    ``_if``, ``phony_If`` ``phony_if``); a keyword (``If``, ``While``, ``Assert`` give ``if``, ``while``,
     ``assert``) gets a trailing ``_``, Python's own convention: ``if_``. An
     op whose snake case already ends so (``If_``) maps to the same stem,
     which E802 reports like any other two ops of one stem."""
