@@ -155,3 +155,18 @@ def author_path_of(
 def starter_spec(spec_dir: Path, op_type: str) -> Path:
     """Where ``gen-ops new`` writes the starter spec of ``op_type``."""
     return spec_dir / f"{file_stem(op_type)}.yaml"
+
+
+# --- the C and C++ ES API (gen_esb's file names, docs/es-c-cpp.md) -------------
+
+
+def es_include(name: str) -> str:
+    """An ES header (``es_<Op>_c.h``, ``es_<Op>.h``, ``es_<m>_ops.h``, ...):
+    one directory for every module, as gen_esb writes them, since they
+    include one another by bare name (op types are unique across specs)."""
+    return f"es/include/{name}"
+
+
+def es_source(name: str) -> str:
+    """An ES source, ``es_<Op>.cpp``."""
+    return f"es/src/{name}"
