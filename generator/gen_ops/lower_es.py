@@ -107,24 +107,36 @@ def unsupported(op: OpSpec) -> str | None:
 # C++ API are the same in C.
 
 
+# Ours beyond gen_esb: a name the generated functions use for themselves
+# (their locals, the owner builder parameter) is renamed the same way, or the
+# parameter would clash with it (gen_esb's output does not compile then).
+TAKEN = frozenset("""owner_builder owner_graph_builder builder ge_graph node out
+    input_subgraph subgraph_idx subgraph_instance sub_graph_node index_value
+    subgraph_output_cnt dyn_idx i""".split())
+
+
+def _renamed(name: str) -> bool:
+    return name in CPP_KEYWORDS or name in TAKEN
+
+
 def in_name(name: str) -> str:
-    return f"in_{name}" if name in CPP_KEYWORDS else name
+    return f"in_{name}" if _renamed(name) else name
 
 
 def out_name(op: OpSpec, name: str) -> str:
     if any(i.name == name for i in op.inputs):
         return f"ref_{in_name(name)}"
-    return f"out_{name}" if name in CPP_KEYWORDS else name
+    return f"out_{name}" if _renamed(name) else name
 
 
 def attr_name(op: OpSpec, name: str) -> str:
     if any(i.name == name for i in op.inputs):
         return f"attr_{in_name(name)}"
-    return f"attr_{name}" if name in CPP_KEYWORDS else name
+    return f"attr_{name}" if _renamed(name) else name
 
 
 def graph_name(name: str) -> str:
-    return f"subgraph_{name}" if name in CPP_KEYWORDS else name
+    return f"subgraph_{name}" if _renamed(name) else name
 
 
 # --- views ------------------------------------------------------------------

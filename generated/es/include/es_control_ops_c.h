@@ -2,14 +2,8 @@
 
 #ifndef AIR_CXX_COMPILER_GRAPH_EAGER_STYLE_GRAPH_BUILDER_control_OPS_H_
 #define AIR_CXX_COMPILER_GRAPH_EAGER_STYLE_GRAPH_BUILDER_control_OPS_H_
-#ifdef __cplusplus
-extern "C" {
-#endif
 
 #include "es_CaseCustom_c.h"
 #include "es_IfCustom_c.h"
 
-#ifdef __cplusplus
-}
-#endif
 #endif

@@ -2,9 +2,6 @@
 
 #ifndef AIR_CXX_COMPILER_GRAPH_EAGER_STYLE_GRAPH_BUILDER_custom_OPS_H_
 #define AIR_CXX_COMPILER_GRAPH_EAGER_STYLE_GRAPH_BUILDER_custom_OPS_H_
-#ifdef __cplusplus
-extern "C" {
-#endif
 
 /** Ops without an ES function, and why:
  * Unsupported attr type: NamedAttrs(1): [AttrZooCustom]
@@ -22,7 +19,4 @@ extern "C" {
 #include "es_SplitCustom_c.h"
 #include "es_SumNCustom_c.h"
 
-#ifdef __cplusplus
-}
-#endif
 #endif

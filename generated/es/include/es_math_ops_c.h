@@ -2,9 +2,6 @@
 
 #ifndef AIR_CXX_COMPILER_GRAPH_EAGER_STYLE_GRAPH_BUILDER_math_OPS_H_
 #define AIR_CXX_COMPILER_GRAPH_EAGER_STYLE_GRAPH_BUILDER_math_OPS_H_
-#ifdef __cplusplus
-extern "C" {
-#endif
 
 #include "es_Abs_c.h"
 #include "es_Add_c.h"
@@ -26,7 +23,4 @@ extern "C" {
 #include "es_Sub_c.h"
 #include "es_Tanh_c.h"
 
-#ifdef __cplusplus
-}
-#endif
 #endif

@@ -2,13 +2,7 @@
 
 #ifndef AIR_CXX_COMPILER_GRAPH_EAGER_STYLE_GRAPH_BUILDER_state_OPS_H_
 #define AIR_CXX_COMPILER_GRAPH_EAGER_STYLE_GRAPH_BUILDER_state_OPS_H_
-#ifdef __cplusplus
-extern "C" {
-#endif
 
 #include "es_Assign_c.h"
 
-#ifdef __cplusplus
-}
-#endif
 #endif

@@ -2,15 +2,9 @@
 
 #ifndef AIR_CXX_COMPILER_GRAPH_EAGER_STYLE_GRAPH_BUILDER_tilelang_OPS_H_
 #define AIR_CXX_COMPILER_GRAPH_EAGER_STYLE_GRAPH_BUILDER_tilelang_OPS_H_
-#ifdef __cplusplus
-extern "C" {
-#endif
 
 #include "es_AddCustomOffline_c.h"
 #include "es_AddCustomOnline_c.h"
 #include "es_AddCustomTileLang_c.h"
 
-#ifdef __cplusplus
-}
-#endif
 #endif
