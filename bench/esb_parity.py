@@ -9,7 +9,7 @@ their ES files, and compares each expected file with ours after GE's own
 normalisation (every whitespace character removed), comments and licence
 banners aside:
 
-    python bench/esb_parity.py --ge-mirror /work/.mirror/hicann+ge/repo \\
+    python bench/esb_parity.py --ge-mirror GE_GIT_DIR \\
         [--json bench/results/esb_parity.json]
 
 It prints a table (equal/total, then every deviation with its reason) and

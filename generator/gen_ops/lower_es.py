@@ -794,6 +794,7 @@ def op_paths(op_type: str) -> list[str]:
 @dataclass(frozen=True)
 class Aggregate:
     name: str  # all, or the module
+    module: str | None  # the module, None for the all aggregates
     c_guard: str
     cpp_guard: str
     c_headers: tuple[str, ...]
@@ -804,7 +805,7 @@ class Aggregate:
 ALL = "all"
 
 
-def _aggregate(name: str, members: Sequence[OpFacts]) -> Aggregate:
+def _aggregate(name: str, module: str | None, members: Sequence[OpFacts]) -> Aggregate:
     ordered = sorted(members, key=lambda f: f.op_type.encode("utf-8"))
     reasons: dict[str, list[str]] = {}
     for op in ordered:
@@ -813,6 +814,7 @@ def _aggregate(name: str, members: Sequence[OpFacts]) -> Aggregate:
     kept = [op.op_type for op in ordered if op.es_unsupported is None]
     return Aggregate(
         name,
+        module,
         _guard(name, "_", "_OPS_H_"),
         _guard(name, "_", "_OPS_CPP_H"),
         tuple(c_header_name(t) for t in kept),
@@ -833,22 +835,26 @@ def module_files(ops: Sequence[OpFacts]) -> list[Shared]:
     if ops:
         groups.append((ALL, None, ops))
     for name, owner, members in groups:
-        view = partial(_aggregate, name, members)
-        out += [
-            Shared(
-                layout.es_include(f"es_{name}_ops_c.h"),
-                owner,
-                lambda view=view: render("es/module_ops_c.h.j2", agg=view()),
-            ),
-            Shared(
-                layout.es_include(f"es_{name}_ops.h"),
-                owner,
-                lambda view=view: render("es/module_ops.h.j2", agg=view()),
-            ),
-        ]
+        for file, template in (
+            (f"es_{name}_ops_c.h", "es/module_ops_c.h.j2"),
+            (f"es_{name}_ops.h", "es/module_ops.h.j2"),
+        ):
+            out.append(
+                Shared(
+                    layout.es_include(file),
+                    owner,
+                    partial(_render_aggregate, template, name, owner, members),
+                )
+            )
     if ops:
         out.append(Shared(layout.es_include("es_log.h"), None, _es_log))
     return out
+
+
+def _render_aggregate(
+    template: str, name: str, module: str | None, members: Sequence[OpFacts]
+) -> str:
+    return render(template, agg=_aggregate(name, module, members))
 
 
 def _es_log() -> str:
