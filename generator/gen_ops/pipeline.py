@@ -151,13 +151,14 @@ def render_parts(
     docs index) from the facts of every op, ``shared``; but a shared file
     that ``keep`` says stands as the last run left it is not rendered
     (Note [Render cache]). The files rendered, and the paths kept."""
-    from gen_ops import lower_cpp, lower_docs, lower_impl, lower_python
+    from gen_ops import lower_cpp, lower_docs, lower_es, lower_impl, lower_python
 
     lowerings = {
         Target.PYTHON: lower_python,
         Target.CPP: lower_cpp,
         Target.IMPL: lower_impl,
         Target.DOCS: lower_docs,
+        Target.ES: lower_es,
     }
     out: list[OutputFile] = []
     kept: list[str] = []
@@ -186,6 +187,11 @@ def op_outputs(op: OpFacts, targets: Iterable[Target]) -> list[tuple[str, Target
         elif target is Target.IMPL:
             if op.impl_renders:
                 out.append((layout.impl_module(op), target))
+        elif target is Target.ES:
+            if op.es_unsupported is None:
+                from gen_ops.lower_es import op_paths
+
+                out.extend((path, target) for path in op_paths(op.op_type))
         else:
             out.append((layout.doc_page(op), target))
     return out
