@@ -38,6 +38,7 @@ from gen_ops.importer.model import (
     ImportedOp,
     ListOf,
     OpShape,
+    Slot,
 )
 from gen_ops.importer.yaml_writer import value
 
@@ -141,14 +142,20 @@ def _unordered(dtype: object) -> object:
     return dtype
 
 
+def _slot_meaning(slot: Slot) -> object:
+    """A slot with its dtype as the set of its members (not a Slot: the set
+    is no dtype expression)."""
+    return (slot.name, _unordered(slot.dtype), slot.optional, slot.dynamic)
+
+
 def meaning(shape: OpShape) -> object:
     """What ``shape`` declares, a list of dtypes as the set of its members:
     two declarations with equal meanings are one op (Note [Duplicates])."""
     return (
         shape.op_type,
         tuple((v.name, _unordered(v.range)) for v in shape.type_vars),
-        tuple(dataclasses.replace(s, dtype=_unordered(s.dtype)) for s in shape.inputs),
-        tuple(dataclasses.replace(s, dtype=_unordered(s.dtype)) for s in shape.outputs),
+        tuple(_slot_meaning(s) for s in shape.inputs),
+        tuple(_slot_meaning(s) for s in shape.outputs),
         shape.attrs,
         shape.graphs,
     )
