@@ -661,8 +661,8 @@ def cmd_new(argv: Sequence[str]) -> int:
     # whole), so that no name can change the YAML it is written into.
     if not is_op_type(args.op):
         print(
-            f"gen-ops new: {args.op!r} is not an op type: an upper-case letter, "
-            "then letters, digits and _ (e.g. ScaleCustom)",
+            f"gen-ops new: {args.op!r} is not an op type: a letter after at most "
+            "one _, then letters, digits and _ (e.g. ScaleCustom)",
             file=sys.stderr,
         )
         return EXIT_INVALID
