@@ -2,7 +2,7 @@
 // control, against ge-ops' ES runtime library, and saves them as graph
 // files that ge.graph.Graph.load_from_air reads (examples/es_cpp/run.py).
 //
-//   main.air: three float32 [2, 3] inputs joined by ConcatCustom (a dynamic
+//   main.air: three float32 [2, 64] inputs joined by ConcatCustom (a dynamic
 //     input), split again by SplitCustom (a dynamic output, the required
 //     attr num_split, split_dim given), then ScaleCustom twice: once with
 //     its optional input bias left out and alpha left at its default, once
@@ -35,7 +35,7 @@ std::unique_ptr<ge::Graph> BuildMain() {
   std::vector<EsTensorHolder> xs;
   for (int64_t i = 0; i < 3; ++i) {
     const std::string name = "x" + std::to_string(i);
-    xs.push_back(builder.CreateInput(i, name.c_str(), ge::DT_FLOAT, ge::FORMAT_ND, {2, 3}));
+    xs.push_back(builder.CreateInput(i, name.c_str(), ge::DT_FLOAT, ge::FORMAT_ND, {2, 64}));
   }
   EsTensorHolder joined = ge::es::ConcatCustom(xs, 3, 1);
   std::vector<EsTensorHolder> parts = ge::es::SplitCustom(joined, 3, 3, 1);
@@ -49,14 +49,14 @@ std::unique_ptr<ge::Graph> BuildMain() {
 
 std::unique_ptr<ge::Graph> Branch(const char *name, float alpha) {
   EsGraphBuilder builder(name);
-  EsTensorHolder x = builder.CreateInput(0, "branch_x", ge::DT_FLOAT, ge::FORMAT_ND, {4});
+  EsTensorHolder x = builder.CreateInput(0, "branch_x", ge::DT_FLOAT, ge::FORMAT_ND, {64});
   return builder.BuildAndReset({ge::es::ScaleCustom(x, nullptr, alpha)});
 }
 
 std::unique_ptr<ge::Graph> BuildIf() {
   EsGraphBuilder builder("es_cpp_if");
   EsTensorHolder cond = builder.CreateInput(0, "cond", ge::DT_INT32, ge::FORMAT_ND, {});
-  EsTensorHolder x = builder.CreateInput(1, "x", ge::DT_FLOAT, ge::FORMAT_ND, {4});
+  EsTensorHolder x = builder.CreateInput(1, "x", ge::DT_FLOAT, ge::FORMAT_ND, {64});
   std::vector<EsTensorHolder> out =
       ge::es::IfCustom(cond, {x}, 1, Branch("then_branch", 2.0F), Branch("else_branch", 1.0F));
   if (out.size() != 1) {
