@@ -22,6 +22,7 @@ EXAMPLES = [
     ("tilelang_online", "examples/tilelang_online/run.py"),
     ("tilelang_offline", "examples/tilelang_offline/run.py"),
     ("release_history", "examples/release_history/run.py"),
+    ("es_cpp", "examples/es_cpp/run.py"),
 ]
 
 

@@ -1,0 +1,215 @@
+// GE's CompliantNodeBuilder ("compliant_node_builder.h"): builds one node from
+// its IR (inputs, outputs, attrs with their defaults) as generated ES sources
+// do. GE's declarations, both the V1 IrDef structs (std::string fields) and
+// the ABI-safe V2 classes; defined in ge-ops' ES runtime library. Left out:
+// AnyTypeOperator (ge::Operator is not part of this library).
+#ifndef AIR_CXX_COMPILER_GRAPH_EAGER_STYLE_GRAPH_BUILDER_COMPLIANT_NODE_BUILDER_H_
+#define AIR_CXX_COMPILER_GRAPH_EAGER_STYLE_GRAPH_BUILDER_COMPLIANT_NODE_BUILDER_H_
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstring>
+#include <initializer_list>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+#include "graph/attr_value.h"
+#include "graph/gnode.h"
+#include "graph/graph.h"
+#include "ge/ge_api_error_codes.h"
+
+namespace ge {
+namespace es {
+// An AttrValue holding `t`.
+template <typename T>
+AttrValue CreateFrom(T &&t) {
+  AttrValue av;
+  av.SetAttrValue(std::forward<T>(t));
+  return av;
+}
+
+// Equality for CreateFromIfNotEqual: floats within 1e-6, lists element-wise.
+template <typename T>
+bool ValuesEqual(const T &a, const T &b) {
+  return a == b;
+}
+template <>
+inline bool ValuesEqual<float>(const float &a, const float &b) {
+  return std::fabs(a - b) < 1e-6f;
+}
+template <typename T>
+bool ValuesEqual(const std::vector<T> &a, const std::vector<T> &b) {
+  if (a.size() != b.size()) {
+    return false;
+  }
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (!ValuesEqual<T>(a[i], b[i])) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// An AttrValue holding `value`, or an empty one (the attr is not written)
+// when `value` is the IR default.
+template <typename T>
+AttrValue CreateFromIfNotEqual(T &&value, typename std::decay<T>::type default_value) {
+  AttrValue av;
+  if (!ValuesEqual(value, default_value)) {
+    av.SetAttrValue(std::forward<T>(value));
+  }
+  return av;
+}
+
+// Connects output src_port_index of src_node to input dst_port_index of
+// dst_node; the input takes the output's description.
+ge::graphStatus AddEdgeAndUpdatePeerDesc(Graph &graph, GNode &src_node, int32_t src_port_index, GNode &dst_node,
+                                         int32_t dst_port_index);
+
+class CompliantNodeBuilder {
+ public:
+  enum IrAttrType { kEsAttrRequired, kEsAttrOptional };
+  enum IrInputType { kEsIrInputRequired, kEsIrInputOptional, kEsIrInputDynamic, kEsIrInputTypeEnd };
+  enum IrOutputType { kEsIrOutputRequired, kEsIrOutputDynamic, kEsIrOutputTypeEnd };
+
+  struct IrAttrDef {
+    std::string attr_name;
+    IrAttrType ir_attr_type;
+    std::string attr_data_type;
+    AttrValue attr_default_value;
+  };
+  struct IrInputDef {
+    std::string name;
+    IrInputType ir_input_type;
+    std::string symbol_id;
+  };
+  struct IrOutputDef {
+    std::string name;
+    IrOutputType ir_output_type;
+    std::string symbol_id;
+  };
+
+  class IrInputDefV2 {
+   public:
+    IrInputDefV2();
+    IrInputDefV2(const char_t *name, IrInputType ir_input_type, const char_t *symbol_id);
+    ~IrInputDefV2();
+    IrInputDefV2(const IrInputDefV2 &other);
+    IrInputDefV2 &operator=(const IrInputDefV2 &other);
+    IrInputDefV2(IrInputDefV2 &&other) noexcept;
+    IrInputDefV2 &operator=(IrInputDefV2 &&other) noexcept;
+    IrInputDefV2 &Name(const char_t *name);
+    IrInputDefV2 &InputType(IrInputType ir_input_type);
+    IrInputDefV2 &SymbolId(const char_t *symbol_id);
+    const char_t *GetName() const;
+    IrInputType GetInputType() const;
+    const char_t *GetSymbolId() const;
+
+   private:
+    class Impl;
+    Impl *impl_;
+  };
+
+  class IrOutputDefV2 {
+   public:
+    IrOutputDefV2();
+    IrOutputDefV2(const char_t *name, IrOutputType ir_output_type, const char_t *symbol_id);
+    ~IrOutputDefV2();
+    IrOutputDefV2(const IrOutputDefV2 &other);
+    IrOutputDefV2 &operator=(const IrOutputDefV2 &other);
+    IrOutputDefV2(IrOutputDefV2 &&other) noexcept;
+    IrOutputDefV2 &operator=(IrOutputDefV2 &&other) noexcept;
+    IrOutputDefV2 &Name(const char_t *name);
+    IrOutputDefV2 &OutputType(IrOutputType ir_output_type);
+    IrOutputDefV2 &SymbolId(const char_t *symbol_id);
+    const char_t *GetName() const;
+    IrOutputType GetOutputType() const;
+    const char_t *GetSymbolId() const;
+
+   private:
+    class Impl;
+    Impl *impl_;
+  };
+
+  class IrAttrDefV2 {
+   public:
+    IrAttrDefV2();
+    IrAttrDefV2(const char_t *attr_name, IrAttrType ir_attr_type, const char_t *attr_data_type,
+                const AttrValue &attr_default_value);
+    ~IrAttrDefV2();
+    IrAttrDefV2(const IrAttrDefV2 &other);
+    IrAttrDefV2 &operator=(const IrAttrDefV2 &other);
+    IrAttrDefV2(IrAttrDefV2 &&other) noexcept;
+    IrAttrDefV2 &operator=(IrAttrDefV2 &&other) noexcept;
+    IrAttrDefV2 &AttrName(const char_t *attr_name);
+    IrAttrDefV2 &AttrType(IrAttrType ir_attr_type);
+    IrAttrDefV2 &AttrDataType(const char_t *attr_data_type);
+    IrAttrDefV2 &DefaultValue(const AttrValue &attr_default_value);
+    const char_t *GetAttrName() const;
+    IrAttrType GetAttrType() const;
+    const char_t *GetAttrDataType() const;
+    const AttrValue &GetDefaultValue() const;
+
+   private:
+    class Impl;
+    Impl *impl_;
+  };
+
+  explicit CompliantNodeBuilder(ge::Graph *graph);
+  ~CompliantNodeBuilder();
+  CompliantNodeBuilder(CompliantNodeBuilder &&) noexcept;
+  CompliantNodeBuilder &operator=(CompliantNodeBuilder &&) noexcept;
+  CompliantNodeBuilder(const CompliantNodeBuilder &) = delete;
+  CompliantNodeBuilder &operator=(const CompliantNodeBuilder &) = delete;
+
+  CompliantNodeBuilder &OpType(const char_t *type);
+  CompliantNodeBuilder &IrDefInputs(std::vector<IrInputDef> input_ir_def);
+  CompliantNodeBuilder &IrDefInputsV2(const IrInputDefV2 *input_ir_def, size_t input_ir_def_num);
+  CompliantNodeBuilder &IrDefInputsV2(std::initializer_list<IrInputDefV2> input_ir_def) {
+    return IrDefInputsV2(input_ir_def.begin(), input_ir_def.size());
+  }
+  CompliantNodeBuilder &IrDefInputsV2(const std::vector<IrInputDefV2> &input_ir_def) {
+    return IrDefInputsV2(input_ir_def.data(), input_ir_def.size());
+  }
+  CompliantNodeBuilder &IrDefOutputs(std::vector<IrOutputDef> output_ir_def);
+  CompliantNodeBuilder &IrDefOutputsV2(const IrOutputDefV2 *output_ir_def, size_t output_ir_def_num);
+  CompliantNodeBuilder &IrDefOutputsV2(std::initializer_list<IrOutputDefV2> output_ir_def) {
+    return IrDefOutputsV2(output_ir_def.begin(), output_ir_def.size());
+  }
+  CompliantNodeBuilder &IrDefOutputsV2(const std::vector<IrOutputDefV2> &output_ir_def) {
+    return IrDefOutputsV2(output_ir_def.data(), output_ir_def.size());
+  }
+  CompliantNodeBuilder &IrDefAttrs(std::vector<IrAttrDef> attr_ir_def);
+  CompliantNodeBuilder &IrDefAttrsV2(const IrAttrDefV2 *attr_ir_def, size_t attr_ir_def_num);
+  CompliantNodeBuilder &IrDefAttrsV2(std::initializer_list<IrAttrDefV2> attr_ir_def) {
+    return IrDefAttrsV2(attr_ir_def.begin(), attr_ir_def.size());
+  }
+  CompliantNodeBuilder &IrDefAttrsV2(const std::vector<IrAttrDefV2> &attr_ir_def) {
+    return IrDefAttrsV2(attr_ir_def.data(), attr_ir_def.size());
+  }
+  CompliantNodeBuilder &Name(const char_t *name);
+  CompliantNodeBuilder &InstanceDynamicInputNum(const char_t *ir_name, int32_t num);
+  CompliantNodeBuilder &InstanceDynamicOutputNum(const char_t *ir_name, int32_t num);
+  CompliantNodeBuilder &InstanceOutputDataType(const char_t *name, ge::DataType data_type);
+  CompliantNodeBuilder &InstanceOutputShape(const char_t *name, const std::vector<int64_t> &shape);
+  CompliantNodeBuilder &InstanceOutputOriginShape(const char_t *name, const std::vector<int64_t> &shape);
+  CompliantNodeBuilder &InstanceOutputStorageShape(const char_t *name, const std::vector<int64_t> &shape);
+  CompliantNodeBuilder &InstanceOutputFormat(const char_t *name, ge::Format format);
+  CompliantNodeBuilder &InstanceOutputOriginFormat(const char_t *name, ge::Format format);
+  CompliantNodeBuilder &InstanceOutputStorageFormat(const char_t *name, ge::Format format);
+  // The node, added to the graph; an invalid GNode (and a message on
+  // stderr) if the definition is inconsistent.
+  ge::GNode Build() const;
+
+ private:
+  class CompliantNodeBuilderImpl;
+  std::unique_ptr<CompliantNodeBuilderImpl> impl_;
+};
+}  // namespace es
+}  // namespace ge
+
+#endif  // AIR_CXX_COMPILER_GRAPH_EAGER_STYLE_GRAPH_BUILDER_COMPLIANT_NODE_BUILDER_H_

@@ -1,0 +1,123 @@
+// The declarations of GE's "graph/c_types.h" (metadef, inc/external/graph),
+// written for the ES runtime library shipped in ge (runtime/ge/es/native) from the facts in docs/ge-compat.md ("DataType
+// values", "Format values"): the C enums whose values types.h gives to
+// ge::DataType and ge::Format. Not GE's text; the names and numbers are GE's.
+#ifndef GE_OPS_ESRT_GRAPH_C_TYPES_H_
+#define GE_OPS_ESRT_GRAPH_C_TYPES_H_
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+  C_DT_FLOAT = 0,
+  C_DT_FLOAT16 = 1,
+  C_DT_INT8 = 2,
+  C_DT_INT32 = 3,
+  C_DT_UINT8 = 4,
+  /* 5 is not used */
+  C_DT_INT16 = 6,
+  C_DT_UINT16 = 7,
+  C_DT_UINT32 = 8,
+  C_DT_INT64 = 9,
+  C_DT_UINT64 = 10,
+  C_DT_DOUBLE = 11,
+  C_DT_BOOL = 12,
+  C_DT_STRING = 13,
+  C_DT_DUAL_SUB_INT8 = 14,
+  C_DT_DUAL_SUB_UINT8 = 15,
+  C_DT_COMPLEX64 = 16,
+  C_DT_COMPLEX128 = 17,
+  C_DT_QINT8 = 18,
+  C_DT_QINT16 = 19,
+  C_DT_QINT32 = 20,
+  C_DT_QUINT8 = 21,
+  C_DT_QUINT16 = 22,
+  C_DT_RESOURCE = 23,
+  C_DT_STRING_REF = 24,
+  C_DT_DUAL = 25,
+  C_DT_VARIANT = 26,
+  C_DT_BF16 = 27,
+  C_DT_UNDEFINED = 28, /* a marker: no dtype set */
+  C_DT_INT4 = 29,
+  C_DT_UINT1 = 30,
+  C_DT_INT2 = 31,
+  C_DT_UINT2 = 32,
+  C_DT_COMPLEX32 = 33,
+  C_DT_HIFLOAT8 = 34,
+  C_DT_FLOAT8_E5M2 = 35,
+  C_DT_FLOAT8_E4M3FN = 36,
+  C_DT_FLOAT8_E8M0 = 37,
+  C_DT_FLOAT6_E3M2 = 38,
+  C_DT_FLOAT6_E2M3 = 39,
+  C_DT_FLOAT4_E2M1 = 40,
+  C_DT_FLOAT4_E1M2 = 41,
+  C_DT_HIFLOAT4 = 42,
+  C_DT_MAX = 43 /* a marker: one past the last dtype */
+} C_DataType;
+
+typedef enum {
+  C_FORMAT_NCHW = 0,
+  C_FORMAT_NHWC = 1,
+  C_FORMAT_ND = 2,
+  C_FORMAT_NC1HWC0 = 3,
+  C_FORMAT_FRACTAL_Z = 4,
+  C_FORMAT_NC1C0HWPAD = 5,
+  C_FORMAT_NHWC1C0 = 6,
+  C_FORMAT_FSR_NCHW = 7,
+  C_FORMAT_FRACTAL_DECONV = 8,
+  C_FORMAT_C1HWNC0 = 9,
+  C_FORMAT_FRACTAL_DECONV_TRANSPOSE = 10,
+  C_FORMAT_FRACTAL_DECONV_SP_STRIDE_TRANS = 11,
+  C_FORMAT_NC1HWC0_C04 = 12,
+  C_FORMAT_FRACTAL_Z_C04 = 13,
+  C_FORMAT_CHWN = 14,
+  C_FORMAT_FRACTAL_DECONV_SP_STRIDE8_TRANS = 15,
+  C_FORMAT_HWCN = 16,
+  C_FORMAT_NC1KHKWHWC0 = 17,
+  C_FORMAT_BN_WEIGHT = 18,
+  C_FORMAT_FILTER_HWCK = 19,
+  C_FORMAT_HASHTABLE_LOOKUP_LOOKUPS = 20,
+  C_FORMAT_HASHTABLE_LOOKUP_KEYS = 21,
+  C_FORMAT_HASHTABLE_LOOKUP_VALUE = 22,
+  C_FORMAT_HASHTABLE_LOOKUP_OUTPUT = 23,
+  C_FORMAT_HASHTABLE_LOOKUP_HITS = 24,
+  C_FORMAT_C1HWNCoC0 = 25,
+  C_FORMAT_MD = 26,
+  C_FORMAT_NDHWC = 27,
+  C_FORMAT_FRACTAL_ZZ = 28,
+  C_FORMAT_FRACTAL_NZ = 29,
+  C_FORMAT_NCDHW = 30,
+  C_FORMAT_DHWCN = 31,
+  C_FORMAT_NDC1HWC0 = 32,
+  C_FORMAT_FRACTAL_Z_3D = 33,
+  C_FORMAT_CN = 34,
+  C_FORMAT_NC = 35,
+  C_FORMAT_DHWNC = 36,
+  C_FORMAT_FRACTAL_Z_3D_TRANSPOSE = 37,
+  C_FORMAT_FRACTAL_ZN_LSTM = 38,
+  C_FORMAT_FRACTAL_Z_G = 39,
+  C_FORMAT_RESERVED = 40,
+  C_FORMAT_ALL = 41,
+  C_FORMAT_NULL = 42,
+  C_FORMAT_ND_RNN_BIAS = 43,
+  C_FORMAT_FRACTAL_ZN_RNN = 44,
+  C_FORMAT_NYUV = 45,
+  C_FORMAT_NYUV_A = 46,
+  C_FORMAT_NCL = 47,
+  C_FORMAT_FRACTAL_Z_WINO = 48,
+  C_FORMAT_C1HWC0 = 49,
+  C_FORMAT_FRACTAL_NZ_C0_16 = 50,
+  C_FORMAT_FRACTAL_NZ_C0_32 = 51,
+  C_FORMAT_FRACTAL_NZ_C0_2 = 52,
+  C_FORMAT_FRACTAL_NZ_C0_4 = 53,
+  C_FORMAT_FRACTAL_NZ_C0_8 = 54,
+  C_FORMAT_END = 55,
+  C_FORMAT_MAX = 0xff
+} C_Format;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif  // GE_OPS_ESRT_GRAPH_C_TYPES_H_
