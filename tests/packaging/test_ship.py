@@ -103,6 +103,12 @@ def test_the_ge_ops_wheel_holds_no_sample_op(shipped: Shipped) -> None:
     assert "ge_impl/__init__.py" not in impl  # a namespace op libraries share
     assert {"ge_impl/math/add.py", "ge_impl/math/py.typed"} <= impl
     assert {"ge/es/math/__init__.py", "ge/_builtin_ops/math/add.py"} <= set(record)
+    # the C/C++ ES runtime's headers and sources (python -m ge.es --includes)
+    native = {p for p in record if p.startswith("ge/es/native/")}
+    assert {
+        "ge/es/native/include/eager_style_graph_builder/c/esb_funcs.h",
+        "ge/es/native/src/graph.cpp",
+    } <= native, sorted(native)
     assert "ge/_builtin_ops/math/_elementwise.py" in record
     assert not [p for p in record if p.startswith(("ge/es/custom/", "ge/es/state/"))]
     for package in ("ge", "ge_ir", "gen_ops"):
@@ -297,3 +303,40 @@ def _hashes(site: Path, paths: list[str]) -> dict[str, str]:
             digest = hashlib.sha256(file.read_bytes()).digest()
             out[path] = base64.urlsafe_b64encode(digest).decode()
     return out
+
+
+def test_the_es_flags_of_the_installed_wheel_build_a_cpp_program(
+    shipped: Shipped, tmp_path: Path
+) -> None:
+    """``python -m ge.es --includes/--libs`` from the installed wheel (not the
+    checkout) give flags that build and run a C++ program of the ES API."""
+    if shutil.which("g++") is None:
+        pytest.skip("no g++ on PATH: the ES runtime library cannot be built")
+    environ = shipped.env.environ(XDG_CACHE_HOME=str(tmp_path / "cache"))
+    flags = {
+        kind: run(
+            [shipped.env.python, "-m", "ge.es", f"--{kind}"], env=environ, cwd=tmp_path
+        ).stdout.split()
+        for kind in ("includes", "libs")
+    }
+    site = str(shipped.env.site_packages())
+    assert any(f.startswith("-I") and f[2:].startswith(site) for f in flags["includes"])
+    source = tmp_path / "main.cpp"
+    source.write_text(
+        '#include "eager_style_graph_builder/cpp/es_graph_builder.h"\n'
+        "int main() {\n"
+        '  ge::es::EsGraphBuilder builder("g");\n'
+        "  return 0;\n"
+        "}\n",
+        encoding="utf-8",
+    )
+    program = tmp_path / "main"
+    built = run(
+        ["g++", "-std=c++17", str(source), *flags["includes"], "-o", str(program)]
+        + flags["libs"],
+        env=environ,
+        cwd=tmp_path,
+        check=False,
+    )
+    assert built.returncode == 0, built.stderr
+    assert run([str(program)], env=environ, cwd=tmp_path).returncode == 0
