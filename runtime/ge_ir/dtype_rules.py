@@ -31,7 +31,14 @@ from typing import Any
 from ge_ir.promotion import PROMOTED_DTYPES, promote, promote_pair
 from ge_ir.types import NAMED_TENSOR_TYPES, DataType, dtype_from_spec_name
 
-__all__ = ["DtypeRules", "DtypeSpec", "SlotRule", "SlotDtype"]
+__all__ = [
+    "DtypeBinder",
+    "DtypeRules",
+    "DtypeSpec",
+    "Mismatch",
+    "SlotDtype",
+    "SlotRule",
+]
 
 # How a table spells a slot's or a type variable's dtypes, as the spec does:
 # a type variable's name, a named set's name, one dtype's spec name, a tuple
@@ -184,7 +191,13 @@ class DtypeRules:
     def violation(self, dtypes: Iterable[SlotDtype]) -> str | None:
         """The first way ``dtypes`` break the rules (a sentence naming the
         slot), or None. DT_UNDEFINED (not known yet) passes."""
-        bound: dict[Hashable, SlotDtype] = {}
+        mismatch = self.mismatch(dtypes)
+        return None if mismatch is None else mismatch.sentence
+
+    def mismatch(self, dtypes: Iterable[SlotDtype]) -> Mismatch | None:
+        """``violation``'s Mismatch: every slot bound in turn, then the
+        instance counts of list variables, then the promotions."""
+        binder = DtypeBinder(self)
         seen: dict[tuple[str, str], int] = {}  # instances of list-variable slots
         for slot in dtypes:
             rule = (self.inputs if slot.kind == "input" else self.outputs).get(
@@ -197,65 +210,16 @@ class DtypeRules:
                 seen[key] = seen.get(key, 0) + 1
             if slot.dtype is DataType.DT_UNDEFINED:
                 continue
-            if rule.allowed and slot.dtype not in rule.allowed:
-                return (
-                    f"{slot.where()} is {slot.dtype.spec_name}; "
-                    f"{rule.words()} allowed"
-                )
-            if rule.var is None:
-                continue
-            key_var: Hashable = (
-                (rule.var, slot.index) if rule.per_instance else rule.var
-            )
-            first = bound.setdefault(key_var, slot)
-            if first.dtype is not slot.dtype:
-                return (
-                    f"{slot.where()} is {slot.dtype.spec_name} but "
-                    f"{first.where()} is {first.dtype.spec_name}; both are "
-                    f"type variable {rule.var}"
-                    + (" at one position" if rule.per_instance else "")
-                )
-        return self._list_counts(seen) or self._promotion_violation(bound)
-
-    def _list_counts(self, seen: Mapping[tuple[str, str], int]) -> str | None:
-        """Slots that share a list variable have as many instances."""
-        counts: dict[str, tuple[SlotDtype, int]] = {}
+            mismatch = binder.bind(rule, slot.index, slot.dtype, slot.where())
+            if mismatch is not None:
+                return mismatch
         for (kind, name), count in seen.items():
-            rule = (self.inputs if kind == "input" else self.outputs)[name]
-            assert rule.var is not None
-            here = SlotDtype(kind, name, -1, DataType.DT_UNDEFINED)
-            first, first_count = counts.setdefault(rule.var, (here, count))
-            if first_count != count:
-                return (
-                    f"{here.where()} has {count} instance(s) but {first.where()} "
-                    f"has {first_count}; both are list type variable {rule.var}"
-                )
-        return None
-
-    def _promotion_violation(self, bound: Mapping[Hashable, SlotDtype]) -> str | None:
-        """Every slot of a promoted variable has the promotion of the dtypes
-        its variables are bound to, where they are all known."""
-        for var, sources in self.promotions.items():
-            slot = bound.get(var)
-            known = [bound.get(s) for s in sources]
-            if slot is None or any(k is None for k in known):
-                continue
-            dtypes = [k.dtype for k in known if k is not None]
-            expected = promote(dtypes)
-            words = ", ".join(
-                f"{s} ({d.spec_name})" for s, d in zip(sources, dtypes, strict=True)
-            )
-            if expected is None:
-                return (
-                    f"{slot.where()}: type variable {var} promotes {words}, which "
-                    "have no promoted dtype"
-                )
-            if slot.dtype is not expected:
-                return (
-                    f"{slot.where()} is {slot.dtype.spec_name}, but type variable "
-                    f"{var} promotes {words} to {expected.spec_name}"
-                )
-        return None
+            var = (self.inputs if kind == "input" else self.outputs)[name].var
+            assert var is not None
+            mismatch = binder.count(var, count, _slot_words(kind, name))
+            if mismatch is not None:
+                return mismatch
+        return binder.promotions()
 
     def difference(self, other: DtypeRules) -> str | None:
         """The first slot whose rule differs from ``other``'s, in words."""
@@ -278,6 +242,147 @@ class DtypeRules:
                     f"{list(b_sources or ())} there"
                 )
         return None
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    """One way a node's dtypes break its rules, at ``where`` (a slot or an
+    argument, as the caller names it), in the two voices the runtime speaks
+    it: ``detail`` follows the argument's name in a builder's error
+    (``input 'x': dtype int32 is not allowed; ...``), ``sentence`` is the
+    compiler's (``input 'x' is int32; ...``)."""
+
+    where: str
+    detail: str
+    sentence: str
+
+
+class DtypeBinder:
+    """The type variables of one node, bound slot by slot: the one walk of
+    Note [Type variable kinds]. A builder binds its arguments as it reads
+    them (and asks what a variable is bound to, for a literal's or an
+    output's dtype); the compiler binds every slot of a node
+    (``DtypeRules.mismatch``). Each check returns the Mismatch it finds, or
+    None; ``where`` is how the caller names the slot."""
+
+    __slots__ = ("rules", "_bound", "_counts")
+
+    def __init__(self, rules: DtypeRules) -> None:
+        self.rules = rules
+        # binding key -> (dtype, where): the first slot that bound it
+        self._bound: dict[Hashable, tuple[DataType, str]] = {}
+        # list variable -> (instance count, where): the first slot counted
+        self._counts: dict[str, tuple[int, str]] = {}
+
+    @staticmethod
+    def key(rule: SlotRule, index: int) -> Hashable | None:
+        """What instance ``index`` of a slot binds: its type variable, by
+        position for a list variable; None for a slot without one."""
+        if rule.var is None:
+            return None
+        return (rule.var, index) if rule.per_instance else rule.var
+
+    def bound(self, rule: SlotRule, index: int = -1) -> DataType | None:
+        """The dtype instance ``index`` of a slot of ``rule`` is bound to
+        by an earlier slot, if any."""
+        key = self.key(rule, index)
+        first = None if key is None else self._bound.get(key)
+        return None if first is None else first[0]
+
+    def bind(
+        self, rule: SlotRule, index: int, dtype: DataType, where: str
+    ) -> Mismatch | None:
+        """Instance ``index`` of a slot of ``rule`` has ``dtype``: allowed,
+        and the dtype of its type variable (the first slot binds it)."""
+        if rule.allowed and dtype not in rule.allowed:
+            return Mismatch(
+                where,
+                f"dtype {dtype.spec_name} is not allowed; {rule.words()} allowed",
+                f"{where} is {dtype.spec_name}; {rule.words()} allowed",
+            )
+        key = self.key(rule, index)
+        if key is None:
+            return None
+        first_dtype, first_where = self._bound.setdefault(key, (dtype, where))
+        if first_dtype is dtype:
+            return None
+        return Mismatch(
+            where,
+            f"dtype {dtype.spec_name} differs from {first_where} "
+            f"({first_dtype.spec_name}); both are type variable {rule.var}",
+            f"{where} is {dtype.spec_name} but {first_where} is "
+            f"{first_dtype.spec_name}; both are type variable {rule.var}"
+            + (" at one position" if rule.per_instance else ""),
+        )
+
+    def count(
+        self, var: str, count: int, where: str, *, record: bool = True
+    ) -> Mismatch | None:
+        """A slot of list variable ``var`` has ``count`` instances: as many
+        as the first slot counted (``record=False``: compared, not counted)."""
+        first = self._counts.get(var)
+        if first is None:
+            if record:
+                self._counts[var] = (count, where)
+            return None
+        first_count, first_where = first
+        if first_count == count:
+            return None
+        detail = (
+            f"has {count} instance(s) but {first_where} has {first_count}; both "
+            f"are list type variable {var}"
+        )
+        return Mismatch(where, detail, f"{where} {detail}")
+
+    def promote(self, var: str, where: str) -> DataType | Mismatch | None:
+        """Promoted variable ``var``'s dtype (Note [Type promotion] in
+        ge_ir/promotion.py): None until every variable it promotes is
+        bound; a Mismatch at ``where`` when they have no promoted dtype."""
+        sources = self.rules.promotions[var]
+        known = [self._bound.get(s) for s in sources]
+        dtypes = [k[0] for k in known if k is not None]
+        if len(dtypes) < len(sources):
+            return None
+        result = promote(dtypes)
+        if result is not None:
+            return result
+        detail = (
+            f"type variable {var} promotes {_promotion_words(sources, dtypes)}, "
+            "which have no promoted dtype"
+        )
+        return Mismatch(where, detail, f"{where}: {detail}")
+
+    def promotions(self) -> Mismatch | None:
+        """Every slot of a promoted variable has the promotion of the dtypes
+        its variables are bound to, where they are all known (the first slot
+        of the variable stands for the rest, which ``bind`` compared)."""
+        for var, sources in self.rules.promotions.items():
+            first = self._bound.get(var)
+            if first is None:
+                continue
+            dtype, where = first
+            result = self.promote(var, where)
+            if isinstance(result, Mismatch):
+                return result
+            if result is not None and dtype is not result:
+                dtypes = [self._bound[s][0] for s in sources]
+                detail = (
+                    f"is {dtype.spec_name}, but type variable {var} promotes "
+                    f"{_promotion_words(sources, dtypes)} to {result.spec_name}"
+                )
+                return Mismatch(where, detail, f"{where} {detail}")
+        return None
+
+
+def _promotion_words(sources: Iterable[str], dtypes: Iterable[DataType]) -> str:
+    return ", ".join(
+        f"{s} ({d.spec_name})" for s, d in zip(sources, dtypes, strict=True)
+    )
+
+
+def _slot_words(kind: str, name: str) -> str:
+    """A slot as the compiler names it: ``input 'x'``."""
+    return SlotDtype(kind, name, -1, DataType.DT_UNDEFINED).where()
 
 
 def promotion_image(sets: Iterable[frozenset[DataType]]) -> frozenset[DataType]:

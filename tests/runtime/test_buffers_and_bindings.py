@@ -7,7 +7,8 @@ import pytest
 
 from ge.custom_op.contexts import LaunchSlotKind
 from ge.device.kernels import ArgDecl, ArgKind
-from ge.engine.binding import ACCESS_OF_BUFFER, ACCESS_OF_SLOT, Access, refusal
+from ge.device.launch_check import Access, refusal
+from ge.engine.binding import ACCESS_OF_BUFFER, ACCESS_OF_SLOT
 from ge.engine.layout import ARENA, BufferKind, BufferLayout
 
 

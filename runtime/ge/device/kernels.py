@@ -76,7 +76,7 @@ class ArgDecl:
     def describe(self) -> str:
         return self.kind.describe()
 
-    def bytes_needed(self, block_dim: int, args: list[int]) -> int | None:
+    def bytes_needed(self, block_dim: int, args: Sequence[int]) -> int | None:
         """Bytes this pointer spans in a launch; None when unchecked."""
         if self.extent == EXTENT_ELEMS:
             return self.value * self.elem_bytes

@@ -22,7 +22,15 @@ from functools import lru_cache, partial
 from typing import Any
 
 from ge.device.args import MAX_BLOCK_DIM, scalar_bits
-from ge.device.kernels import ArgDecl, ArgKind, Binary, Kernel, load_binary
+from ge.device.kernels import ArgKind, Binary, Kernel, load_binary
+from ge.device.launch_check import (
+    NOWHERE,
+    LaunchRefusal,
+    Memory,
+    Refused,
+    check_args,
+    declarations,
+)
 from ge.device.memory import DeviceBuffer, region_of
 from ge.device.native import KernelFault, fault_message, library
 
@@ -184,7 +192,8 @@ def binary_load(kernel_bin: bytes) -> Binary:
 
 def check_launch(kernel: Kernel, block_dim: int, args: Sequence[object]) -> list[int]:
     """The 64-bit slots of a launch, after checking it against the kernel's
-    declaration. Raises LaunchError."""
+    declaration (``launch_check``, the check every launch path asks).
+    Raises LaunchError."""
     if (
         isinstance(block_dim, bool)
         or not isinstance(block_dim, int)
@@ -193,18 +202,23 @@ def check_launch(kernel: Kernel, block_dim: int, args: Sequence[object]) -> list
         raise LaunchError(
             f"{kernel.name}: block_dim must be 1..{MAX_BLOCK_DIM}, got {block_dim!r}"
         )
-    decls = kernel.expand(len(args))
-    if decls is None:
+    try:
+        decls = declarations(kernel, len(args))
+    except LaunchRefusal:
         raise LaunchError(
             f"{kernel.name} takes {kernel.arity()}, the launch passes {len(args)}"
-        )
+        ) from None
+    regions = CALLBACK.get()
+    find = region_of if regions is None else regions.find
     slots: list[int] = []
+    memory: list[Memory | None] = []  # a pointer's region, from it on
     for index, (decl, value) in enumerate(zip(decls, args)):
         if decl.kind is ArgKind.SCALAR:
             try:
                 slots.append(scalar_bits(value))
             except (TypeError, ValueError) as exc:
                 raise LaunchError(f"{kernel.name} argument {index}: {exc}") from None
+            memory.append(None)
             continue
         if (
             decl.nullable
@@ -213,6 +227,7 @@ def check_launch(kernel: Kernel, block_dim: int, args: Sequence[object]) -> list
             and value == 0
         ):
             slots.append(0)  # an absent optional input
+            memory.append(None)
             continue
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise LaunchError(
@@ -220,53 +235,49 @@ def check_launch(kernel: Kernel, block_dim: int, args: Sequence[object]) -> list
                 f"address, got {value!r}"
             )
         slots.append(value)
-    check_list_count(kernel, decls, slots)
-    regions = CALLBACK.get()
-    for index, (decl, addr) in enumerate(zip(decls, slots)):
-        if not decl.is_pointer or (decl.nullable and addr == 0):
-            continue
-        if addr == 0:
-            # An empty tensor has no memory; a kernel that touches nothing of
-            # it may be given its null address.
-            if decl.bytes_needed(block_dim, slots) == 0:
-                continue
-            raise LaunchError(
-                f"{kernel.name} argument {index} ({decl.describe()}) must be a device "
-                "address, got 0"
-            )
-        region = regions.find(addr) if regions is not None else region_of(addr)
+        region = find(value) if value else None
+        if region is not None:
+            memory.append((None, region[0] + region[1] - value))
+        else:
+            memory.append(NOWHERE if value else None)
+    try:
+        check_args(kernel, decls, block_dim, slots, memory, empty_null=True)
+    except LaunchRefusal as refused:
+        raise LaunchError(_words(kernel, refused, slots, regions)) from None
+    return slots
+
+
+def _words(
+    kernel: Kernel,
+    refused: LaunchRefusal,
+    slots: Sequence[int],
+    regions: RegionSet | None,
+) -> str:
+    """An eager launch's refusal, as ``rt.launch`` says it."""
+    index, decl = refused.index, refused.decl
+    if refused.what is Refused.LIST_COUNT or decl is None:
+        return str(refused)
+    if refused.what is Refused.NOWHERE:
         where = (
             "a tensor or workspace of this node"
             if regions is not None
             else "device memory"
         )
-        if region is None:
-            raise LaunchError(
-                f"{kernel.name} argument {index} (0x{addr:x}) does not point into {where}"
-            )
-        needed = decl.bytes_needed(block_dim, slots)
-        available = region[0] + region[1] - addr
-        if needed is not None and needed > available:
-            raise LaunchError(
-                f"{kernel.name} argument {index} ({decl.describe()}): the kernel declares "
-                f"{needed} bytes there, but the buffer has {available}; refused before "
-                "it could write out of bounds"
-            )
-    return slots
-
-
-def check_list_count(
-    kernel: Kernel, decls: Sequence[ArgDecl], slots: Sequence[int]
-) -> None:
-    """A trailing list must have as many arguments as its count argument says."""
-    if kernel.decls and kernel.decls[-1].is_list:
-        listed = len(decls) - (len(kernel.decls) - 1)
-        declared = kernel.decls[-1].count_arg
-        if slots[declared] != listed:
-            raise LaunchError(
-                f"{kernel.name}: argument {declared} says {slots[declared]} list "
-                f"argument(s) follow, the launch passes {listed}"
-            )
+        return (
+            f"{kernel.name} argument {index} (0x{slots[index]:x}) does not point "
+            f"into {where}"
+        )
+    if refused.what is Refused.SPAN:
+        return (
+            f"{kernel.name} argument {index} ({decl.describe()}): the kernel "
+            f"declares {refused.needed} bytes there, but the buffer has "
+            f"{refused.available}; refused before it could write out of bounds"
+        )
+    # Refused.VALUE: a null address (access and scalars are not eager refusals)
+    return (
+        f"{kernel.name} argument {index} ({decl.describe()}) must be a device "
+        "address, got 0"
+    )
 
 
 # Note [Checked launches]: an execute node launches the same kernel with the

@@ -2,11 +2,12 @@
 
 ``declare_launch_args`` appends an argument slot per kernel argument (an
 input, output or workspace of the node, or a scalar). Before anything runs,
-each slot is checked against the kernel's ``GE_KERNEL`` declaration: the
-argument count, scalar against pointer, which memory a pointer may be bound
-to (Note [Kernels never write their inputs] in ``binding``) and that the
-bytes the kernel declares fit. Pointer slots become bindings, written by
-every run from the address table (only where the address changed).
+the slots are checked against the kernel's ``GE_KERNEL`` declaration by
+``ge.device.launch_check``, the check model loading and eager launches ask
+too: the argument count, scalar against pointer, which memory a pointer may
+be bound to (Note [Kernels never write their inputs]) and that the bytes
+the kernel declares fit. Pointer slots become bindings, written by every
+run from the address table (only where the address changed).
 """
 
 from __future__ import annotations
@@ -15,9 +16,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ge.custom_op.contexts import ArgSlot, LaunchSlotKind
-from ge.device import rt
-from ge.device.kernels import ArgKind, Kernel
-from ge.engine.binding import ACCESS_OF_SLOT, refusal
+from ge.device.kernels import Kernel
+from ge.device.launch_check import (
+    LaunchRefusal,
+    Memory,
+    Refused,
+    check_args,
+    declarations,
+)
+from ge.engine.binding import ACCESS_OF_SLOT
 from ge.engine.errors import CompileError
 from ge.engine.tasks import TaskTable
 
@@ -40,47 +47,60 @@ def bind_launch(
     tasks: TaskTable,
 ) -> None:
     """Append one launch of ``kernel`` to ``tasks``; CompileError, starting
-    with ``label`` (the node), for a slot its declaration refuses.
+    with ``label`` (the node), for a slot its declaration refuses
+    (``ge.device.launch_check``, the check every launch path asks).
     ``place`` says where an input, output or workspace slot's memory is."""
-    where = f"{label}: kernel {kernel.name}"
-    decls = kernel.expand(len(slots))
-    if decls is None:
-        raise CompileError(
-            f"{where} takes {kernel.arity()}, declare_launch_args appended {len(slots)}"
-        )
-    scalars = [s.value if s.kind is LaunchSlotKind.SCALAR else 0 for s in slots]
+    values = [s.value if s.kind is LaunchSlotKind.SCALAR else 0 for s in slots]
     try:
-        rt.check_list_count(kernel, decls, scalars)
-    except rt.LaunchError as exc:
-        raise CompileError(f"{label}: {exc}") from None
+        decls = declarations(kernel, len(slots))
+        places = {
+            index: place(slot)
+            for index, slot in enumerate(slots)
+            if slot.kind is not LaunchSlotKind.SCALAR
+        }
+        memory: list[Memory | None] = [
+            (
+                (ACCESS_OF_SLOT[slot.kind], places[index].nbytes)
+                if index in places
+                else None
+            )
+            for index, slot in enumerate(slots)
+        ]
+        check_args(kernel, decls, block_dim, values, memory)
+    except LaunchRefusal as refused:
+        raise CompileError(_words(label, kernel, slots, refused)) from None
     first = tasks.next_slot
-    values: list[int] = []
-    for index, (slot, decl) in enumerate(zip(slots, decls)):
-        scalar = slot.kind is LaunchSlotKind.SCALAR
-        if decl.nullable and scalar and slot.value == 0:
-            values.append(0)  # an absent optional input: a null address
-            continue
-        if scalar != (decl.kind is ArgKind.SCALAR):
-            raise CompileError(
-                f"{where} argument {index} is declared {decl.describe()}, but "
-                f"declare_launch_args appended a {slot.kind}"
-            )
-        if scalar:
-            values.append(slot.value)
-            continue
-        reason = refusal(decl, ACCESS_OF_SLOT[slot.kind])
-        if reason is not None:
-            raise CompileError(
-                f"{where} argument {index} is declared {decl.describe()}, but "
-                f"declare_launch_args bound an {slot.kind} there ({reason})"
-            )
-        memory = place(slot)
-        needed = decl.bytes_needed(block_dim, scalars)
-        if needed is not None and needed > memory.nbytes:
-            raise CompileError(
-                f"{where} argument {index} ({decl.describe()}): the kernel declares "
-                f"{needed} bytes there, but the {slot.kind} has {memory.nbytes}"
-            )
-        tasks.bind(first + index, memory.buffer, memory.offset)
-        values.append(0)  # written by each run
-    tasks.add(kernel, values, block_dim)
+    for index, where in places.items():
+        tasks.bind(first + index, where.buffer, where.offset)
+    tasks.add(kernel, values, block_dim)  # a pointer's slot: written by each run
+
+
+def _words(
+    label: str, kernel: Kernel, slots: Sequence[ArgSlot], refused: LaunchRefusal
+) -> str:
+    """A declared launch's refusal, as the compiler says it."""
+    where = f"{label}: kernel {kernel.name}"
+    index, decl = refused.index, refused.decl
+    if refused.what is Refused.ARITY:
+        return (
+            f"{where} takes {kernel.arity()}, declare_launch_args appended "
+            f"{len(slots)}"
+        )
+    if refused.what is Refused.LIST_COUNT or decl is None:
+        return f"{label}: {refused}"
+    kind = slots[index].kind
+    if refused.what is Refused.ACCESS:
+        return (
+            f"{where} argument {index} is declared {decl.describe()}, but "
+            f"declare_launch_args bound an {kind} there ({refused.reason})"
+        )
+    if refused.what is Refused.SPAN:
+        return (
+            f"{where} argument {index} ({decl.describe()}): the kernel declares "
+            f"{refused.needed} bytes there, but the {kind} has {refused.available}"
+        )
+    # Refused.VALUE or Refused.MEMORY: a scalar for a pointer, or the reverse
+    return (
+        f"{where} argument {index} is declared {decl.describe()}, but "
+        f"declare_launch_args appended a {kind}"
+    )

@@ -10,7 +10,7 @@ the rules live in one place and generated code stays small.
 from __future__ import annotations
 
 import enum
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,13 +26,7 @@ from ge.graph.graph import InputKind, IrInput, IrOutput, Node, TensorMeta
 from ge.graph.numpy_dtypes import has_numpy_dtype, kind, to_numpy_dtype
 from ge.graph.tensor import Tensor
 from ge.graph.types import DataType, dtype_from_spec_name
-from ge_ir.dtype_rules import DtypeRules, DtypeSpec, SlotRule
-from ge_ir.promotion import promote
-
-# What a type variable is bound to while a node is built: its name, or
-# (name, instance) for a list variable (Note [Type variable kinds] in
-# ge_ir/dtype_rules.py); the dtype, and where it came from.
-Bound = dict[Hashable, tuple[DataType, str]]
+from ge_ir.dtype_rules import DtypeBinder, DtypeRules, DtypeSpec, Mismatch, SlotRule
 
 __all__ = [
     "OpDef",
@@ -258,9 +252,9 @@ class OpDef:
                 raise self._value_error(
                     where, f"graph already has a node named {name!r}"
                 )
-        holders, ir_inputs, bound, literals = self._bind_inputs(builder, inputs)
+        holders, ir_inputs, binder, literals = self._bind_inputs(builder, inputs)
         attr_values = _attr_values(self, attrs, inputs, holders, literals)
-        ir_outputs, metas = self._outputs(counts or {}, inputs, attr_values, bound)
+        ir_outputs, metas = self._outputs(counts or {}, inputs, attr_values, binder)
         subgraphs = _subgraphs(self, graphs or {})
         for slot, array, dtype in literals:  # all checked: now build constants
             holders[slot] = builder.create_const(Tensor(array, data_type=dtype))
@@ -284,15 +278,14 @@ class OpDef:
     def _bind_inputs(self, builder: GraphBuilder, inputs: Mapping[str, Any]) -> tuple[
         list[TensorHolder | None],
         list[IrInput],
-        dict[Hashable, DataType],
+        DtypeBinder,
         list[tuple[int, np.ndarray, DataType]],
     ]:
         """Input slots (literals as None for now), the IR layout, the type
-        variables bound (a list variable by instance, and by its name to
-        its instance count), and the constants to make: (slot, values,
-        dtype)."""
-        bound: Bound = {}
-        _list_lengths(self, inputs)
+        variables bound (Note [Type variable kinds] in ge_ir/dtype_rules.py),
+        and the constants to make: (slot, values, dtype)."""
+        binder = DtypeBinder(self.rules)
+        _list_lengths(self, inputs, binder)
         # First the tensors whose dtype is known: they bind type variables.
         for item in self.inputs:
             value = inputs.get(item.name)
@@ -306,7 +299,7 @@ class OpDef:
                     where = self._param("input", item) + (
                         f"[{i}]" if item.dynamic else ""
                     )
-                    self._check_dtype(where, dtype, constraint, bound, i)
+                    self._check(binder.bind(constraint, i, dtype, where))
         holders: list[TensorHolder | None] = []
         ir_inputs: list[IrInput] = []
         literals: list[tuple[int, np.ndarray, DataType]] = []
@@ -325,12 +318,12 @@ class OpDef:
                         )
                     holders.append(each)
                     continue
-                array, dtype = self._literal(where, each, constraint, bound, i)
+                array, dtype = self._literal(where, each, constraint, binder, i)
                 literals.append((len(holders), array, dtype))
                 holders.append(None)
             count = len(values) if item.dynamic else 1
             ir_inputs.append(IrInput(item.name, item.kind, count))
-        return holders, ir_inputs, {k: v[0] for k, v in bound.items()}, literals
+        return holders, ir_inputs, binder, literals
 
     def _instances(self, item: Input, value: Any) -> list[Any]:
         where = self._param("input", item)
@@ -360,37 +353,17 @@ class OpDef:
                 f"expected a TensorHolder or a number/list, got {type(value).__name__}",
             )
 
-    def _check_dtype(
-        self,
-        where: str,
-        dtype: DataType,
-        constraint: SlotRule,
-        bound: Bound,
-        index: int,
-    ) -> None:
-        if constraint.allowed and dtype not in constraint.allowed:
-            raise self._value_error(
-                where,
-                f"dtype {dtype.spec_name} is not allowed; {constraint.words()} allowed",
-            )
-        key = _binding(constraint, index)
-        if key is not None:
-            previous = bound.get(key)
-            if previous is None:
-                bound[key] = (dtype, where)
-            elif previous[0] is not dtype:
-                raise self._value_error(
-                    where,
-                    f"dtype {dtype.spec_name} differs from {previous[1]} "
-                    f"({previous[0].spec_name}); both are type variable {constraint.var}",
-                )
+    def _check(self, mismatch: Mismatch | None) -> None:
+        """A dtype rule broken, as the builder's ValueError."""
+        if mismatch is not None:
+            raise self._value_error(mismatch.where, mismatch.detail)
 
     def _literal(
         self,
         where: str,
         value: Any,
         constraint: SlotRule,
-        bound: Bound,
+        binder: DtypeBinder,
         index: int,
     ) -> tuple[np.ndarray, DataType]:
         """The values and dtype of the constant a literal input becomes."""
@@ -398,11 +371,8 @@ class OpDef:
             array = literal_array(value)
         except ValueError as exc:
             raise self._value_error(where, str(exc)) from None
-        dtype = None
-        key = _binding(constraint, index)
-        if key is not None and key in bound:
-            dtype = bound[key][0]
-        else:
+        dtype = binder.bound(constraint, index)
+        if dtype is None:
             dtype = _literal_dtype(array, constraint.allowed)
             if dtype is None:
                 raise self._value_error(
@@ -410,8 +380,7 @@ class OpDef:
                     f"cannot make a constant of {array.dtype} values: "
                     f"{constraint.words()} allowed",
                 )
-            if key is not None:
-                bound[key] = (dtype, where)
+            self._check(binder.bind(constraint, index, dtype, where))
         if not has_numpy_dtype(dtype):
             raise self._value_error(
                 where, f"cannot make a {dtype.spec_name} constant from Python numbers"
@@ -494,7 +463,7 @@ class OpDef:
         counts: Mapping[str, Any],
         inputs: Mapping[str, Any],
         attr_values: Mapping[str, tuple[AttrType, Any]],
-        bound: dict[Hashable, DataType],
+        binder: DtypeBinder,
     ) -> tuple[list[IrOutput], list[TensorMeta]]:
         ir_outputs: list[IrOutput] = []
         metas: list[TensorMeta] = []
@@ -504,17 +473,17 @@ class OpDef:
                 count = _instance_count(self, item, counts, inputs, attr_values)
             constraint = self.output_constraints[item.name]
             if constraint.per_instance and constraint.var is not None:
-                dtypes = _list_dtypes(self, item, count, inputs, bound)
+                dtypes = _list_dtypes(self, item, count, binder)
             else:
                 dtype = DataType.DT_UNDEFINED
                 if item.dtype_from is not None:
-                    dtype = self._dtype_from(item, inputs, attr_values, bound)
+                    dtype = self._dtype_from(item, inputs, attr_values, binder)
                 elif constraint.var is not None and constraint.var in (
                     self.rules.promotions
                 ):
-                    dtype = _promoted(self, item, constraint.var, bound)
-                elif constraint.var is not None and constraint.var in bound:
-                    dtype = bound[constraint.var]
+                    dtype = self._promoted(item, constraint.var, binder)
+                elif (known := binder.bound(constraint)) is not None:
+                    dtype = known
                 elif len(constraint.allowed) == 1:
                     (dtype,) = constraint.allowed
                 dtypes = [dtype] * count
@@ -527,7 +496,7 @@ class OpDef:
         item: Output,
         inputs: Mapping[str, Any],
         attr_values: Mapping[str, tuple[AttrType, Any]],
-        bound: Mapping[Hashable, DataType],
+        binder: DtypeBinder,
     ) -> DataType:
         """The output's dtype by its rule (DT_UNDEFINED when not known yet);
         a dtype its constraint does not allow is refused here, naming the
@@ -544,10 +513,10 @@ class OpDef:
                 dtype = value[1]
         else:
             where = f"input '{rule.ref}'"
-            var = self.input_constraints[rule.ref].var
             holder = inputs.get(rule.ref)
-            if var is not None and var in bound:
-                dtype = bound[var]
+            known = binder.bound(self.input_constraints[rule.ref])
+            if known is not None:
+                dtype = known
             elif isinstance(holder, TensorHolder):
                 dtype = holder.data_type
         allowed = self.output_constraints[item.name]
@@ -559,85 +528,43 @@ class OpDef:
             )
         return dtype
 
+    def _promoted(self, item: Output, var: str, binder: DtypeBinder) -> DataType:
+        """A promoted variable's dtype, once every variable it promotes is
+        bound; DT_UNDEFINED until then."""
+        result = binder.promote(var, f"output '{item.name}'")
+        if isinstance(result, Mismatch):
+            self._check(result)
+        return result if isinstance(result, DataType) else DataType.DT_UNDEFINED
 
-# -- type variables of a list or a promotion (Note [Type variable kinds] in
-# ge_ir/dtype_rules.py) --------------------------------------------------------
+
+# -- type variables of a list (Note [Type variable kinds] in
+# ge_ir/dtype_rules.py) ----------------------------------------------------------
 
 
-def _list_lengths(op: OpDef, inputs: Mapping[str, Any]) -> None:
+def _list_lengths(op: OpDef, inputs: Mapping[str, Any], binder: DtypeBinder) -> None:
     """Dynamic inputs that share a list variable have as many instances
     (their dtypes are compared position by position)."""
-    first: dict[str, tuple[int, str]] = {}
     for item in op.inputs:
         constraint = op.input_constraints[item.name]
-        if not constraint.per_instance or constraint.var is None:
-            continue
-        count = len(inputs[item.name])
-        where = op._param("input", item)
-        seen = first.setdefault(constraint.var, (count, where))
-        if seen[0] != count:
-            raise op._value_error(
-                where,
-                f"has {count} instance(s) but {seen[1]} has {seen[0]}; both are "
-                f"list type variable {constraint.var}",
-            )
+        if constraint.per_instance and constraint.var is not None:
+            count = len(inputs[item.name])
+            where = op._param("input", item)
+            op._check(binder.count(constraint.var, count, where))
 
 
 def _list_dtypes(
-    op: OpDef,
-    item: Output,
-    count: int,
-    inputs: Mapping[str, Any],
-    bound: Mapping[Hashable, DataType],
+    op: OpDef, item: Output, count: int, binder: DtypeBinder
 ) -> list[DataType]:
     """A list variable's output: instance i takes the dtype bound at
     position i; it has as many instances as the inputs of its variable."""
-    var = op.output_constraints[item.name].var
-    for source in op.inputs:
-        if op.input_constraints[source.name].var != var:
-            continue
-        given = len(inputs[source.name])
-        if given != count:
-            raise op._value_error(
-                f"output '{item.name}'",
-                f"has {count} instance(s) but {op._param('input', source)} has "
-                f"{given}; both are list type variable {var}",
-            )
-        break
-    return [bound.get((var, i), DataType.DT_UNDEFINED) for i in range(count)]
-
-
-def _promoted(
-    op: OpDef, item: Output, var: str, bound: Mapping[Hashable, DataType]
-) -> DataType:
-    """A promoted variable's dtype (Note [Type promotion] in
-    ge_ir/promotion.py), once every variable it promotes is bound;
-    DT_UNDEFINED until then."""
-    sources = op.rules.promotions[var]
-    if not all(s in bound for s in sources):
-        return DataType.DT_UNDEFINED
-    dtypes = [bound[s] for s in sources]
-    result = promote(dtypes)
-    if result is None:
-        words = ", ".join(
-            f"{s} ({d.spec_name})" for s, d in zip(sources, dtypes, strict=True)
-        )
-        raise op._value_error(
-            f"output '{item.name}'",
-            f"type variable {var} promotes {words}, which have no promoted dtype",
-        )
-    return result
+    rule = op.output_constraints[item.name]
+    assert rule.var is not None
+    op._check(binder.count(rule.var, count, f"output '{item.name}'", record=False))
+    dtypes = [binder.bound(rule, i) for i in range(count)]
+    return [DataType.DT_UNDEFINED if d is None else d for d in dtypes]
 
 
 # -- the parts of a build that need no dtype rule --------------------------------
-
-
-def _binding(constraint: SlotRule, index: int) -> Hashable | None:
-    """What an instance of a slot binds: its type variable, by position for
-    a list variable; None for a slot without one."""
-    if constraint.var is None:
-        return None
-    return (constraint.var, index) if constraint.per_instance else constraint.var
 
 
 def _attr_values(

@@ -2,9 +2,11 @@
 
 Loading decodes and checks the file (model_file.decode), loads each kernel
 binary from memory (refusing binaries with initializers), checks every
-launch against its kernel's declaration: argument count, slot kinds, and the
-span each pointer reaches inside its buffer, and checks foreign libraries
-without loading them (Note [Opening a model runs nothing]). Nothing from the
+launch against its kernel's declaration (``ge.device.launch_check``, as
+compiling does): argument count, slot kinds, which buffer a pointer may be
+bound to, and the span each pointer reaches inside its buffer, and checks
+foreign libraries without loading them (Note [Opening a model runs
+nothing]). Nothing from the
 file is unpickled, evaluated or run; no operator Python module is imported.
 """
 
@@ -16,10 +18,16 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ge._container import FileFormatError, read_regular_file
-from ge.device import rt
-from ge.device.kernels import ArgKind, BadKernelBinary, Kernel, load_binary
+from ge.device.kernels import BadKernelBinary, Kernel, load_binary
+from ge.device.launch_check import (
+    LaunchRefusal,
+    Memory,
+    Refused,
+    check_args,
+    declarations,
+)
 from ge.device.memory import DeviceBuffer
-from ge.engine.binding import ACCESS_OF_BUFFER, refusal
+from ge.engine.binding import ACCESS_OF_BUFFER
 from ge.engine.compiled import CompiledGraph, TaskSegment, TensorInfo
 from ge.engine.layout import BufferKind
 from ge.engine.tasks import TaskTable
@@ -85,6 +93,39 @@ def _buffers(data: ModelData) -> tuple[DeviceBuffer, list[DeviceBuffer], TaskTab
             f"{model_file.WHAT}: not enough memory for its buffers"
         ) from None
     return arena, consts, table
+
+
+def _words(
+    kernel: Kernel,
+    count: int,
+    refused: LaunchRefusal,
+    data: ModelData,
+    binding: tuple[int, int] | None,
+) -> str:
+    """A task's refusal, as model loading says it after naming the task."""
+    name, k, decl = kernel.name, refused.index, refused.decl
+    if refused.what is Refused.ARITY:
+        return f"kernel {name} takes {kernel.arity()}, the task has {count} slots"
+    if refused.what is Refused.LIST_COUNT or decl is None:
+        return str(refused)
+    if refused.what is Refused.VALUE:
+        return (
+            f"argument {k} of {name} is a pointer, but the file binds no buffer to it"
+        )
+    if refused.what is Refused.MEMORY:
+        return f"argument {k} of {name} is a scalar, but the file binds a buffer to it"
+    if refused.what is Refused.ACCESS:
+        assert binding is not None
+        kind, _ = data.layout.locate(binding[0])
+        return (
+            f"argument {k} of {name} is {decl.describe()}, but the file binds it to "
+            f"{_BUFFER_WORDS[kind]} buffer ({refused.reason})"
+        )
+    # Refused.SPAN
+    return (
+        f"kernel {name} argument {k} reaches {refused.needed} bytes, its buffer "
+        f"has {refused.available}"
+    )
 
 
 # Note [Opening a model runs nothing]: ``load_model`` (and
@@ -202,52 +243,28 @@ class Model:
         count: int,
         bound: dict[int, tuple[int, int]],
     ) -> None:
-        """The launch against the kernel's declaration, before anything runs."""
+        """The launch against the kernel's declaration, before anything runs
+        (``ge.device.launch_check``, the check every launch path asks)."""
         data = self._data
-        decls = kernel.expand(count)
-        name = kernel.name
-        if decls is None:
-            raise FileFormatError(
-                f"{model_file.WHAT}: task {index}: kernel {name} takes "
-                f"{kernel.arity()}, the task has {count} slots"
-            )
-        values = [data.slots[first + k] for k in range(count)]
-        try:
-            rt.check_list_count(kernel, decls, values)
-        except rt.LaunchError as exc:
-            raise FileFormatError(f"{model_file.WHAT}: task {index}: {exc}") from None
-        for k, decl in enumerate(decls):
-            slot = first + k
-            if slot not in bound:
-                if decl.kind is not ArgKind.SCALAR and not (
-                    decl.nullable and values[k] == 0
-                ):
-                    raise FileFormatError(
-                        f"{model_file.WHAT}: task {index}: argument {k} of {name} is a "
-                        "pointer, but the file binds no buffer to it"
-                    )
+        values = data.slots[first : first + count]
+        memory: list[Memory | None] = []  # a bound slot's buffer, from it on
+        for slot in range(first, first + count):
+            binding = bound.get(slot)
+            if binding is None:
+                memory.append(None)
                 continue
-            if decl.kind is ArgKind.SCALAR:
-                raise FileFormatError(
-                    f"{model_file.WHAT}: task {index}: argument {k} of {name} is a "
-                    "scalar, but the file binds a buffer to it"
-                )
-            buffer, offset = bound[slot]
+            buffer, offset = binding
             kind, _ = data.layout.locate(buffer)
-            reason = refusal(decl, ACCESS_OF_BUFFER[kind])
-            if reason is not None:
-                raise FileFormatError(
-                    f"{model_file.WHAT}: task {index}: argument {k} of {name} is "
-                    f"{decl.describe()}, but the file binds it to "
-                    f"{_BUFFER_WORDS[kind]} buffer ({reason})"
-                )
-            needed = decl.bytes_needed(block_dim, values)
             available = data.buffer_size(buffer) - offset
-            if needed is not None and needed > available:
-                raise FileFormatError(
-                    f"{model_file.WHAT}: task {index}: kernel {name} argument {k} reaches "
-                    f"{needed} bytes, its buffer has {available}"
-                )
+            memory.append((ACCESS_OF_BUFFER[kind], available))
+        try:
+            decls = declarations(kernel, count)
+            check_args(kernel, decls, block_dim, values, memory)
+        except LaunchRefusal as refused:
+            raise FileFormatError(
+                f"{model_file.WHAT}: task {index}: "
+                + _words(kernel, count, refused, data, bound.get(first + refused.index))
+            ) from None
 
     # -- descriptions (ACL's acl.mdl.get_*) --------------------------------------------
 
