@@ -9,8 +9,9 @@ exist (``cli.main``, ``gen-ops --help`` and ``gen-ops completion`` read
 it). A command parses its arguments, calls the domain code (``pipeline``,
 ``importer``, ``history``, ``package_build``) and turns what it returns
 into text and an exit status; the domain packages import no command
-module, and a command module imports no other command module but this
-one, ``report`` and ``registry``.
+module, and a command module imports no other command module but the
+shared ones (this one, ``report``, ``registry``, ``history_options``), so
+the layer has no import cycle (tests/generator/test_command_layer.py).
 """
 
 from __future__ import annotations
