@@ -4,9 +4,10 @@ Note [JSON output]: every gen-ops command that takes ``--format json``
 (render, validate, package, release, compat, changelog) prints exactly one
 JSON document on standard output and nothing else, on success and on every
 failure (invalid specs, usage errors, write errors, an interrupt, an
-internal error). ``cli.main`` alone decides it: it runs the command with
+internal error). ``runner.main`` (``gen_ops.commands``) alone decides it,
+for the commands whose ``Command.json`` says so: it runs the command with
 standard output and error captured (``JsonRun``), the diagnostics reported
-into the run instead of printed (``cli._show``), and then prints
+into the run instead of printed (``report.show``), and then prints
 ``JsonRun.document``. The document is an object:
 
 - ``version`` (2), ``command``, ``status`` (the exit status) and ``ok``;

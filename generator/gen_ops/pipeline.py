@@ -1,6 +1,8 @@
-"""The whole run: find specs, load, validate, and render every output in memory.
+"""Find specs, load, validate, and render every output in memory.
 
-Nothing here touches the output directory; ``writer`` does that. A run that
+Nothing here touches the output directory; ``writer`` does that, and
+``render_run`` runs a whole render (fast path, render cache, checks,
+history, lowering, transaction, writer, scaffold, state). A run that
 renders only what changed (Note [Render cache] in ``render_cache``) passes
 the claims it kept for unchanged specs to ``check``, and their facts to
 ``render_parts``.
@@ -36,6 +38,8 @@ __all__ = [
     "render",
     "render_parts",
     "op_outputs",
+    "load",
+    "unknown_excluded",
 ]
 
 
@@ -195,3 +199,35 @@ def op_outputs(op: OpFacts, targets: Iterable[Target]) -> list[tuple[str, Target
         else:
             out.append((layout.doc_page(op), target))
     return out
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """The spec files found, the models of the valid ones (excluded ops
+    left out), and the op types excluded that no spec declares."""
+
+    files: list[SpecFile]
+    ops: list[OpSpec]
+    unknown_excluded: frozenset[str]
+
+
+def load(
+    roots: Sequence[Path], excluded: frozenset[str], sink: Sink, cached: bool = False
+) -> Loaded:
+    """Find the specs under ``roots``, load and check them; ``cached``:
+    through the spec cache (Note [Spec cache])."""
+    from gen_ops import spec_cache
+
+    files = discover(list(roots), sink)
+    cache = spec_cache.open_cache(list(roots)) if cached else None
+    ops = load_and_check(files, sink, cache)
+    unknown = unknown_excluded(excluded, {op.op_type for op in ops}, sink)
+    return Loaded(files, [op for op in ops if op.op_type not in excluded], unknown)
+
+
+def unknown_excluded(
+    excluded: frozenset[str], op_types: set[str], sink: Sink
+) -> frozenset[str]:
+    """The op types of ``excluded`` no spec declares (none told while the
+    specs have errors)."""
+    return frozenset() if sink.has_errors else excluded - op_types

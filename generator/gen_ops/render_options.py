@@ -7,23 +7,29 @@ line by ``from_args`` alone. The rest is derived from its fields:
 - ``key``: what the fast path's fingerprint and the render cache's context
   (Note [Render cache]) depend on besides the specs: one entry per field,
   made by walking the fields, so a new field changes the key with nothing
-  else to remember (a field whose metadata says ``content`` adds the digest
-  of the JSON files below it: a new release renders again);
+  else to remember. A field opts out in its metadata (``key=False``): the
+  specs (hashed on their own), whether the run only checks, how long it
+  waits for the tree's lock. A field whose metadata says ``content`` adds
+  the digest of the JSON files below it: a new release renders again;
 - ``prepare``: the models a render renders from the loaded ones (excluded
-  ops left out, the registry's releases attached). ``gen-ops`` and
-  ``gen-ops --check`` both prepare their ops with it and render its
-  ``only``, so ``--check`` compares what a render with the same options
-  writes.
+  ops left out, the registry's releases attached).
+
+``render_run.render`` takes the options whole: a render and ``--check``
+(``check``) prepare their ops with ``prepare`` and render them by one
+function from the same options, so ``--check`` compares what a render with
+the same options writes, and an option that a subclass adds (and honours
+in ``prepare``) is in the key and in ``--check`` with nothing else to
+change (tests/history/test_render_options.py adds one).
 
 Each field's metadata names the command-line options it is read from and
 its ``role``: ``output`` (it changes the rendered files), ``place`` (where
-they go) or ``scaffold`` (the author modules, outside ``--out``, which
-``--check`` does not compare). Every option of the render parser is read
-into a field or is named in ``NOT_RENDER_OPTIONS`` (how a run reports,
-waits or what it reads, never what it writes);
-tests/history/test_render_options.py fails on an option that is neither,
-and on an ``output`` field that a render followed by ``--check`` with the
-same options does not honour.
+they go), ``scaffold`` (the author modules, outside ``--out``, which
+``--check`` does not compare), ``input`` (the specs) or ``run`` (how the
+run goes, never what it writes). Every option of the render parser is read
+into a field or is named in ``NOT_RENDER_OPTIONS`` (how the command
+reports); tests/history/test_render_options.py fails on an option that is
+neither, and on an ``output`` field that a render followed by ``--check``
+with the same options does not honour.
 """
 
 from __future__ import annotations
@@ -37,31 +43,41 @@ from typing import TYPE_CHECKING
 
 from gen_ops import state
 from gen_ops.diagnostics import Sink
+from gen_ops.locking import DEFAULT_TIMEOUT
 from gen_ops.outputs import Target
 
 if TYPE_CHECKING:
     from gen_ops.model import OpSpec
 
-# Render options that change nothing a render writes: the specs are the
-# input (hashed on their own), the rest is how the run reports or waits.
-NOT_RENDER_OPTIONS = frozenset(
-    {"specs", "format", "max_errors", "check", "lock_timeout", "quiet"}
-)
+# Render options the command reads, not the run: how it reports.
+NOT_RENDER_OPTIONS = frozenset({"format", "max_errors", "quiet"})
 
 
-def _meta(role: str, *options: str, content: bool = False) -> dict[str, object]:
-    return {"role": role, "options": options, "content": content}
+def meta(
+    role: str, *options: str, content: bool = False, key: bool = True
+) -> dict[str, object]:
+    """A field's metadata (Note [Render options]): its role, the options it
+    is read from, whether its files' content counts, whether it is in the
+    key."""
+    return {"role": role, "options": options, "content": content, "key": key}
 
 
 @dataclass(frozen=True)
 class RenderOptions:
-    out: Path = field(metadata=_meta("place", "out"))
-    only: frozenset[Target] = field(metadata=_meta("output", "only"))
-    excluded: frozenset[str] = field(metadata=_meta("output", "exclude_ops"))
-    registry: Path | None = field(metadata=_meta("output", "registry", content=True))
-    h_guard_prefix: str = field(metadata=_meta("output", "h_guard_prefix"))
+    out: Path = field(metadata=meta("place", "out"))
+    only: frozenset[Target] = field(metadata=meta("output", "only"))
+    excluded: frozenset[str] = field(metadata=meta("output", "exclude_ops"))
+    registry: Path | None = field(metadata=meta("output", "registry", content=True))
+    h_guard_prefix: str = field(metadata=meta("output", "h_guard_prefix"))
     scaffold_dir: str | None = field(  # None: --no-scaffold
-        metadata=_meta("scaffold", "scaffold_dir", "no_scaffold")
+        metadata=meta("scaffold", "scaffold_dir", "no_scaffold")
+    )
+    specs: tuple[Path, ...] = field(
+        default=(Path("specs"),), metadata=meta("input", "specs", key=False)
+    )
+    check: bool = field(default=False, metadata=meta("run", "check", key=False))
+    lock_timeout: float = field(
+        default=DEFAULT_TIMEOUT, metadata=meta("run", "lock_timeout", key=False)
     )
 
     @classmethod
@@ -73,13 +89,19 @@ class RenderOptions:
             registry=args.registry,
             h_guard_prefix=args.h_guard_prefix,
             scaffold_dir=None if args.no_scaffold else args.scaffold_dir,
+            specs=tuple(args.specs or [Path("specs")]),
+            check=args.check,
+            lock_timeout=args.lock_timeout,
         )
 
     def key(self, hasher: state.Hasher) -> list[str]:
-        """One entry per field (and the digest of a ``content`` field's
-        files): the render's context besides the specs."""
+        """One entry per field but those marked ``key=False`` (and the
+        digest of a ``content`` field's files): the render's context besides
+        the specs."""
         entries = []
         for item in dataclasses.fields(self):
+            if not item.metadata["key"]:
+                continue
             value = getattr(self, item.name)
             entries.append(f"{item.name}={_text(value)}")
             if item.metadata["content"]:

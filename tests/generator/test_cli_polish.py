@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from ge_ir.version import __version__
-from gen_ops.cli import COMMANDS, main
+from gen_ops.cli import main
+from gen_ops.commands.registry import NAMES
 
 BAD = """op: BadOne
 module: custom
@@ -29,7 +30,7 @@ outputs:
 def test_help_lists_every_command(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--help"]) == 0
     text = capsys.readouterr().out
-    for command in COMMANDS:
+    for command in NAMES:
         assert f"\n  {command} " in text, command
 
 

@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 
 from gen_ops import cli, pipeline
+from gen_ops.commands.base import Exit
 from gen_ops.diagnostics import CODES, Diagnostic, Severity, Sink
 from gen_ops.model import OpSpec
 from gen_ops.source import MAX_SPEC_BYTES
@@ -1560,7 +1561,7 @@ def test_cli_invalid_spec_writes_nothing(
     out = workdir / "out"
     status = cli.main(["--specs", str(specs), "--out", str(out), "--no-scaffold"])
     captured = capsys.readouterr()
-    assert status == cli.EXIT_INVALID == 2
+    assert status == Exit.INVALID == 2
     assert not out.exists() or not any(out.iterdir())
     assert captured.err.splitlines() == [
         "specs/bad.yaml:3:31: error[E201]: unknown key 'optinal' in inputs[0]",
@@ -1603,7 +1604,7 @@ def test_cli_warnings_alone_do_not_stop_generation(
     out = workdir / "out"
     status = cli.main(["--specs", str(specs), "--out", str(out), "--no-scaffold"])
     captured = capsys.readouterr()
-    assert status == cli.EXIT_OK == 0
+    assert status == Exit.OK == 0
     assert captured.err.splitlines()[:2] == [
         "specs/scale.yaml:4:3: warning[W903]: ScaleCustom: type variable 'U' is not "
         "used by any input or output",

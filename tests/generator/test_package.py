@@ -14,7 +14,7 @@ from packaging.requirements import Requirement
 
 from ge_ir.version import __version__
 from gen_ops.cli import main
-from gen_ops.package_cli import compatible_requirement
+from gen_ops.package_build import compatible_requirement
 
 ROOT = Path(__file__).resolve().parents[2]
 

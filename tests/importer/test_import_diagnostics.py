@@ -18,8 +18,9 @@ from textwrap import dedent
 
 import pytest
 
+from gen_ops.commands import importing
 from gen_ops.diagnostics import CODES, Severity
-from gen_ops.importer import cli, driver
+from gen_ops.importer import driver
 from gen_ops.importer.reimport import RECORD, record_text
 
 REPO = Path(__file__).resolve().parents[2]
@@ -338,7 +339,7 @@ def run(item: Case, workdir: Path) -> driver.Result:
             path.write_text(body, encoding="utf-8")
     for name in item.dirs:
         (workdir / name).mkdir(parents=True, exist_ok=True)
-    args = cli.parser().parse_args([*item.args, "--out", "out", "--jobs", "1"])
+    args = importing.parser().parse_args([*item.args, "--out", "out", "--jobs", "1"])
     return driver.plan(
         driver.Options(
             paths=tuple(args.paths),

@@ -17,6 +17,8 @@ One module per step:
 - ``diff``: which changes between two records fire which rule;
 - ``compat``: ``gen-ops compat``, every release of the window against the
   current specs, with the spec's ``breaking:`` marks (H3xx, H4xx, H501);
-- ``changelog``: ``gen-ops changelog``, release by release, in Markdown;
-- ``commands``: the three commands' command lines.
+- ``changelog``: ``gen-ops changelog``, release by release, in Markdown.
+
+The three commands' command lines are ``gen_ops.commands.release``,
+``compat`` and ``changelog``.
 """

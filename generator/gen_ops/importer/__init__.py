@@ -1,4 +1,5 @@
-"""``gen-ops import``: existing REG_OP headers in, one YAML spec per op out.
+"""Existing REG_OP headers in, one YAML spec per op out (``gen-ops import``,
+whose command line is ``gen_ops.commands.importing``).
 
 One data path, a module per step (docs/importing.md is the user's guide):
 
@@ -13,14 +14,3 @@ DataType enumerators, named sets and GE's string-table aliases. ``model``
 holds the frozen dataclasses an imported op becomes. Diagnostics are the
 I-codes of ``gen_ops.diagnostics``.
 """
-
-from __future__ import annotations
-
-__all__ = ["main"]
-
-
-def main(argv: list[str]) -> int:
-    """``gen-ops import ...``; the exit status."""
-    from gen_ops.importer.cli import main as run
-
-    return run(argv)

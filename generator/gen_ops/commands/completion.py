@@ -12,6 +12,11 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from gen_ops.commands import registry
+from gen_ops.commands.base import Command, Exit, Parser
+
+NAME = "completion"
+SUMMARY = "print a bash or zsh completion script"
 SHELLS = ("bash", "zsh")
 
 
@@ -25,31 +30,13 @@ def _options(parser: argparse.ArgumentParser) -> list[str]:
 
 
 def command_options() -> dict[str, list[str]]:
-    """Every command's long options ("render" is the default command)."""
-    from gen_ops import cli, package_cli
-    from gen_ops.history import commands as history
-    from gen_ops.importer import cli as import_cli
-    from gen_ops.importer import roundtrip_cli
-
-    parsers = {
-        "render": cli._render_parser(),
-        "validate": cli._validate_parser(),
-        "new": cli._new_parser(),
-        "schema": cli._schema_parser(),
-        "import": import_cli.parser(),
-        "roundtrip": roundtrip_cli.parser(),
-        "release": history._release_parser(),
-        "compat": history._compat_parser(),
-        "changelog": history._changelog_parser(),
-        "package": package_cli._parser(),
-        "completion": _parser(),
-    }
-    return {name: _options(parser) for name, parser in parsers.items()}
+    """Every command's long options (``registry.DEFAULT`` is the command
+    of a line that names none)."""
+    return {c.name: _options(c.parser()) for c in registry.commands()}
 
 
 def bash_script() -> str:
-    from gen_ops.cli import COMMANDS
-
+    named = [name for name in registry.NAMES if name != registry.DEFAULT]
     cases = "\n".join(
         f'        {name}) opts="{" ".join(options)}" ;;'
         for name, options in command_options().items()
@@ -58,17 +45,17 @@ def bash_script() -> str:
 _gen_ops() {{
     local cur command opts
     cur="${{COMP_WORDS[COMP_CWORD]}}"
-    command=render
+    command={registry.DEFAULT}
     if [[ $COMP_CWORD -gt 1 ]]; then
         case "${{COMP_WORDS[1]}}" in
-            {"|".join(c for c in COMMANDS if c != "render")}) command="${{COMP_WORDS[1]}}" ;;
+            {"|".join(named)}) command="${{COMP_WORDS[1]}}" ;;
         esac
     fi
     case "$command" in
 {cases}
     esac
     if [[ $COMP_CWORD -eq 1 && "$cur" != -* ]]; then
-        COMPREPLY=($(compgen -W "{" ".join(COMMANDS[1:])}" -- "$cur") $(compgen -f -- "$cur"))
+        COMPREPLY=($(compgen -W "{" ".join(named)}" -- "$cur") $(compgen -f -- "$cur"))
     elif [[ "$cur" == -* ]]; then
         COMPREPLY=($(compgen -W "$opts" -- "$cur"))
     else
@@ -86,10 +73,8 @@ def zsh_script() -> str:
     )
 
 
-def _parser() -> argparse.ArgumentParser:
-    from gen_ops.cli import _Parser
-
-    parser = _Parser(
+def parser() -> argparse.ArgumentParser:
+    parser = Parser(
         prog="gen-ops completion",
         description='Print a completion script: eval "$(gen-ops completion bash)".',
     )
@@ -97,7 +82,10 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str]) -> int:
-    args = _parser().parse_args(argv)
+def run(argv: Sequence[str]) -> int:
+    args = parser().parse_args(argv)
     sys.stdout.write(bash_script() if args.shell == "bash" else zsh_script())
-    return 0
+    return Exit.OK
+
+
+COMMAND = Command(NAME, SUMMARY, parser, run)

@@ -1,4 +1,4 @@
-"""``gen-ops roundtrip``: the command line. See docs/importing.md section 14
+"""``gen-ops roundtrip``: headers through gen-ops and back (``importer.roundtrip``). See docs/importing.md section 14
 and docs/cli.md.
 
 Exit status: 0 every declaration came back the same; 1 a declaration gen-ops
@@ -17,13 +17,14 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from gen_ops.importer.cli import _module, _Parser, _path
+from gen_ops.commands.base import Command, Exit, Parser, library_module, path
 
-EXIT_SAME, EXIT_DIFFERS, EXIT_FAILED, EXIT_IO = 0, 1, 2, 3
+NAME = "roundtrip"
+SUMMARY = "check that headers mean the same after gen-ops renders them"
 
 
 def parser() -> argparse.ArgumentParser:
-    p = _Parser(
+    p = Parser(
         prog="gen-ops roundtrip",
         description="Import REG_OP headers, render each declaration with gen-ops' "
         "C++ renderer, import the rendered header back, and report every "
@@ -36,13 +37,13 @@ def parser() -> argparse.ArgumentParser:
         "paths",
         metavar="HEADER_OR_DIR",
         nargs="+",
-        type=_path,
+        type=path,
         help="a header, or a directory searched for *.h, *.hh, *.hpp, *.hxx",
     )
     modules = p.add_mutually_exclusive_group()
     modules.add_argument(
         "--module",
-        type=_module,
+        type=library_module,
         default="custom",
         help="the module of every op (default: custom)",
     )
@@ -60,7 +61,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--rendered",
         metavar="DIR",
-        type=_path,
+        type=path,
         help="write the rendered headers here, as DIR/include/<module>/<op>.h "
         "(default: a temporary directory, kept only when a declaration differs)",
     )
@@ -74,7 +75,7 @@ def _done(status: int, temporary: Path | None) -> int:
     return status
 
 
-def main(argv: Sequence[str]) -> int:
+def run(argv: Sequence[str]) -> int:
     from gen_ops.importer import roundtrip
 
     args = parser().parse_args(list(argv))
@@ -96,21 +97,21 @@ def main(argv: Sequence[str]) -> int:
         report = roundtrip.run(options)
     except roundtrip.RenderedWriteError as exc:
         print(f"gen-ops roundtrip: {exc}", file=sys.stderr)
-        return _done(EXIT_IO, rendered if temporary else None)
+        return _done(Exit.IO, rendered if temporary else None)
     except BaseException:  # a signal or a bug: no temporary directory is left
-        _done(EXIT_IO, rendered if temporary else None)
+        _done(Exit.IO, rendered if temporary else None)
         raise
     for diagnostic in report.diagnostics:
         print(diagnostic.format(), file=sys.stderr)
     status = (
-        EXIT_FAILED
+        Exit.INVALID
         if report.import_errors
-        else EXIT_DIFFERS if report.differ or report.unrendered else EXIT_SAME
+        else Exit.FOUND if report.differ or report.unrendered else Exit.OK
     )
     kept = not temporary or report.differ > 0
     if not kept:
         _done(status, rendered)
-    if status != EXIT_SAME or not args.quiet:
+    if status != Exit.OK or not args.quiet:
         summary = (
             f"gen-ops roundtrip: {report.headers} header(s)"
             + (f" ({report.failed_headers} failed)" if report.failed_headers else "")
@@ -123,3 +124,6 @@ def main(argv: Sequence[str]) -> int:
         )
         print(summary, file=sys.stderr if status else sys.stdout)
     return status
+
+
+COMMAND = Command(NAME, SUMMARY, parser, run)

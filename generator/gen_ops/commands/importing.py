@@ -1,4 +1,5 @@
-"""``gen-ops import``: the command line. See docs/importing.md and docs/cli.md.
+"""``gen-ops import``: REG_OP headers to specs (``importer``). See
+docs/importing.md and docs/cli.md.
 
 Exit status: 0 every declaration was imported (warnings allowed); 1 the same
 with warnings under ``--strict``; 2 something could not be imported (an
@@ -15,34 +16,18 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from ge_ir.names import is_identifier, library_module_refusal
+from gen_ops.commands.base import (
+    Command,
+    Exit,
+    Parser,
+    library_module,
+    lock_timeout_option,
+    path,
+)
 from gen_ops.importer.merge import FIRST, LAST
 
-EXIT_OK, EXIT_WARNINGS, EXIT_FAILED, EXIT_IO = 0, 1, 2, 3
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        self.print_usage(sys.stderr)
-        print(f"{self.prog}: error: {message}", file=sys.stderr)
-        raise SystemExit(EXIT_FAILED)
-
-
-def _path(text: str) -> Path:
-    if not text:
-        raise argparse.ArgumentTypeError("an empty path; name a file or directory")
-    return Path(text)
-
-
-def _module(text: str) -> str:
-    if not is_identifier(text):
-        raise argparse.ArgumentTypeError(
-            f"{text!r} cannot be a module name: a letter, then letters, digits and _"
-        )
-    refusal = library_module_refusal(text)
-    if refusal is not None:
-        raise argparse.ArgumentTypeError(f"{refusal}; choose another module name")
-    return text
+NAME = "import"
+SUMMARY = "turn REG_OP headers into specs"
 
 
 def _prefer(text: str) -> str:
@@ -73,7 +58,7 @@ def _default_jobs() -> int:
 
 
 def parser() -> argparse.ArgumentParser:
-    p = _Parser(
+    p = Parser(
         prog="gen-ops import",
         description="Import REG_OP declarations from C/C++ headers as op specs, "
         "one YAML file per op.",
@@ -85,13 +70,13 @@ def parser() -> argparse.ArgumentParser:
         "paths",
         metavar="HEADER_OR_DIR",
         nargs="+",
-        type=_path,
+        type=path,
         help="a header, or a directory searched for *.h, *.hh, *.hpp, *.hxx",
     )
     modules = p.add_mutually_exclusive_group()
     modules.add_argument(
         "--module",
-        type=_module,
+        type=library_module,
         default="custom",
         help="the module of every imported op (default: custom)",
     )
@@ -103,7 +88,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--out",
         metavar="DIR",
-        type=_path,
+        type=path,
         default=Path("specs"),
         help="where specs are written, as DIR/<module>/<op>.yaml (default: specs)",
     )
@@ -154,13 +139,11 @@ def parser() -> argparse.ArgumentParser:
         help="processes that read headers (default: the CPUs available)",
     )
     p.add_argument("-q", "--quiet", action="store_true", help="print only problems")
-    from gen_ops.cli import lock_timeout_option
-
     lock_timeout_option(p)
     return p
 
 
-def main(argv: Sequence[str]) -> int:
+def run(argv: Sequence[str]) -> int:
     from gen_ops import locking, transaction
     from gen_ops.importer import driver
 
@@ -182,7 +165,7 @@ def main(argv: Sequence[str]) -> int:
     if refused is not None:
         for diagnostic in refused.diagnostics:
             print(diagnostic.format(), file=sys.stderr)
-        return EXIT_FAILED
+        return Exit.INVALID
     try:
         # Note [Tree lock]: the plan reads the spec files on disk, so the
         # lock is held from before it until the commit.
@@ -199,7 +182,7 @@ def main(argv: Sequence[str]) -> int:
             + ("" if exc.changed else "; no spec file was written"),
             file=sys.stderr,
         )
-        return EXIT_IO
+        return Exit.IO
     except (locking.LockTimeout, OSError) as exc:
         reason = (
             f"{exc}"
@@ -207,13 +190,13 @@ def main(argv: Sequence[str]) -> int:
             else f"cannot write {exc.filename or options.out}: {exc.strerror or exc}"
         )
         print(f"gen-ops import: {reason}; no spec file was written", file=sys.stderr)
-        return EXIT_IO
+        return Exit.IO
     status = (
-        EXIT_FAILED
+        Exit.INVALID
         if result.errors
-        else EXIT_WARNINGS if result.warnings and args.strict else EXIT_OK
+        else Exit.FOUND if result.warnings and args.strict else Exit.OK
     )
-    if status != EXIT_OK or not args.quiet:
+    if status != Exit.OK or not args.quiet:
         summary = (
             f"gen-ops import: {result.headers} header(s)"
             + (f" ({result.failed_headers} failed)" if result.failed_headers else "")
@@ -239,3 +222,6 @@ def main(argv: Sequence[str]) -> int:
         )
         print(summary, file=sys.stderr if status else sys.stdout)
     return status
+
+
+COMMAND = Command(NAME, SUMMARY, parser, run)

@@ -1,5 +1,6 @@
-"""``gen-ops package``: one generated module as an installable op library
-(Note [Op library wheels] in ``package_layout``; docs/packaging.md).
+"""One generated module as an installable op library: what ``gen-ops
+package`` builds (Note [Op library wheels] in ``package_layout``;
+docs/packaging.md; the command line is ``gen_ops.commands.package``).
 
 The module's specs are checked and rendered in memory (builders and
 prototypes), staged with the author modules as a hatchling project, and
@@ -19,7 +20,6 @@ only) acts once the N-th file (1 the sdist, 2 the wheel) is staged.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import hashlib
 import os
@@ -27,20 +27,15 @@ import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from gen_ops import __version__, discovery
-from gen_ops.diagnostics import Sink
-from gen_ops.locking import LockTimeout
 from gen_ops.outputs import Target
 from gen_ops.package_layout import Library, LinkInOps, distribution, stage
-from gen_ops.staging import WriteError
-from gen_ops.untrusted import loops
 
 if TYPE_CHECKING:
+    from gen_ops.discovery import SpecFile
     from gen_ops.model import OpSpec
-
-EXIT_OK, EXIT_INVALID, EXIT_IO = 0, 2, 3
 
 
 class PackageError(Exception):
@@ -58,7 +53,8 @@ def compatible_requirement(version: str) -> str:
     return f"ge-ops>={current.base_version},<{upper}"
 
 
-def _version(text: str) -> str:
+def checked_version(text: str) -> str:
+    """``--version``: a PEP 440 version, normalised."""
     from packaging.version import InvalidVersion, Version
 
     try:
@@ -69,7 +65,8 @@ def _version(text: str) -> str:
         ) from None
 
 
-def _module(text: str) -> str:
+def checked_module(text: str) -> str:
+    """``--module``: a module an op library may have."""
     from ge_ir.names import is_identifier, library_module_refusal
 
     refusal = library_module_refusal(text) if is_identifier(text) else None
@@ -109,11 +106,13 @@ def _authors(
     return tuple((d, tuple(sorted(m))) for d, m in sorted(by_dir.items()))
 
 
-def _excluded(args: argparse.Namespace, files: Sequence[Any]) -> frozenset[Path]:
+def _excluded(
+    out: Path, specs: Sequence[Path], files: Sequence[SpecFile]
+) -> frozenset[Path]:
     """What never ships from an author directory besides what the layout
     leaves out (Note [What an ops directory ships]): the --out directory,
     the --specs paths, every spec file and its directory."""
-    paths: list[Path] = [args.out, *(args.specs or [Path("specs")])]
+    paths: list[Path] = [out, *specs]
     for file in files:
         paths += [file.path, file.path.parent]
     return frozenset(_resolved(p) for p in paths)
@@ -166,53 +165,6 @@ def _install(built: list[Path], out: Path) -> None:
                 (out / temp).unlink()
 
 
-def _parser() -> argparse.ArgumentParser:
-    from gen_ops.cli import (
-        _diagnostic_options,
-        _Parser,
-        _path,
-        _path_text,
-        lock_timeout_option,
-    )
-
-    parser = _Parser(
-        prog="gen-ops package",
-        description="Build an installable op library (wheel and sdist, named "
-        "es_<module> as GE names them) from one module's specs, its author "
-        "modules and kernels. See docs/packaging.md.",
-    )
-    parser.add_argument("--module", required=True, help="the ge.es module to package")
-    parser.add_argument("--version", required=True, help="the library's version")
-    parser.add_argument(
-        "--out",
-        metavar="DIR",
-        type=_path,
-        default=Path("dist"),
-        help="where the wheel and sdist go (default: dist)",
-    )
-    parser.add_argument(
-        "--specs",
-        metavar="PATH",
-        action="append",
-        type=_path,
-        help="a spec file or directory (repeatable; default: specs)",
-    )
-    parser.add_argument(
-        "--scaffold-dir",
-        metavar="DIR",
-        type=_path_text,
-        default="ops",
-        help="where the author modules are, as for gen-ops (default: ops)",
-    )
-    parser.add_argument("--summary", help="the library's one-line description")
-    lock_timeout_option(parser)
-    _diagnostic_options(parser)
-    parser.add_argument(
-        "-q", "--quiet", action="store_true", help="print only problems"
-    )
-    return parser
-
-
 # What gen-ops package builds with: the ``package`` extra of ge-ops, which a
 # runtime-only install (pip install ge-ops) does not pull.
 TOOLS = (("build", "pypa/build"), ("hatchling", "hatchling"))
@@ -237,7 +189,7 @@ def require_tools() -> None:
             )
 
 
-def _build(root: Path, out: Path) -> list[Path]:
+def _built(root: Path, out: Path) -> list[Path]:
     try:
         from build import BuildBackendException, ProjectBuilder
         from pyproject_hooks import quiet_subprocess_runner
@@ -262,76 +214,42 @@ def _build(root: Path, out: Path) -> list[Path]:
     return built
 
 
-def main(argv: Sequence[str]) -> int:
+def build(
+    module: str,
+    version: str,
+    summary: str | None,
+    ops: list[OpSpec],
+    scaffold_dir: str,
+    excluded: tuple[Path, Sequence[Path], Sequence[SpecFile]],
+    lock_timeout: float,
+) -> list[Path]:
+    """Build the library of ``module`` (``ops``, checked and valid) into
+    ``out`` (the first of ``excluded``: ``--out``, the ``--specs`` roots
+    and the spec files, none of which ships); the wheel's and sdist's
+    paths. PackageError, WriteError, LockTimeout or OSError when it
+    cannot."""
     from gen_ops import pipeline
-    from gen_ops.cli import _report
 
-    args = _parser().parse_args(argv)
-    try:
-        require_tools()
-        module = _module(args.module)
-        version = _version(args.version)
-        if loops(args.out):
+    out = excluded[0]
+    rendered = pipeline.render(ops, frozenset({Target.PYTHON, Target.IMPL}))
+    library = Library(
+        module=module,
+        version=version,
+        requires=compatible_requirement(__version__),
+        summary=summary
+        or f"GE op library {module}: {len(ops)} op(s) for ge.es.{module}",
+        authors=_authors(ops, scaffold_dir),
+        excluded=_excluded(*excluded),
+    )
+    with tempfile.TemporaryDirectory(prefix="gen-ops-package-") as tmp:
+        root = Path(tmp) / distribution(module)
+        root.mkdir()
+        try:
+            stage(library, rendered, root)
+        except LinkInOps as exc:
             raise PackageError(
-                f"--out {discovery.display(args.out)} is a symbolic link that loops "
-                "(or leads to one); remove the loop, or name a directory"
-            )
-        sink = Sink()
-        files = discovery.discover(args.specs or [Path("specs")], sink)
-        ops = pipeline.load_and_check(files, sink)
-        _report(sink, args.quiet, len(files), args.format, args.max_errors)
-        if sink.has_errors:
-            print("gen-ops package: nothing was built", file=sys.stderr)
-            return EXIT_INVALID
-        mine = [op for op in ops if op.module == module]
-        if not mine:
-            found = sorted({op.module for op in ops})
-            raise PackageError(
-                f"no spec declares module {module!r} (modules found: "
-                f"{', '.join(found) or 'none'}); pass --specs or --module"
-            )
-        rendered = pipeline.render(mine, frozenset({Target.PYTHON, Target.IMPL}))
-        library = Library(
-            module=module,
-            version=version,
-            requires=compatible_requirement(__version__),
-            summary=args.summary
-            or f"GE op library {module}: {len(mine)} op(s) for ge.es.{module}",
-            authors=_authors(mine, args.scaffold_dir),
-            excluded=_excluded(args, files),
-        )
-        with tempfile.TemporaryDirectory(prefix="gen-ops-package-") as tmp:
-            root = Path(tmp) / distribution(module)
-            root.mkdir()
-            try:
-                stage(library, rendered, root)
-            except LinkInOps as exc:
-                raise PackageError(
-                    f"{discovery.display(exc.path)} is {exc.what}; nothing was "
-                    "built. Put the file itself there, or move it out of the "
-                    "directory of the author modules"
-                ) from None
-            built = install(
-                _build(root, Path(tmp) / "dist"), args.out, args.lock_timeout
-            )
-    except PackageError as exc:
-        print(f"gen-ops package: {exc}", file=sys.stderr)
-        return EXIT_INVALID
-    except (WriteError, LockTimeout) as exc:
-        print(f"gen-ops package: {exc}", file=sys.stderr)
-        return EXIT_IO
-    except OSError as exc:
-        print(
-            f"gen-ops package: cannot write {exc.filename or args.out}: "
-            f"{exc.strerror or exc}",
-            file=sys.stderr,
-        )
-        return EXIT_IO
-    if not args.quiet:
-        for path in built:
-            print(f"gen-ops package: wrote {discovery.display(path)}")
-        print(
-            f"gen-ops package: {len(mine)} op(s) of module {module}; install with "
-            f"pip install {discovery.display(built[-1])}"
-        )
-    return EXIT_OK
+                f"{discovery.display(exc.path)} is {exc.what}; nothing was "
+                "built. Put the file itself there, or move it out of the "
+                "directory of the author modules"
+            ) from None
+        return install(_built(root, Path(tmp) / "dist"), out, lock_timeout)
