@@ -6,7 +6,8 @@ never from the models themselves: so a run that renders only the ops whose
 spec changed (Note [Render cache] in ``render_cache``) renders those shared
 files from the facts it kept for the others, and gets the same bytes as a
 run that loaded every spec. Facts are plain data that survive a JSON round
-trip unchanged (``to_json`` / ``from_json``).
+trip unchanged (``to_json`` / ``from_json``); this module holds the data
+only, and ``targets.facts_of`` works them out from the lowerings.
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from gen_ops.diagnostics import Span
-from gen_ops.model import OpSpec
 
 
 @dataclass(frozen=True)
@@ -64,25 +64,6 @@ class OpFacts:
             history=str(data["history"]),
         )
         return facts
-
-
-def of(op: OpSpec) -> OpFacts:
-    """The facts of ``op``."""
-    from gen_ops import lower_docs, lower_impl
-    from gen_ops.names import exported_names
-
-    return OpFacts(
-        op_type=op.op_type,
-        module=op.module,
-        file_stem=op.file_stem,
-        span=op.span,
-        exported=exported_names(op),
-        impl_renders=lower_impl.renders(op),
-        has_impl=op.impl is not None,
-        author=op.impl.author if op.impl else None,
-        summary=lower_docs.summary(op),
-        history=lower_docs.history_text(op),
-    )
 
 
 def by_module(ops: Iterable[OpFacts]) -> list[tuple[str, list[OpFacts]]]:

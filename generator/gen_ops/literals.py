@@ -2,7 +2,8 @@
 
 Every escape rule lives here: Python string and bytes literals in the form
 black keeps, C++ string literals and comments that cannot be broken out of,
-attr defaults in Python, in GE's REG_OP spellings and as history JSON.
+attr defaults in Python, in GE's REG_OP spellings and as history JSON, and
+Markdown table cells and inline code.
 """
 
 from __future__ import annotations
@@ -390,3 +391,23 @@ def _json_value(value: Any) -> Any:
     if isinstance(value, bytes):
         return list(value)
     return value
+
+
+# --- Markdown ---------------------------------------------------------------
+
+
+def md_cell(text: str) -> str:
+    """Text for one Markdown table cell: pipes escaped, lines joined."""
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", "<br>") or " "
+
+
+def md_code(text: str) -> str:
+    """Inline code that survives backticks in the text."""
+    longest = 0
+    run = 0
+    for ch in text:
+        run = run + 1 if ch == "`" else 0
+        longest = max(longest, run)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"

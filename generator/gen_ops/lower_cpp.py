@@ -1,7 +1,8 @@
 """Lower an OpSpec to the view of its REG_OP header (docs/ge-compat.md, "REG_OP").
 
-Which macro each element gets and how dtypes are spelled is decided by
-``reg_op``; default values are spelled by ``literals``. The templates
+The REG_OP chain is ``reg_op_chain``'s view (the reference page prints it
+too): which macro each element gets and how dtypes are spelled is decided by
+``reg_op``, default values are spelled by ``literals``. The templates
 (``cpp/op_proto.h.j2``, ``cpp/reg_op.j2``) write the code and the comment.
 """
 
@@ -13,40 +14,17 @@ from functools import partial
 
 from gen_ops import layout
 from gen_ops.facts import OpFacts, by_module
-from gen_ops.literals import cpp_default, needs_limits
-from gen_ops.lower_python import dtype_words
-from gen_ops.model import Attr, Input, OpSpec, Output, Subgraph, TypeVar
+from gen_ops.literals import needs_limits
+from gen_ops.model import OpSpec
 from gen_ops.outputs import Shared
-from gen_ops.reg_op import (
-    RegOpMacro,
-    declares,
-    dtype_argument,
-    elements,
-    type_var_range,
-)
+from gen_ops.reg_op import declares
+from gen_ops.reg_op_chain import RegOpView, reg_op_view
 from gen_ops.render import render
+from gen_ops.words import dtype_words
 
 # The comment's fact for an attr REG_OP leaves out (Note [NamedAttrs in
 # REG_OP] in reg_op).
 NOT_DECLARED = "not in REG_OP: GE's external headers do not define NamedAttrs"
-
-
-@dataclass(frozen=True)
-class RegOpElement:
-    """``.<macro>(<name>[, <type_arg>[, <default>]])``."""
-
-    macro: str  # a RegOpMacro's name
-    name: str
-    type_arg: str | None = None  # the dtype argument, or the attr's GE type
-    default: str | None = None  # ATTR's default, as C++ spells it
-
-
-@dataclass(frozen=True)
-class RegOpView:
-    """``REG_OP(<op_type>)``, its elements in IR order, and its end."""
-
-    op_type: str
-    elements: tuple[RegOpElement, ...]
 
 
 @dataclass(frozen=True)
@@ -72,27 +50,6 @@ class CppOp:
     doc: str
     sections: tuple[CommentSection, ...]  # only the non-empty ones
     origin: str  # the spec, as the banner names it
-
-
-def _element(
-    macro: RegOpMacro, item: Input | Output | Attr | Subgraph | TypeVar
-) -> RegOpElement:
-    if isinstance(item, (Input, Output)):
-        return RegOpElement(macro.value, item.name, dtype_argument(item.dtype))
-    if isinstance(item, Attr):
-        default = None
-        if macro is RegOpMacro.ATTR:
-            assert item.default is not None
-            default = cpp_default(item.type, item.default)
-        return RegOpElement(macro.value, item.name, item.type.ir_name, default)
-    if isinstance(item, TypeVar):
-        return RegOpElement(macro.value, item.name, type_var_range(item))
-    return RegOpElement(macro.value, item.name)
-
-
-def reg_op_view(op: OpSpec) -> RegOpView:
-    """The REG_OP chain of ``op`` (the header's, and the docs page's)."""
-    return RegOpView(op.op_type, tuple(_element(e.macro, e.item) for e in elements(op)))
 
 
 def _sections(op: OpSpec) -> tuple[CommentSection, ...]:

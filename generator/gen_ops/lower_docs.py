@@ -1,10 +1,9 @@
-"""Lower OpSpecs to reference pages (Markdown) and GE's history export.
+"""Lower OpSpecs to reference pages (Markdown) and their index.
 
-``history/<module>/operators.json`` has the shape of GE's history registry
-``operators.json`` (docs/ge-compat.md, "History registry"): dtypes as their
-REG_OP symbol text, defaults as JSON literals stored in strings, attrs in IR
-order. ``gen-ops release`` records the same entries (``history``) in a
-registry.
+A page shows the op's builder signature (``builder_signature``), its REG_OP
+chain (``reg_op_chain``) and tables of its elements, rules and
+implementation; GE's history export is ``lower_history``'s. The templates
+(``docs/op.md.j2``, ``docs/index.md.j2``) write the Markdown.
 """
 
 from __future__ import annotations
@@ -12,21 +11,13 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import partial
-from typing import Any
 
 from gen_ops import layout
+from gen_ops.builder_signature import builder_signature
 from gen_ops.call_shapes import CallShape, ParamHistory, shape
 from gen_ops.facts import OpFacts, by_module
-from gen_ops.literals import (
-    json_default,
-    json_item_text,
-    json_text,
-    py_default_summary,
-)
-from gen_ops.lower_cpp import RegOpView, reg_op_view
-from gen_ops.lower_python import dtype_words, history_words, type_var_words
-from gen_ops.lower_python import lower as lower_python
+from gen_ops.imports import Imports
+from gen_ops.literals import md_cell, md_code, py_default_summary
 from gen_ops.model import (
     Attr,
     Capability,
@@ -36,27 +27,12 @@ from gen_ops.model import (
     Output,
     ShapeRule,
 )
+from gen_ops.names import python_names
 from gen_ops.outputs import Shared
-from gen_ops.reg_op import RegOpMacro, dtype_symbol, macro_of
+from gen_ops.reg_op_chain import RegOpView, reg_op_view
 from gen_ops.render import render
 from gen_ops.signature import Param
-
-
-def md_cell(text: str) -> str:
-    """Text for one Markdown table cell: pipes escaped, lines joined."""
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", "<br>") or " "
-
-
-def md_code(text: str) -> str:
-    """Inline code that survives backticks in the text."""
-    longest = 0
-    run = 0
-    for ch in text:
-        run = run + 1 if ch == "`" else 0
-        longest = max(longest, run)
-    fence = "`" * (longest + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
+from gen_ops.words import dtype_words, history_words, type_var_words
 
 
 @dataclass(frozen=True)
@@ -130,7 +106,8 @@ def lower(op: OpSpec) -> DocPage:
 
 
 def _lower(op: OpSpec) -> DocPage:
-    builder = lower_python(op, code=False)
+    names = python_names(op)
+    builder = builder_signature(op, names, shape(op, names), Imports(), code=False)
     impl: list[str] = []
     if op.impl:
         impl.append(
@@ -240,92 +217,13 @@ def _rule_cell(rule: ShapeRule | DtypeRule | None, method: str) -> str:
     return md_code(str(rule))
 
 
-def history(ops: Sequence[OpSpec]) -> dict[str, Any]:
-    """GE's operators.json for these ops (one module's, or a release's):
-    element types are the REG_OP macros, dtypes the REG_OP dtype symbols.
-    Fields GE does not have are added ones (GE's rule for this schema: only
-    add fields): the op's doc, its elements' docs where there are any,
-    ``since`` and ``deprecated``."""
-    return {
-        "operators": [history_op(op) for op in sorted(ops, key=lambda o: o.op_type)]
-    }
-
-
-def history_op(op: OpSpec) -> dict[str, Any]:
-    """One op's entry of operators.json."""
-    return (
-        {
-            "op_type": op.op_type,
-            "inputs": [
-                {
-                    "name": i.name,
-                    "type": macro_of(i).value,
-                    "dtype": dtype_symbol(i.dtype),
-                }
-                | _doc(i.doc)
-                | _evolution(i)
-                for i in op.inputs
-            ],
-            "outputs": [
-                {
-                    "name": o.name,
-                    "type": macro_of(o).value,
-                    "dtype": dtype_symbol(o.dtype),
-                }
-                | _doc(o.doc)
-                for o in op.outputs
-            ],
-            "attrs": [_history_attr(a) | _doc(a.doc) | _evolution(a) for a in op.attrs],
-            "subgraphs": [
-                {"name": g.name, "type": "DYNAMIC" if g.dynamic else "STATIC"}
-                | _doc(g.doc)
-                for g in op.graphs
-            ],
-        }
-        # Always there, so that a reader can tell "no doc" from a registry
-        # that records none (GE's).
-        | {"doc": op.doc}
-        | ({"since": op.since} if op.since else {})
-        | ({"deprecated": op.deprecated} if op.deprecated else {})
-    )
-
-
-def _evolution(item: Input | Attr) -> dict[str, Any]:
-    """Added fields: the release that deprecated the parameter, and its
-    earlier names (so that compat tells a kept alias from a rename)."""
-    entry: dict[str, Any] = {}
-    if item.deprecated:
-        entry["deprecated"] = item.deprecated
-    if item.renamed_from:
-        entry["renamed_from"] = [
-            {"name": f.name, "release": f.release} for f in item.renamed_from
-        ]
-    return entry
-
-
-def _doc(text: str) -> dict[str, str]:
-    return {"doc": text} if text else {}
-
-
-def _history_attr(attr: Attr) -> dict[str, Any]:
-    """GE omits default_value for a required attr."""
-    entry: dict[str, Any] = {
-        "name": attr.name,
-        "type": attr.type.ir_name,
-        "required": macro_of(attr) is RegOpMacro.REQUIRED_ATTR,
-    }
-    if attr.default is not None:
-        entry["default_value"] = json_default(attr.type, attr.default)
-    return entry
-
-
 def op_files(op: OpSpec) -> list[tuple[str, str]]:
     """The op's reference page."""
     return [(layout.doc_page(op), render("docs/op.md.j2", page=lower(op)))]
 
 
 def module_files(ops: Sequence[OpFacts]) -> list[Shared]:
-    """The index, and per module the history export."""
+    """The index (the history export is ``lower_history``'s)."""
     modules = by_module(ops)
 
     def index() -> str:
@@ -338,34 +236,7 @@ def module_files(ops: Sequence[OpFacts]) -> list[Shared]:
         ]
         return render("docs/index.md.j2", modules=rows)
 
-    out = [Shared(layout.DOC_INDEX, None, index)]
-    out += [
-        Shared(layout.history(module), module, partial(_export, module, members))
-        for module, members in modules
-    ]
-    return out
-
-
-def _export(module: str, members: Sequence[OpFacts]) -> str:
-    """A module's history export: ``json_text`` of its head and
-    "operators", every member's entry, from the text each entry has in that
-    file (``history_text``)."""
-    head = json_text(
-        {"generated_by": f"gen-ops from the specs of module {module}; do not edit"}
-    )
-    entries = [op.history for op in sorted(members, key=lambda o: o.op_type)]
-    return (
-        head[: -len("\n}\n")]
-        + ',\n  "operators": [\n'
-        + ",\n".join(entries)
-        + "\n  ]\n}\n"
-    )
-
-
-def history_text(op: OpSpec) -> str:
-    """The op's entry of its module's operators.json, as that file's text
-    holds it (``module_files`` joins them)."""
-    return json_item_text(history_op(op), 2)
+    return [Shared(layout.DOC_INDEX, None, index)]
 
 
 def summary(op: OpSpec) -> str:

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from gen_ops import layout
+from gen_ops.dtype_table import DtypeTable, dtype_table
 from gen_ops.facts import OpFacts
 from gen_ops.impl_bodies import (
     AuthorCall,
@@ -37,7 +38,6 @@ from gen_ops.impl_bodies import (
     shape_constants,
 )
 from gen_ops.imports import Both, ImportLine, Imports, NameRecorder, bound_names
-from gen_ops.lower_python import DtypeTable, dtype_table
 from gen_ops.model import Capability, InputKind, LaunchArg, LaunchArgKind, OpSpec
 from gen_ops.names import ImplNames, impl_names
 from gen_ops.outputs import Shared

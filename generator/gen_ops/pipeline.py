@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from gen_ops import facts, layout, schema_check, semantics
+from gen_ops import layout, schema_check, semantics
 from gen_ops.collector import collector_paused
 from gen_ops.diagnostics import Severity, Sink, Span
 from gen_ops.discovery import SpecFile, discover
@@ -25,6 +25,7 @@ from gen_ops.semantics import Claim, Names
 from gen_ops.source import load_spec_text, read_spec
 from gen_ops.spec_cache import SpecCache
 from gen_ops.spec_cache import key as cache_key
+from gen_ops.targets import LOWERINGS, facts_of
 
 __all__ = [
     "Target",
@@ -52,7 +53,7 @@ class Checked:
     def facts(self) -> OpFacts:
         """What the op gives the files it shares with others (only a render
         needs them: they are worked out when first asked for)."""
-        return facts.of(self.model)
+        return facts_of(self.model)
 
 
 def load_and_check(
@@ -138,7 +139,7 @@ def check_text(text: str, display: str, sink: Sink) -> OpSpec | None:
 
 def render(ops: Sequence[OpSpec], targets: frozenset[Target]) -> list[OutputFile]:
     """Every output file of the selected targets, formatted, in memory."""
-    return render_parts(ops, [facts.of(op) for op in ops], targets)[0]
+    return render_parts(ops, [facts_of(op) for op in ops], targets)[0]
 
 
 def render_parts(
@@ -151,19 +152,12 @@ def render_parts(
     docs index) from the facts of every op, ``shared``; but a shared file
     that ``keep`` says stands as the last run left it is not rendered
     (Note [Render cache]). The files rendered, and the paths kept."""
-    from gen_ops import lower_cpp, lower_docs, lower_impl, lower_python
-
-    lowerings = {
-        Target.PYTHON: lower_python,
-        Target.CPP: lower_cpp,
-        Target.IMPL: lower_impl,
-        Target.DOCS: lower_docs,
-    }
     out: list[OutputFile] = []
     kept: list[str] = []
     for target in Target:
-        if target in targets:
-            lowering = lowerings[target]
+        if target not in targets:
+            continue
+        for lowering in LOWERINGS[target]:
             for op in ops:
                 out.extend(OutputFile(p, target, c) for p, c in lowering.op_files(op))
             for file in lowering.module_files(shared):

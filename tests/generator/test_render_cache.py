@@ -21,9 +21,9 @@ from helpers import ROOT
 from gen_ops import render, state
 from gen_ops.cli import main
 from gen_ops.facts import OpFacts
-from gen_ops.facts import of as facts_of
 from gen_ops.pipeline import load_and_check
 from gen_ops.render_cache import Cache
+from gen_ops.targets import facts_of
 from gen_ops.writer import MANIFEST
 
 MODULES = ["alpha", "beta", "gamma"]
@@ -442,24 +442,17 @@ def test_the_cache_text_round_trips(project: Path) -> None:
 
 
 def test_op_outputs_name_the_files_each_lowering_renders(project: Path) -> None:
-    from gen_ops import lower_cpp, lower_docs, lower_impl, lower_python
     from gen_ops.diagnostics import Sink
     from gen_ops.discovery import discover
-    from gen_ops.outputs import Target
     from gen_ops.pipeline import op_outputs
+    from gen_ops.targets import LOWERINGS
 
-    lowerings = {
-        Target.PYTHON: lower_python,
-        Target.CPP: lower_cpp,
-        Target.IMPL: lower_impl,
-        Target.DOCS: lower_docs,
-    }
     sink = Sink()
     ops = load_and_check(discover([Path("specs")], sink), sink)
     assert any(not facts_of(op).impl_renders for op in ops)
     for op in ops:
-        for target, lowering in lowerings.items():
-            rendered = [path for path, _ in lowering.op_files(op)]
+        for target, lowerings in LOWERINGS.items():
+            rendered = [path for lower in lowerings for path, _ in lower.op_files(op)]
             assert [p for p, _ in op_outputs(facts_of(op), [target])] == rendered
 
 

@@ -22,7 +22,7 @@ from gen_ops.history.diff import compare
 from gen_ops.history.records import OpRecord
 from gen_ops.history.registry import Index, Release
 from gen_ops.history.rules import Rule, Verdict
-from gen_ops.lower_docs import md_code
+from gen_ops.literals import md_code
 from gen_ops.model import OpSpec
 from gen_ops.render import render
 

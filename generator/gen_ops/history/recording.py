@@ -2,7 +2,7 @@
 registry layout (docs/releases.md, "Recording a release").
 
 The release's ``operators.json`` is the history export of the specs
-(``lower_docs.history``, the one place that decides its form);
+(``lower_history.history``, the one place that decides its form);
 ``metadata.json`` holds the version and the branch; ``index.json`` lists
 the releases by date. The three files are written as one transaction
 (Note [One transaction] in transaction.py), the index renamed last, so a
@@ -31,7 +31,7 @@ from gen_ops.history.registry import (
     read_index,
 )
 from gen_ops.literals import json_text
-from gen_ops.lower_docs import history
+from gen_ops.lower_history import history
 from gen_ops.model import OpSpec
 
 
