@@ -21,17 +21,21 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gen_ops import __version__, diagnostics_json, discovery, interrupts, state
-from gen_ops.diagnostics import Diagnostic, Severity, Sink
-from gen_ops.layout import author_path_of
-from gen_ops.outputs import Target
+from gen_ops import __version__
+from gen_ops.base import diagnostics_json, interrupts
+from gen_ops.base.diagnostics import Diagnostic, Severity, Sink
+from gen_ops.emit import state
+from gen_ops.emit.outputs import Target
+from gen_ops.lowering.layout import author_path_of
 from gen_ops.render_options import RenderOptions, excluded_ops
+from gen_ops.spec import discovery
 
 if TYPE_CHECKING:
-    from gen_ops import render_cache, writer
-    from gen_ops.model import OpSpec
-    from gen_ops.outputs import OutputFile
-    from gen_ops.writer import Manifest
+    from gen_ops import render_cache
+    from gen_ops.emit import writer
+    from gen_ops.emit.outputs import OutputFile
+    from gen_ops.emit.writer import Manifest
+    from gen_ops.spec.model import OpSpec
 
 EXIT_OK, EXIT_DRIFT, EXIT_INVALID, EXIT_IO, EXIT_INTERNAL = 0, 1, 2, 3, 4
 COMMANDS = (
@@ -205,7 +209,7 @@ def _render_parser() -> argparse.ArgumentParser:
 def lock_timeout_option(parser: argparse.ArgumentParser) -> None:
     """``--lock-timeout`` of the commands that write a tree (Note [Tree
     lock] in ``locking``)."""
-    from gen_ops.locking import DEFAULT_TIMEOUT, timeout_option
+    from gen_ops.emit.locking import DEFAULT_TIMEOUT, timeout_option
 
     parser.add_argument(
         "--lock-timeout",
@@ -306,7 +310,8 @@ def _load(
 ) -> tuple[list[discovery.SpecFile], list[OpSpec]]:
     """The spec files and the models of the valid ones; ``cached``: through
     the spec cache (Note [Spec cache])."""
-    from gen_ops import pipeline, spec_cache
+    from gen_ops import pipeline
+    from gen_ops.spec import spec_cache
 
     roots = args.specs or [Path("specs")]
     files = discovery.discover(roots, sink)
@@ -352,7 +357,8 @@ def _note_unknown_excluded(
 def _check(args: argparse.Namespace) -> int:
     """``gen-ops --check``: a full load and render, compared with --out; it
     never uses the state file."""
-    from gen_ops import pipeline, writer
+    from gen_ops import pipeline
+    from gen_ops.emit import writer
 
     options = RenderOptions.from_args(args)  # Note [Render options]
     out = options.out
@@ -399,7 +405,8 @@ def _record_state(
     """The state file after a render: its outputs' and author modules'
     stats (those it did not write as the decision saw them), the digests
     to keep (Note [Known digests]), the cache."""
-    from gen_ops import render_cache, writer
+    from gen_ops import render_cache
+    from gen_ops.emit import writer
 
     prefix = render_cache.under(out)  # str(out / path), made faster
     outputs = [prefix + p for p in rendered + list(decision.kept_paths)]
@@ -421,7 +428,7 @@ def _record_state(
 def cmd_render(argv: Sequence[str]) -> int:
     parser = _render_parser()
     args = parser.parse_args(argv)
-    from gen_ops.untrusted import loops
+    from gen_ops.base.untrusted import loops
 
     for option, path in (("--out", args.out), ("--registry", args.registry)):
         if path is not None and loops(path):
@@ -429,7 +436,7 @@ def cmd_render(argv: Sequence[str]) -> int:
                 f"{option} {path}: it is a symbolic link that loops (or leads to "
                 "one); remove the loop, or name a directory"
             )
-    from gen_ops.collector import collector_paused
+    from gen_ops.base.collector import collector_paused
 
     # Note [Registries and the cycle collector]: a render makes a model,
     # facts and files for every op, and keeps them to the end.
@@ -555,7 +562,8 @@ def _write(
     stopped from here on must not look up to date), write, record the state.
     The files repaired, the plan and the author modules scaffolded, or an
     exit status."""
-    from gen_ops import locking, scaffold, transaction, writer
+    from gen_ops import scaffold
+    from gen_ops.emit import locking, transaction, writer
 
     out = options.out
     rendered, kept_paths, manifest = planned
@@ -653,7 +661,8 @@ def cmd_new(argv: Sequence[str]) -> int:
             file=sys.stderr,
         )
         return EXIT_INVALID
-    from gen_ops import pipeline, scaffold, transaction
+    from gen_ops import pipeline, scaffold
+    from gen_ops.emit import transaction
 
     path, text = scaffold.starter_spec(args.op, args.module, args.specs)
     try:
@@ -713,7 +722,7 @@ def cmd_roundtrip(argv: Sequence[str]) -> int:
 def cmd_history(command: str, argv: Sequence[str]) -> int:
     """``gen-ops release``, ``compat``, ``changelog``: the history registry
     (docs/releases.md)."""
-    from gen_ops.collector import collector_paused
+    from gen_ops.base.collector import collector_paused
     from gen_ops.history import commands
 
     handler = {
@@ -746,7 +755,7 @@ def cmd_completion(argv: Sequence[str]) -> int:
 
 def cmd_schema(argv: Sequence[str]) -> int:
     _schema_parser().parse_args(argv)
-    from gen_ops.schema_check import schema_text
+    from gen_ops.spec.schema_check import schema_text
 
     sys.stdout.write(schema_text())
     return EXIT_OK

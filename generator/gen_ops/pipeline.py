@@ -14,18 +14,20 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from gen_ops import layout, schema_check, semantics
-from gen_ops.collector import collector_paused
-from gen_ops.diagnostics import Severity, Sink, Span
-from gen_ops.discovery import SpecFile, discover
-from gen_ops.facts import OpFacts
-from gen_ops.model import OpSpec
-from gen_ops.outputs import OutputFile, Shared, Target
+from gen_ops import semantics
+from gen_ops.base.collector import collector_paused
+from gen_ops.base.diagnostics import Severity, Sink, Span
+from gen_ops.emit.outputs import OutputFile, Shared, Target
+from gen_ops.lowering import layout
+from gen_ops.lowering.facts import OpFacts
+from gen_ops.lowering.targets import LOWERINGS, facts_of
 from gen_ops.semantics import Claim, Names
-from gen_ops.source import load_spec_text, read_spec
-from gen_ops.spec_cache import SpecCache
-from gen_ops.spec_cache import key as cache_key
-from gen_ops.targets import LOWERINGS, facts_of
+from gen_ops.spec import schema_check
+from gen_ops.spec.discovery import SpecFile, discover
+from gen_ops.spec.model import OpSpec
+from gen_ops.spec.source import load_spec_text, read_spec
+from gen_ops.spec.spec_cache import SpecCache
+from gen_ops.spec.spec_cache import key as cache_key
 
 __all__ = [
     "Target",

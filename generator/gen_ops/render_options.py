@@ -35,12 +35,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gen_ops import state
-from gen_ops.diagnostics import Sink
-from gen_ops.outputs import Target
+from gen_ops.base.diagnostics import Sink
+from gen_ops.emit import state
+from gen_ops.emit.outputs import Target
 
 if TYPE_CHECKING:
-    from gen_ops.model import OpSpec
+    from gen_ops.spec.model import OpSpec
 
 # Render options that change nothing a render writes: the specs are the
 # input (hashed on their own), the rest is how the run reports or waits.

@@ -18,13 +18,13 @@ from typing import Any
 import pytest
 from helpers import ROOT
 
-from gen_ops import render, state
 from gen_ops.cli import main
-from gen_ops.facts import OpFacts
+from gen_ops.emit import render, state
+from gen_ops.emit.writer import MANIFEST
+from gen_ops.lowering.facts import OpFacts
+from gen_ops.lowering.targets import facts_of
 from gen_ops.pipeline import load_and_check
 from gen_ops.render_cache import Cache
-from gen_ops.targets import facts_of
-from gen_ops.writer import MANIFEST
 
 MODULES = ["alpha", "beta", "gamma"]
 
@@ -104,8 +104,8 @@ def rendered_count(printed: str) -> int | None:
 
 def warned() -> int:
     """The specs (under specs/) that load with a warning."""
-    from gen_ops.diagnostics import Sink
-    from gen_ops.discovery import discover
+    from gen_ops.base.diagnostics import Sink
+    from gen_ops.spec.discovery import discover
 
     sink = Sink()
     load_and_check(discover([Path("specs")], sink), sink)
@@ -273,8 +273,8 @@ def test_scaffolding_a_deleted_author_module_again(
 
 
 def test_facts_survive_the_cache(project: Path) -> None:
-    from gen_ops.diagnostics import Sink
-    from gen_ops.discovery import discover
+    from gen_ops.base.diagnostics import Sink
+    from gen_ops.spec.discovery import discover
 
     sink = Sink()
     ops = load_and_check(discover([Path("specs")], sink), sink)
@@ -421,9 +421,9 @@ def test_a_damaged_cache_means_a_full_render(
 
 
 def test_the_cache_text_round_trips(project: Path) -> None:
-    from gen_ops.diagnostics import Sink, Span
-    from gen_ops.discovery import discover
+    from gen_ops.base.diagnostics import Sink, Span
     from gen_ops.render_cache import Entry
+    from gen_ops.spec.discovery import discover
 
     sink = Sink()
     ops = load_and_check(discover([Path("specs")], sink), sink)
@@ -442,10 +442,10 @@ def test_the_cache_text_round_trips(project: Path) -> None:
 
 
 def test_op_outputs_name_the_files_each_lowering_renders(project: Path) -> None:
-    from gen_ops.diagnostics import Sink
-    from gen_ops.discovery import discover
+    from gen_ops.base.diagnostics import Sink
+    from gen_ops.lowering.targets import LOWERINGS
     from gen_ops.pipeline import op_outputs
-    from gen_ops.targets import LOWERINGS
+    from gen_ops.spec.discovery import discover
 
     sink = Sink()
     ops = load_and_check(discover([Path("specs")], sink), sink)

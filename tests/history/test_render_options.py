@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 from history_helpers import Project, project  # noqa: F401
 
-from gen_ops import state
 from gen_ops.cli import _render_parser
-from gen_ops.outputs import Target
+from gen_ops.emit import state
+from gen_ops.emit.outputs import Target
 from gen_ops.render_options import NOT_RENDER_OPTIONS, RenderOptions
 
 A = "op: A\ninputs:\n  - {name: x, dtype: [float32]}\noutputs:\n  - {name: y, dtype: [float32]}\n"

@@ -18,7 +18,7 @@ from textwrap import dedent
 
 import pytest
 
-from gen_ops.diagnostics import CODES, Severity
+from gen_ops.base.diagnostics import CODES, Severity
 from gen_ops.importer import cli, driver
 from gen_ops.importer.reimport import RECORD, record_text
 

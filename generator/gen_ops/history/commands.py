@@ -18,14 +18,15 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from gen_ops import cli, locking, transaction
-from gen_ops.charset import invisible
-from gen_ops.diagnostics import Severity, Sink
-from gen_ops.discovery import display
+from gen_ops import cli
+from gen_ops.base.charset import invisible
+from gen_ops.base.diagnostics import Severity, Sink
+from gen_ops.emit import locking, transaction
 from gen_ops.history import changelog, compat, dates, recording, registry, window
 from gen_ops.history.dates import ReleaseDate
-from gen_ops.model import OpSpec
-from gen_ops.schema_check import pattern
+from gen_ops.spec.discovery import display
+from gen_ops.spec.model import OpSpec
+from gen_ops.spec.schema_check import pattern
 
 
 def _version(text: str) -> str:

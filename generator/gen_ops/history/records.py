@@ -30,8 +30,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from gen_ops.history.jsonfile import JsonPath
-from gen_ops.lower_history import history_op
-from gen_ops.model import OpSpec
+from gen_ops.lowering.lower_history import history_op
+from gen_ops.spec.model import OpSpec
 
 INPUT_TYPES = ("INPUT", "OPTIONAL_INPUT", "DYNAMIC_INPUT")
 OUTPUT_TYPES = ("OUTPUT", "DYNAMIC_OUTPUT")

@@ -161,7 +161,7 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str]) -> int:
-    from gen_ops import locking, transaction
+    from gen_ops.emit import locking, transaction
     from gen_ops.importer import driver
 
     args = parser().parse_args(list(argv))

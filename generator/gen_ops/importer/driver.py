@@ -6,7 +6,7 @@ syntax defect (I103 to I108) gives no op at all. The ops of the other
 headers are merged (Note [Duplicates] in ``merge``), each is written to
 ``<out>/<module>/<stem>.yaml`` (``<stem>`` is the op type in snake case, as
 for every gen-ops file), and all files are written in one transaction
-(``gen_ops.transaction``): a spec file is complete or absent. The import's
+(``gen_ops.emit.transaction``): a spec file is complete or absent. The import's
 record of what it wrote (Note [Import record] in ``reimport``) is written in
 the same transaction; a file the team edited since is merged with the new
 import (Note [Three-way re-import]), and one it deleted is not written
@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ge_ir.names import is_identifier, library_module_refusal
-from gen_ops.diagnostics import Diagnostic, Severity, Sink, Span
-from gen_ops.discovery import display
+from gen_ops.base.diagnostics import Diagnostic, Severity, Sink, Span
+from gen_ops.base.resources import SCHEMA_COPY, schema_reference, schema_text
 from gen_ops.importer import headers
 from gen_ops.importer.convert import convert
 from gen_ops.importer.lexer import tokenize
@@ -37,10 +37,10 @@ from gen_ops.importer.preprocess import active_tokens
 from gen_ops.importer.reimport import RECORD, RecordRefused, read_record, record_text
 from gen_ops.importer.syntax import Broken
 from gen_ops.importer.yaml_writer import spec_text
-from gen_ops.resources import SCHEMA_COPY, schema_reference, schema_text
+from gen_ops.spec.discovery import display
 
 if TYPE_CHECKING:
-    from gen_ops.model import OpSpec
+    from gen_ops.spec.model import OpSpec
 
 # Fewer headers than this are read in this process: starting workers costs
 # more than they save.
@@ -206,7 +206,7 @@ def check_spec(op: ImportedOp, text: str) -> tuple[OpSpec | None, list[Diagnosti
     failed; the errors). The one place ``gen-ops import`` (I208) and
     ``gen-ops roundtrip`` (R101) decide whether gen-ops would take a spec."""
     from gen_ops import pipeline
-    from gen_ops.layout import file_stem
+    from gen_ops.lowering.layout import file_stem
 
     checks = Sink()
     spec = pipeline.check_text(
@@ -260,7 +260,7 @@ _MISSING = "\0missing"  # no file there (text can hold no NUL: it is ours)
 def _read(path: Path) -> str | None:
     """The file's text, _MISSING when there is none, None when it cannot
     be read (the write then reports why)."""
-    from gen_ops.untrusted import SPEC_LIMIT, UntrustedFileError, read_text
+    from gen_ops.base.untrusted import SPEC_LIMIT, UntrustedFileError, read_text
 
     if not os.path.lexists(path):
         return _MISSING
@@ -292,7 +292,7 @@ def refuse_out(options: Options) -> Result | None:
 
 def plan(options: Options) -> Result:
     """Read every header and decide every spec file; writes nothing."""
-    from gen_ops.layout import file_stem
+    from gen_ops.lowering.layout import file_stem
 
     refused = refuse_out(options)
     if refused is not None:
@@ -502,7 +502,7 @@ def _merge(
 def write(options: Options, result: Result) -> None:
     """Write the changed spec files, and the import record, as one
     transaction (WriteError)."""
-    from gen_ops import transaction
+    from gen_ops.emit import transaction
 
     writes = [(f.path, f.text) for f in result.writes]
     if writes:

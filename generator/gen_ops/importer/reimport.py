@@ -53,12 +53,12 @@ from typing import Any
 
 import yaml
 
-from gen_ops import untrusted
-from gen_ops.diagnostics import Sink
-from gen_ops.discovery import display
+from gen_ops.base import untrusted
+from gen_ops.base.diagnostics import Sink
 from gen_ops.importer.yaml_writer import scalar
 from gen_ops.importer.yaml_writer import value as flow_value
-from gen_ops.source import LoadedSpec, load_spec_text
+from gen_ops.spec.discovery import display
+from gen_ops.spec.source import LoadedSpec, load_spec_text
 
 RECORD = ".gen-ops-import.json"
 RECORD_FORMAT = 1
