@@ -755,7 +755,7 @@ def cmd_completion(argv: Sequence[str]) -> int:
 
 def cmd_schema(argv: Sequence[str]) -> int:
     _schema_parser().parse_args(argv)
-    from gen_ops.spec.schema_check import schema_text
+    from gen_ops.base.resources import schema_text
 
     sys.stdout.write(schema_text())
     return EXIT_OK

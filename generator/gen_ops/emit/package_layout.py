@@ -45,6 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gen_ops.emit.outputs import OutputFile
+from gen_ops.emit.writer import MANIFEST
 
 BUILDERS = "python/ge/es/{module}/"
 STUBS = "ge-stubs"
@@ -141,8 +142,6 @@ class LinkInOps(Exception):
 
 
 def _left_out(child: Path, real: Path, top: bool, excluded: frozenset[Path]) -> bool:
-    from gen_ops.emit.writer import MANIFEST
-
     if _skipped(child) or real in excluded:
         return True
     if top and (

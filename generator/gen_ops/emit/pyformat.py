@@ -22,9 +22,10 @@ LINE_LENGTH = 88
 @lru_cache(maxsize=1)
 def _mode():  # type: ignore[no-untyped-def]
     import black
+    import black.mode
 
     return black.Mode(
-        target_versions={black.TargetVersion.PY311}, line_length=LINE_LENGTH
+        target_versions={black.mode.TargetVersion.PY311}, line_length=LINE_LENGTH
     )
 
 

@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from pathlib import Path
+from typing import Any, cast
 
 from gen_ops.base.diagnostics import Diagnostic, Sink
 from gen_ops.importer.dtype_expr import describe, members
@@ -38,6 +39,7 @@ from gen_ops.importer.model import (
     ImportedOp,
     ListOf,
     OpShape,
+    Slot,
 )
 from gen_ops.importer.yaml_writer import value
 
@@ -141,14 +143,20 @@ def _unordered(dtype: object) -> object:
     return dtype
 
 
+def _unordered_slot(slot: Slot) -> Slot:
+    """The slot with its dtype's meaning in place of the dtype: compared,
+    never read as a dtype."""
+    return dataclasses.replace(slot, dtype=cast(Any, _unordered(slot.dtype)))
+
+
 def meaning(shape: OpShape) -> object:
     """What ``shape`` declares, a list of dtypes as the set of its members:
     two declarations with equal meanings are one op (Note [Duplicates])."""
     return (
         shape.op_type,
         tuple((v.name, _unordered(v.range)) for v in shape.type_vars),
-        tuple(dataclasses.replace(s, dtype=_unordered(s.dtype)) for s in shape.inputs),
-        tuple(dataclasses.replace(s, dtype=_unordered(s.dtype)) for s in shape.outputs),
+        tuple(_unordered_slot(s) for s in shape.inputs),
+        tuple(_unordered_slot(s) for s in shape.outputs),
         shape.attrs,
         shape.graphs,
     )

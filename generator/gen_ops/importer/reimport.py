@@ -224,7 +224,7 @@ def canon(value: Any) -> Any:
 
 
 def same(a: Any, b: Any) -> bool:
-    return canon(a) == canon(b)
+    return bool(canon(a) == canon(b))
 
 
 @dataclass(frozen=True)
@@ -370,7 +370,8 @@ def flow(data: Any, node: yaml.Node | None = None) -> str:
         and node.tag in (_INT, _FLOAT)
         and not node.style
     ):
-        return node.value
+        spelled: str = node.value
+        return spelled
     if isinstance(data, float):
         if math.isnan(data):
             return ".nan"

@@ -73,7 +73,7 @@ def _inlined() -> dict[str, Any]:
     itself a valid Draft 2020-12 schema is a test's job, not every run's:
     tests/generator/test_fastschema.py.)"""
     schema = _schema()
-    inlined = _inline_refs(schema, schema.get("$defs", {}))
+    inlined: dict[str, Any] = _inline_refs(schema, schema.get("$defs", {}))
     inlined.pop("$defs", None)
     return inlined
 
@@ -85,7 +85,8 @@ def _validator() -> Any:
     never imports jsonschema."""
     import jsonschema
 
-    extended = jsonschema.validators.extend(
+    validators: Any = jsonschema.validators  # extend is untyped in its stubs
+    extended = validators.extend(
         jsonschema.Draft202012Validator, {"pattern": _whole_value_pattern}
     )
     return extended(_inlined())

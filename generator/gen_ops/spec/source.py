@@ -15,7 +15,7 @@ import re
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
@@ -31,7 +31,10 @@ MAX_VALUES = 200_000
 # limit (4,300) ends in a ValueError, and shorter ones in long messages.
 MAX_INT_DIGITS = 40
 
-_BaseLoader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+if TYPE_CHECKING:
+    _BaseLoader = yaml.SafeLoader
+else:  # libyaml's loader where there is one
+    _BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 _STR = "tag:yaml.org,2002:str"
@@ -314,7 +317,8 @@ class _Builder:
     def _key(self, node: yaml.Node) -> str | None:
         """A mapping key's name; None, after E203, for a key that is not one."""
         if isinstance(node, yaml.ScalarNode) and node.tag == _STR:
-            return node.value  # the common case
+            name: str = node.value  # the common case
+            return name
         span = _span(self.path, node.start_mark)
         if not isinstance(node, yaml.ScalarNode):
             raise _Unsupported("mapping keys must be plain names", span)

@@ -156,7 +156,7 @@ def _read(path: Path, context: str) -> dict[str, OpSpec]:
         or not isinstance(data.get("models"), dict)
     ):
         return {}
-    models = data["models"]
+    models: dict[str, OpSpec] = data["models"]
     if not all(type(m) is OpSpec and type(k) is str for k, m in models.items()):
         return {}
     return models
