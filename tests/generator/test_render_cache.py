@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from helpers import ROOT
 
+from gen_ops.base import fingerprint
 from gen_ops.cli import main
 from gen_ops.emit import render, state
 from gen_ops.emit.writer import MANIFEST
@@ -186,9 +187,9 @@ def test_a_template_edit_renders_everything_again(
     page = templates / "docs/op.md.j2"
     page.write_text(page.read_text() + "\nEdited template.\n")
     monkeypatch.setattr(render, "template_dir", lambda: templates)
-    monkeypatch.setattr(state, "template_dir", lambda: templates)
+    monkeypatch.setattr(fingerprint, "template_dir", lambda: templates)
     render.environment.cache_clear()
-    state.code_digest.cache_clear()
+    fingerprint.code_digest.cache_clear()
     try:
         printed = incremental(capsys)
         assert rendered_count(printed) is None  # nothing kept
@@ -196,7 +197,7 @@ def test_a_template_edit_renders_everything_again(
         assert_as_from_scratch(project)
     finally:
         render.environment.cache_clear()
-        state.code_digest.cache_clear()
+        fingerprint.code_digest.cache_clear()
 
 
 def test_another_generator_renders_everything_again(
