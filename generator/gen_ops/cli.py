@@ -172,7 +172,7 @@ def _render_parser() -> argparse.ArgumentParser:
         metavar="TARGETS",
         type=_targets,
         default=frozenset(Target),
-        help="comma-separated subset of python,cpp,impl,docs (default: all)",
+        help="comma-separated subset of python,cpp,impl,docs,es (default: all)",
     )
     parser.add_argument(
         "--check",
@@ -198,12 +198,30 @@ def _render_parser() -> argparse.ArgumentParser:
         help="a history registry (gen-ops release): builders keep the call shapes "
         "of its releases (docs/releases.md)",
     )
+    parser.add_argument(
+        "--h-guard-prefix",
+        metavar="PREFIX",
+        type=_guard_prefix,
+        default="",
+        help="inserted into the header guards of the C/C++ ES API (gen_esb's "
+        "--h_guard_prefix; letters, digits and _)",
+    )
     lock_timeout_option(parser)
     parser.add_argument(
         "-q", "--quiet", action="store_true", help="print only problems"
     )
     parser.add_argument("--version", action="version", version=f"gen-ops {__version__}")
     return parser
+
+
+def _guard_prefix(text: str) -> str:
+    from gen_ops.lowering.lower_es import GUARD_PREFIX_SHAPE
+
+    if not GUARD_PREFIX_SHAPE.fullmatch(text):
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: a header guard prefix has only letters, digits and _"
+        )
+    return text
 
 
 def lock_timeout_option(parser: argparse.ArgumentParser) -> None:
@@ -440,7 +458,9 @@ def cmd_render(argv: Sequence[str]) -> int:
 
     # Note [Registries and the cycle collector]: a render makes a model,
     # facts and files for every op, and keeps them to the end.
-    with collector_paused():
+    from gen_ops.lowering.lower_es import guard_prefix
+
+    with collector_paused(), guard_prefix(args.h_guard_prefix):
         return _check(args) if args.check else _render(args)
 
 
@@ -649,8 +669,8 @@ def cmd_new(argv: Sequence[str]) -> int:
     # whole), so that no name can change the YAML it is written into.
     if not is_op_type(args.op):
         print(
-            f"gen-ops new: {args.op!r} is not an op type: an upper-case letter, "
-            "then letters, digits and _ (e.g. ScaleCustom)",
+            f"gen-ops new: {args.op!r} is not an op type: a letter after at most "
+            "one _, then letters, digits and _ (e.g. ScaleCustom)",
             file=sys.stderr,
         )
         return EXIT_INVALID

@@ -20,6 +20,7 @@ from gen_ops.base.diagnostics import Severity, Sink, Span
 from gen_ops.emit.outputs import OutputFile, Shared, Target
 from gen_ops.lowering import layout
 from gen_ops.lowering.facts import OpFacts
+from gen_ops.lowering.lower_es import op_paths
 from gen_ops.lowering.targets import LOWERINGS, facts_of
 from gen_ops.semantics import Claim, Names
 from gen_ops.spec import schema_check
@@ -182,6 +183,9 @@ def op_outputs(op: OpFacts, targets: Iterable[Target]) -> list[tuple[str, Target
         elif target is Target.IMPL:
             if op.impl_renders:
                 out.append((layout.impl_module(op), target))
+        elif target is Target.ES:
+            if op.es_unsupported is None:
+                out.extend((path, target) for path in op_paths(op.op_type))
         else:
             out.append((layout.doc_page(op), target))
     return out

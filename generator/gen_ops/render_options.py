@@ -59,6 +59,7 @@ class RenderOptions:
     only: frozenset[Target] = field(metadata=_meta("output", "only"))
     excluded: frozenset[str] = field(metadata=_meta("output", "exclude_ops"))
     registry: Path | None = field(metadata=_meta("output", "registry", content=True))
+    h_guard_prefix: str = field(metadata=_meta("output", "h_guard_prefix"))
     scaffold_dir: str | None = field(  # None: --no-scaffold
         metadata=_meta("scaffold", "scaffold_dir", "no_scaffold")
     )
@@ -70,6 +71,7 @@ class RenderOptions:
             only=frozenset(args.only),
             excluded=excluded_ops(args.exclude_ops),
             registry=args.registry,
+            h_guard_prefix=args.h_guard_prefix,
             scaffold_dir=None if args.no_scaffold else args.scaffold_dir,
         )
 

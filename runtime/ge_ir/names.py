@@ -25,10 +25,11 @@ __all__ = [
 # own file. Generated code names its private helpers with a leading "_"
 # too; gen_ops.lowering.names keeps a spec name from shadowing one.
 #
-# An operator type (the REG_OP name): an optional "_", an upper-case
-# letter, then letters, digits and "_". The spec schema's "op" pattern is
-# this, anchored.
-OP_TYPE = "_?[A-Z][A-Za-z0-9_]*"
+# An operator type (the REG_OP name): an optional "_", a letter, then
+# letters, digits and "_". GE takes lower-case types too (its generator
+# tests declare phony_1i_1o). The spec schema's "op" pattern is this,
+# anchored.
+OP_TYPE = "_?[A-Za-z][A-Za-z0-9_]*"
 # A module, parameter or type-variable name: an optional "_", a letter,
 # then letters, digits and "_". The schema's "identifier" pattern is this,
 # anchored.

@@ -230,7 +230,7 @@ def test_new_writes_a_valid_starter_spec_once(
     assert (path.parent / schema_ref).resolve().is_file()
     assert gen("validate", "--specs", str(path)) == 0
     assert gen("new", "ScaleCustom") == 2  # never overwrites
-    assert gen("new", "lower") == 2
+    assert gen("new", "low-er") == 2
     assert gen("new", "Fine", "--module", "not-a-name") == 2
 
 

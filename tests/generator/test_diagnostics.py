@@ -215,7 +215,7 @@ CASES: list[Case] = [
         op: A
         1: one
     """),
-    case("E204", "1:5", "op pattern", "op: addCustom\n"),
+    case("E204", "1:5", "op pattern", "op: add-custom\n"),
     case("E204", "3:3", "type variable name", """
         op: A
         dtypes:
@@ -1576,12 +1576,12 @@ def test_cli_validate_reports_every_error(
 ) -> None:
     specs = write_specs(
         workdir / "specs",
-        {"a.yaml": "op: A\nmodul: x\n", "b.yaml": "op: b\n"},
+        {"a.yaml": "op: A\nmodul: x\n", "b.yaml": "op: b-1\n"},
     )
     assert cli.main(["validate", "--specs", str(specs)]) == 2
     err = capsys.readouterr().err.splitlines()
     assert err[0] == "specs/a.yaml:2:1: error[E201]: unknown key 'modul' in the spec"
-    assert "specs/b.yaml:1:5: error[E204]: op: 'b' is not valid" in err
+    assert "specs/b.yaml:1:5: error[E204]: op: 'b-1' is not valid" in err
 
 
 def test_cli_warnings_alone_do_not_stop_generation(

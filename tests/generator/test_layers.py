@@ -62,7 +62,7 @@ EXCEPTIONS: dict[tuple[str, str], str] = {
 LOWERINGS = frozenset(
     f"gen_ops.lowering.{name}"
     for name in ("lower_python", "lower_cpp", "lower_impl", "lower_docs")
-) | {"gen_ops.lowering.lower_history"}
+) | {"gen_ops.lowering.lower_history", "gen_ops.lowering.lower_es"}
 TARGETS = "gen_ops.lowering.targets"
 FACTS = "gen_ops.lowering.facts"
 

@@ -105,5 +105,5 @@ def test_changelog_exit_statuses(project: Project) -> None:
     assert project.gen("changelog", "--registry", "reg").status == 2  # H101
     project.release("1.0.0", "2026-01-01")
     assert project.gen("changelog", "--registry", "reg", "--format", "md").status == 2
-    project.spec("keep.yaml", "op: keep\n")
+    project.spec("keep.yaml", "op: kee-p\n")
     assert project.gen("changelog", "--registry", "reg").status == 2  # E204

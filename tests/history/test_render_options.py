@@ -30,6 +30,7 @@ EXAMPLES: dict[str, list[str]] = {
     "only": ["--only", "python,docs"],
     "excluded": ["--exclude-ops", "B"],
     "registry": ["--registry", "reg"],
+    "h_guard_prefix": ["--h-guard-prefix", "TEAM"],
 }
 
 
@@ -67,6 +68,7 @@ def test_every_field_changes_the_key(tmp_path: Path) -> None:
         only=frozenset(Target),
         excluded=frozenset(),
         registry=None,
+        h_guard_prefix="",
         scaffold_dir="ops",
     )
     other = {
@@ -74,6 +76,7 @@ def test_every_field_changes_the_key(tmp_path: Path) -> None:
         "only": frozenset({Target.PYTHON}),
         "excluded": frozenset({"A"}),
         "registry": tmp_path / "reg",
+        "h_guard_prefix": "TEAM",
         "scaffold_dir": None,
     }
     assert set(other) == {f.name for f in dataclasses.fields(RenderOptions)}

@@ -14,6 +14,7 @@ class Target(enum.Enum):
     CPP = "cpp"  # REG_OP headers, aggregate, proto .cc
     IMPL = "impl"  # register_op prototypes and register_op_impl bases
     DOCS = "docs"  # reference pages and the operators.json export
+    ES = "es"  # GE's C and C++ ES API (gen_esb's es_<Op>_c.h, .cpp, .h)
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,13 @@ from gen_ops.importer.merge import Found, merge
 from gen_ops.importer.model import ImportedOp
 from gen_ops.importer.parser import parse
 from gen_ops.importer.preprocess import active_tokens
-from gen_ops.importer.reimport import RECORD, RecordRefused, read_record, record_text
+from gen_ops.importer.reimport import (
+    RECORD,
+    Record,
+    RecordRefused,
+    read_record,
+    record_text,
+)
 from gen_ops.importer.syntax import Broken
 from gen_ops.importer.yaml_writer import spec_text
 from gen_ops.lowering.layout import file_stem
@@ -295,8 +301,71 @@ def plan(options: Options) -> Result:
     if refused is not None:
         return refused
     sink = Sink()
-    try:  # under the tree lock, as the specs (Note [Import record])
-        record = read_record(options.out)
+    record = _record(options, sink)
+    if record is None:
+        return Result(0, 0, (), (), 0, 0, tuple(sink.items))
+    recorded = dict(record.specs)
+    counts = {"deleted": 0, "merged": 0, "not_imported": 0}
+    found_headers = headers.find(list(options.paths), sink)
+    if options.module_per_header:
+        report_shared_modules(found_headers, sink)
+    found: list[Found] = []
+    failed = 0
+    for result in _results(found_headers, options):
+        sink.items.extend(result.diagnostics)
+        failed += result.failed
+        counts["not_imported"] += result.not_imported
+        resolved = headers.resolved(result.header.path)
+        found.extend(
+            Found(op, resolved, text, refusal)
+            for op, text, refusal in zip(result.ops, result.texts, result.refusals)
+        )
+    outcome = merge(found, options.prefer, sink)
+    counts["not_imported"] += len(outcome.rejected)
+    files: list[SpecFile] = []
+    writes: list[SpecFile] = []
+    taken: dict[str, ImportedOp] = {}
+    for item in sorted(outcome.chosen, key=lambda f: (f.op.module, f.op.op_type)):
+        relative = f"{item.op.module}/{file_stem(item.op.op_type)}.yaml"
+        if not _importable(item, relative, taken, sink):
+            counts["not_imported"] += 1
+            continue
+        kind, spec = _decide(
+            options, record, SpecFile(relative, item.text, item.op), sink
+        )
+        if kind in ("deleted", "not_imported"):
+            counts[kind] += 1
+            continue
+        files.append(spec)
+        if kind == "keep":  # the team's file stays; its base stays recorded
+            continue
+        recorded[relative] = item.text
+        if kind in ("write", "merged"):
+            writes.append(spec)
+            counts["merged"] += kind == "merged"
+    new_record = record_text(recorded) if recorded else None
+    if record.found and recorded == record.specs:
+        new_record = None
+    return Result(
+        headers=len(found_headers),
+        failed_headers=failed,
+        files=tuple(files),
+        writes=tuple(writes),
+        merged=outcome.merged,
+        not_imported=counts["not_imported"],
+        diagnostics=tuple(sink.sorted()),
+        record=new_record,
+        kept_deleted=counts["deleted"],
+        merged_edits=counts["merged"],
+    )
+
+
+def _record(options: Options, sink: Sink) -> Record | None:
+    """The record of the last import into ``--out``; None after I210 when it
+    cannot be used. Read under the tree lock, as the specs (Note [Import
+    record])."""
+    try:
+        return read_record(options.out)
     except RecordRefused as exc:
         sink.emit(
             "I210",
@@ -307,112 +376,74 @@ def plan(options: Options) -> Result:
             "were deleted since and makes specs that differ from the import I207 "
             "until --adopt or --overwrite",
         )
-        return Result(0, 0, (), (), 0, 0, tuple(sink.items))
-    recorded = dict(record.specs)
-    kept_deleted = 0
-    merged_edits = 0
-    found_headers = headers.find(list(options.paths), sink)
-    if options.module_per_header:
-        report_shared_modules(found_headers, sink)
-    found: list[Found] = []
-    failed = 0
-    not_imported = 0
-    for result in _results(found_headers, options):
-        sink.items.extend(result.diagnostics)
-        failed += result.failed
-        not_imported += result.not_imported
-        resolved = headers.resolved(result.header.path)
-        found.extend(
-            Found(op, resolved, text, refusal)
-            for op, text, refusal in zip(result.ops, result.texts, result.refusals)
+        return None
+
+
+def _importable(
+    item: Found, relative: str, taken: dict[str, ImportedOp], sink: Sink
+) -> bool:
+    """Whether the chosen op gets a spec file: not one another op already
+    has (I207), and not one gen-ops would refuse (I208)."""
+    op = item.op
+    if relative in taken:
+        sink.emit(
+            "I207",
+            op.span,
+            f"{op.op_type}: its spec file {relative} is also the one of "
+            f"{taken[relative].op_type} (declared at {taken[relative].span})",
+            "rename one op, or import them into different modules",
         )
-    outcome = merge(found, options.prefer, sink)
-    not_imported += len(outcome.rejected)
-    files: list[SpecFile] = []
-    writes: list[SpecFile] = []
-    taken: dict[str, ImportedOp] = {}
-    for item in sorted(outcome.chosen, key=lambda f: (f.op.module, f.op.op_type)):
-        op = item.op
-        relative = f"{op.module}/{file_stem(op.op_type)}.yaml"
-        if relative in taken:
-            sink.emit(
-                "I207",
-                op.span,
-                f"{op.op_type}: its spec file {relative} is also the one of "
-                f"{taken[relative].op_type} (declared at {taken[relative].span})",
-                "rename one op, or import them into different modules",
-            )
-            not_imported += 1
-            continue
-        taken[relative] = op
-        if item.refusal:
-            sink.emit(
-                "I208",
-                op.span,
-                f"{op.op_type}: gen-ops would refuse its spec "
-                f"({failed_checks(item.refusal)}); "
-                "the op is not imported, so that the rest of the module generates",
-                "rename the op in REG_OP (and where it is used), or leave it in its "
-                "header and import the others; docs/diagnostics.md explains each "
-                "E-code",
-            )
-            not_imported += 1
-            continue
-        spec = SpecFile(relative, item.text, op)
-        on_disk = _read(options.out / relative)
-        base = record.specs.get(relative)
-        if on_disk == spec.text:
-            files.append(spec)
-            recorded[relative] = spec.text
-            continue
-        if on_disk is _MISSING:
-            if base is not None and not options.restore_deleted:
-                kept_deleted += 1  # the team deleted it (Note [Three-way re-import])
-                continue
-        elif options.overwrite or _only_schema_line(on_disk, spec.text):
-            pass  # --overwrite, or only gen-ops' own $schema line (Note [Schema copy])
-        elif on_disk is None or base is None:
-            if on_disk is not None and options.adopt:  # the file is the team's edit
-                files.append(spec)
-                recorded[relative] = spec.text
-                continue
-            _refuse_existing(options, relative, op, record.found, on_disk, sink)
-            not_imported += 1
-            continue
-        elif on_disk == base:  # the team did not touch it
-            pass
-        elif base == spec.text:  # the header did not change: the team's stays
-            files.append(spec)
-            continue
-        else:
-            text = _merge(options, relative, op, base, on_disk, spec.text, sink)
-            if text is None:
-                not_imported += 1
-                continue
-            recorded[relative] = spec.text
-            if text == on_disk:
-                files.append(spec)
-                continue
-            spec = SpecFile(relative, text, op)
-            merged_edits += 1
-        files.append(spec)
-        writes.append(spec)
-        recorded[relative] = item.text
-    new_record = record_text(recorded) if recorded else None
-    if record.found and recorded == record.specs:
-        new_record = None
-    return Result(
-        headers=len(found_headers),
-        failed_headers=failed,
-        files=tuple(files),
-        writes=tuple(writes),
-        merged=outcome.merged,
-        not_imported=not_imported,
-        diagnostics=tuple(sink.sorted()),
-        record=new_record,
-        kept_deleted=kept_deleted,
-        merged_edits=merged_edits,
-    )
+        return False
+    taken[relative] = op
+    if item.refusal:
+        sink.emit(
+            "I208",
+            op.span,
+            f"{op.op_type}: gen-ops would refuse its spec "
+            f"({failed_checks(item.refusal)}); "
+            "the op is not imported, so that the rest of the module generates",
+            "rename the op in REG_OP (and where it is used), or leave it in its "
+            "header and import the others; docs/diagnostics.md explains each "
+            "E-code",
+        )
+        return False
+    return True
+
+
+def _decide(
+    options: Options, record: Record, spec: SpecFile, sink: Sink
+) -> tuple[str, SpecFile]:
+    """What becomes of one imported spec against the file on disk and the
+    record (Note [Three-way re-import]): ``same`` (on disk already, or
+    adopted), ``keep`` (the team's file stays), ``write`` (the import is
+    written), ``merged`` (the team's edits merged with it, the returned
+    spec), ``deleted`` (the team deleted it) or ``not_imported``."""
+    relative, op = spec.path, spec.op
+    on_disk = _read(options.out / relative)
+    base = record.specs.get(relative)
+    if on_disk == spec.text:
+        return "same", spec
+    if on_disk is _MISSING:
+        if base is not None and not options.restore_deleted:
+            return "deleted", spec
+        return "write", spec
+    if options.overwrite or _only_schema_line(on_disk, spec.text):
+        return "write", spec  # or only gen-ops' own $schema line (Note [Schema copy])
+    if on_disk is None or base is None:
+        if on_disk is not None and options.adopt:  # the file is the team's edit
+            return "same", spec
+        _refuse_existing(options, relative, op, record.found, on_disk, sink)
+        return "not_imported", spec
+    if on_disk == base:  # the team did not touch it
+        return "write", spec
+    if base == spec.text:  # the header did not change: the team's stays
+        return "keep", spec
+    text = _merge(options, relative, op, base, on_disk, spec.text, sink)
+    if text is None:
+        return "not_imported", spec
+    if text == on_disk:
+        return "same", spec
+    return "merged", SpecFile(relative, text, op)
 
 
 def _refuse_existing(

@@ -27,7 +27,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from pathlib import Path
-from typing import Any, cast
 
 from gen_ops.base.diagnostics import Diagnostic, Sink
 from gen_ops.importer.dtype_expr import describe, members
@@ -143,10 +142,10 @@ def _unordered(dtype: object) -> object:
     return dtype
 
 
-def _unordered_slot(slot: Slot) -> Slot:
-    """The slot with its dtype's meaning in place of the dtype: compared,
-    never read as a dtype."""
-    return dataclasses.replace(slot, dtype=cast(Any, _unordered(slot.dtype)))
+def _slot_meaning(slot: Slot) -> object:
+    """A slot with its dtype as the set of its members (not a Slot: the set
+    is no dtype expression)."""
+    return (slot.name, _unordered(slot.dtype), slot.optional, slot.dynamic)
 
 
 def meaning(shape: OpShape) -> object:
@@ -155,8 +154,8 @@ def meaning(shape: OpShape) -> object:
     return (
         shape.op_type,
         tuple((v.name, _unordered(v.range)) for v in shape.type_vars),
-        tuple(_unordered_slot(s) for s in shape.inputs),
-        tuple(_unordered_slot(s) for s in shape.outputs),
+        tuple(_slot_meaning(s) for s in shape.inputs),
+        tuple(_slot_meaning(s) for s in shape.outputs),
         shape.attrs,
         shape.graphs,
     )

@@ -31,6 +31,7 @@ class OpFacts:
     author: str | None  # impl.author as written
     summary: str  # its cell in the docs index
     history: str  # its entry of operators.json, as the file's text has it
+    es_unsupported: str | None = None  # why the ES C/C++ API leaves it out
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -44,6 +45,7 @@ class OpFacts:
             "author": self.author,
             "summary": self.summary,
             "history": self.history,
+            "es_unsupported": self.es_unsupported,
         }
 
     @staticmethod
@@ -62,6 +64,9 @@ class OpFacts:
             author=None if data["author"] is None else str(data["author"]),
             summary=str(data["summary"]),
             history=str(data["history"]),
+            es_unsupported=(
+                None if data["es_unsupported"] is None else str(data["es_unsupported"])
+            ),
         )
         return facts
 

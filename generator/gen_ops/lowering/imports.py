@@ -29,7 +29,8 @@ class ImportLine:
 
 
 # Note [Names an op type could hide]: the names a generated module's imports
-# bind that have an op type's shape (E304 asks the lowerings only for an op
+# bind that have an op type's shape, which is any identifier GE's REG_OP
+# accepts, lower-case ones included (``phony_1i_1o``) (E304 asks the lowerings only for an op
 # type among these, or one ending in Base, the shape of the implementation
 # base an author module imports, <Op>Base). ``Imports`` refuses to record any
 # other such name, so a new import cannot slip past the check unseen.
@@ -38,8 +39,8 @@ OP_TYPE_SHAPED = frozenset(
         "Any",
         "DataType",
         "Graph",
-        "GraphTensor",
         "GraphBuilder",
+        "GraphTensor",
         "LaunchConfig",
         "NamedAttrs",
         "NamedTuple",
@@ -48,9 +49,18 @@ OP_TYPE_SHAPED = frozenset(
         "TensorDesc",
         "TensorHolder",
         "TensorLike",
+        "_api",
+        "_b",
+        "_cop",
+        "_infer",
+        "_rt",
+        "_types",
+        "abc",
+        "register_op",
+        "register_op_impl",
     }
 )
-_OP_TYPE_SHAPE = re.compile(r"_?[A-Z][A-Za-z0-9_]*")
+_OP_TYPE_SHAPE = re.compile(r"_?[A-Za-z][A-Za-z0-9_]*")
 
 
 def may_be_imported(op_type: str) -> bool:

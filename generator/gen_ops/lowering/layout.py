@@ -40,8 +40,8 @@ def file_stem(op_type: str) -> str:
     Note [File stems]: a stem is a Python module name (``ge.es.<module>.<stem>``,
     ``ge_impl.<module>.<stem>``, the author module), so it must be an
     identifier that is not a keyword. The op type in snake case always is
-    an identifier (op types are ``_?[A-Z][A-Za-z0-9_]*``: ``_If`` gives
-    ``_if``); a keyword (``If``, ``While``, ``Assert`` give ``if``, ``while``,
+    an identifier (op types are ``_?[A-Za-z][A-Za-z0-9_]*``: ``_If`` gives
+    ``_if``, ``phony_If`` ``phony_if``); a keyword (``If``, ``While``, ``Assert`` give ``if``, ``while``,
     ``assert``) gets a trailing ``_``, Python's own convention: ``if_``. An
     op whose snake case already ends so (``If_``) maps to the same stem,
     which E802 reports like any other two ops of one stem."""
@@ -155,3 +155,18 @@ def author_path_of(
 def starter_spec(spec_dir: Path, op_type: str) -> Path:
     """Where ``gen-ops new`` writes the starter spec of ``op_type``."""
     return spec_dir / f"{file_stem(op_type)}.yaml"
+
+
+# --- the C and C++ ES API (gen_esb's file names, docs/es-c-cpp.md) -------------
+
+
+def es_include(name: str) -> str:
+    """An ES header (``es_<Op>_c.h``, ``es_<Op>.h``, ``es_<m>_ops.h``, ...):
+    one directory for every module, as gen_esb writes them, since they
+    include one another by bare name (op types are unique across specs)."""
+    return f"es/include/{name}"
+
+
+def es_source(name: str) -> str:
+    """An ES source, ``es_<Op>.cpp``."""
+    return f"es/src/{name}"

@@ -15,6 +15,7 @@ from gen_ops.emit.outputs import Shared, Target
 from gen_ops.lowering import (
     lower_cpp,
     lower_docs,
+    lower_es,
     lower_history,
     lower_impl,
     lower_python,
@@ -39,6 +40,7 @@ LOWERINGS: dict[Target, tuple[Lowering, ...]] = {
     Target.CPP: (lower_cpp,),
     Target.IMPL: (lower_impl,),
     Target.DOCS: (lower_docs, lower_history),
+    Target.ES: (lower_es,),
 }
 
 
@@ -55,4 +57,5 @@ def facts_of(op: OpSpec) -> OpFacts:
         author=op.impl.author if op.impl else None,
         summary=lower_docs.summary(op),
         history=lower_history.history_text(op),
+        es_unsupported=lower_es.unsupported(op),
     )

@@ -49,8 +49,9 @@ def module_name(ctx: Checker) -> str:
 
 
 def check_op_type(ctx: Checker) -> None:
-    """E308 for a node type the runtime reserves; E304 for a Python keyword
-    (the names the generated code needs: ``check_op_type_hides``)."""
+    """E308 for a node type the runtime reserves; E304 for a Python or C++
+    keyword (lower-case op types are GE's too: ``phony_1i_1o``) (the names the generated code needs: ``check_op_type_hides``).
+    """
     op = ctx.op
     if op in RESERVED_NODE_TYPES:
         ctx.report(
@@ -66,6 +67,14 @@ def check_op_type(ctx: Checker) -> None:
             ("op",),
             f"op type '{op}' is a Python keyword; the builder function "
             "could not be defined",
+            "choose another op type",
+        )
+    elif op in CPP_KEYWORDS:
+        ctx.report(
+            "E304",
+            ("op",),
+            f"op type '{op}' is a C++ keyword; REG_OP's class and the C++ ES "
+            "function could not be declared",
             "choose another op type",
         )
 

@@ -12,6 +12,7 @@ inputs or ``output_names`` (an extension of this runtime) names them.
 from __future__ import annotations
 
 import inspect
+import keyword
 import typing
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -562,10 +563,11 @@ def register_op(
     being one buffer (Note [Reuse input] in ``ge.engine.reuse``)."""
     if not isinstance(op_type, str) or not op_type:
         raise TypeError("register_op: op_type must be a non-empty str")
-    if not is_op_type(op_type):
+    if not is_op_type(op_type) or keyword.iskeyword(op_type):
         raise ValueError(
-            f"register_op: {op_type!r} is not a valid op type (an upper-case "
-            "letter, then letters, digits and _)"
+            f"register_op: {op_type!r} is not a valid op type (a letter after "
+            "at most one _, then letters, digits and _; not a Python keyword, "
+            "which could name no ge.es builder)"
         )
 
     if dtype_rules is not None and not isinstance(dtype_rules, DtypeRules):
