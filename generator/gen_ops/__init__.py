@@ -11,7 +11,7 @@ The data path, one package (a room) per stage::
 release commands and the way back from REG_OP headers. ``pipeline`` strings
 the stages together; ``cli`` is the command line. docs/design.md says which
 module decides which rule, and which room may import which
-(tests/generator/test_layers.py).
+(tests/generator/test_generator_layers.py).
 """
 
 from ge_ir.version import __version__
