@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PYTEST_WORKERS ?= 2
 
-.PHONY: demo test generate check bench clean
+.PHONY: demo test generate check typecheck bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -31,6 +31,11 @@ test: $(STAMP)
 	$(BIN)/black --check --quiet $(LINTED)
 	$(BIN)/gen-ops --check --quiet
 	$(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadgroup
+
+# The generator under mypy --strict (tests/generator/test_typing.py runs it too).
+typecheck: $(STAMP)
+	MYPYPATH=runtime:generator $(BIN)/python -m mypy --strict --python-version 3.11 \
+		--namespace-packages --explicit-package-bases -p gen_ops
 
 bench: $(STAMP)
 	$(BIN)/python bench/gen_scaling.py

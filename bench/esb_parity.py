@@ -109,8 +109,8 @@ def ours(stub: str, work: Path) -> tuple[dict[str, str], str]:
         env=CHILD_ENV,
     )
     from gen_ops import pipeline
-    from gen_ops.diagnostics import Sink
-    from gen_ops.outputs import Target
+    from gen_ops.base.diagnostics import Sink
+    from gen_ops.emit.outputs import Target
 
     sink = Sink()
     ops = pipeline.load_and_check(pipeline.discover([specs], sink), sink)

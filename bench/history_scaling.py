@@ -39,12 +39,12 @@ from typing import Any
 import _report  # bench/ is the script's directory
 from gen_scaling import synthetic_spec
 
-from gen_ops.diagnostics import Sink
+from gen_ops.base.diagnostics import Sink
+from gen_ops.emit.literals import json_text
 from gen_ops.history import compat, registry, window
 from gen_ops.history.records import of_spec
-from gen_ops.literals import json_text
-from gen_ops.model import OpSpec
 from gen_ops.pipeline import discover, load_and_check
+from gen_ops.spec.model import OpSpec
 
 ROOT = Path(__file__).resolve().parents[1]
 GEN_OPS = [sys.executable, "-m", "gen_ops"]

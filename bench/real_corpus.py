@@ -66,7 +66,7 @@ import _report  # bench/ is the script's directory
 import type_expressions
 
 from ge_ir.types import NAMED_TENSOR_TYPES, DataType
-from gen_ops.diagnostics import Diagnostic
+from gen_ops.base.diagnostics import Diagnostic
 from gen_ops.importer import driver, roundtrip
 from gen_ops.importer.headers import HEADER_SUFFIXES
 

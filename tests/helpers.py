@@ -12,10 +12,10 @@ from typing import Any
 import yaml
 
 from gen_ops import pipeline
-from gen_ops.diagnostics import Sink
-from gen_ops.model import OpSpec
-from gen_ops.outputs import Target
-from gen_ops.source import reads_as_string
+from gen_ops.base.diagnostics import Sink
+from gen_ops.emit.outputs import Target
+from gen_ops.spec.model import OpSpec
+from gen_ops.spec.source import reads_as_string
 
 ROOT = Path(__file__).resolve().parents[1]
 _counter = itertools.count()

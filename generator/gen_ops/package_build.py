@@ -29,13 +29,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gen_ops import __version__, discovery
-from gen_ops.outputs import Target
-from gen_ops.package_layout import Library, LinkInOps, distribution, stage
+from gen_ops import __version__
+from gen_ops.emit.outputs import Target
+from gen_ops.emit.package_layout import Library, LinkInOps, distribution, stage
+from gen_ops.spec import discovery
 
 if TYPE_CHECKING:
-    from gen_ops.discovery import SpecFile
-    from gen_ops.model import OpSpec
+    from gen_ops.spec.discovery import SpecFile
+    from gen_ops.spec.model import OpSpec
 
 
 class PackageError(Exception):
@@ -129,7 +130,7 @@ def install(built: list[Path], out: Path, lock_timeout: float) -> list[Path]:
     """Move the wheel and sdist built in a staging directory into ``out`` as
     one transaction (Note [Package writes]), holding ``out``'s lock (Note
     [Tree lock]); their paths in ``out``."""
-    from gen_ops import locking
+    from gen_ops.emit import locking
 
     out.mkdir(parents=True, exist_ok=True)
     with locking.hold(out, "gen-ops package", lock_timeout):
@@ -138,9 +139,10 @@ def install(built: list[Path], out: Path, lock_timeout: float) -> list[Path]:
 
 
 def _install(built: list[Path], out: Path) -> None:
-    from gen_ops import interrupts, transaction
-    from gen_ops.journal import Journal
-    from gen_ops.staging import TEMP_PREFIX, act, fault
+    from gen_ops.base import interrupts
+    from gen_ops.emit import transaction
+    from gen_ops.emit.journal import Journal
+    from gen_ops.emit.staging import TEMP_PREFIX, act, fault
 
     transaction.recover(out)  # an earlier interrupted package run
     fault_at, fault_action = fault("package")

@@ -16,17 +16,21 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from gen_ops import facts, layout, schema_check, semantics
-from gen_ops.collector import collector_paused
-from gen_ops.diagnostics import Severity, Sink, Span
-from gen_ops.discovery import SpecFile, discover
-from gen_ops.facts import OpFacts
-from gen_ops.model import OpSpec
-from gen_ops.outputs import OutputFile, Shared, Target
+from gen_ops import semantics
+from gen_ops.base.collector import collector_paused
+from gen_ops.base.diagnostics import Severity, Sink, Span
+from gen_ops.emit.outputs import OutputFile, Shared, Target
+from gen_ops.lowering import layout
+from gen_ops.lowering.facts import OpFacts
+from gen_ops.lowering.lower_es import op_paths
+from gen_ops.lowering.targets import LOWERINGS, facts_of
 from gen_ops.semantics import Claim, Names
-from gen_ops.source import load_spec_text, read_spec
-from gen_ops.spec_cache import SpecCache
-from gen_ops.spec_cache import key as cache_key
+from gen_ops.spec import schema_check
+from gen_ops.spec.discovery import SpecFile, discover
+from gen_ops.spec.model import OpSpec
+from gen_ops.spec.source import load_spec_text, read_spec
+from gen_ops.spec.spec_cache import SpecCache
+from gen_ops.spec.spec_cache import key as cache_key
 
 __all__ = [
     "Target",
@@ -56,7 +60,7 @@ class Checked:
     def facts(self) -> OpFacts:
         """What the op gives the files it shares with others (only a render
         needs them: they are worked out when first asked for)."""
-        return facts.of(self.model)
+        return facts_of(self.model)
 
 
 def load_and_check(
@@ -142,7 +146,7 @@ def check_text(text: str, display: str, sink: Sink) -> OpSpec | None:
 
 def render(ops: Sequence[OpSpec], targets: frozenset[Target]) -> list[OutputFile]:
     """Every output file of the selected targets, formatted, in memory."""
-    return render_parts(ops, [facts.of(op) for op in ops], targets)[0]
+    return render_parts(ops, [facts_of(op) for op in ops], targets)[0]
 
 
 def render_parts(
@@ -155,20 +159,12 @@ def render_parts(
     docs index) from the facts of every op, ``shared``; but a shared file
     that ``keep`` says stands as the last run left it is not rendered
     (Note [Render cache]). The files rendered, and the paths kept."""
-    from gen_ops import lower_cpp, lower_docs, lower_es, lower_impl, lower_python
-
-    lowerings = {
-        Target.PYTHON: lower_python,
-        Target.CPP: lower_cpp,
-        Target.IMPL: lower_impl,
-        Target.DOCS: lower_docs,
-        Target.ES: lower_es,
-    }
     out: list[OutputFile] = []
     kept: list[str] = []
     for target in Target:
-        if target in targets:
-            lowering = lowerings[target]
+        if target not in targets:
+            continue
+        for lowering in LOWERINGS[target]:
             for op in ops:
                 out.extend(OutputFile(p, target, c) for p, c in lowering.op_files(op))
             for file in lowering.module_files(shared):
@@ -193,8 +189,6 @@ def op_outputs(op: OpFacts, targets: Iterable[Target]) -> list[tuple[str, Target
                 out.append((layout.impl_module(op), target))
         elif target is Target.ES:
             if op.es_unsupported is None:
-                from gen_ops.lower_es import op_paths
-
                 out.extend((path, target) for path in op_paths(op.op_type))
         else:
             out.append((layout.doc_page(op), target))
@@ -216,7 +210,7 @@ def load(
 ) -> Loaded:
     """Find the specs under ``roots``, load and check them; ``cached``:
     through the spec cache (Note [Spec cache])."""
-    from gen_ops import spec_cache
+    from gen_ops.spec import spec_cache
 
     files = discover(list(roots), sink)
     cache = spec_cache.open_cache(list(roots)) if cached else None

@@ -7,7 +7,7 @@ label, project root), where its op type stands, and its ``OpFacts``: what
 the files it shares with other ops (each package's init module, aggregate
 header, proto source, history export, docs index) and the checks across
 specs (E801, E802) need of it. The entries hold for one *context*: gen-ops'
-code, templates, JSON Schema and ``ge_ir`` (``state.code_digest``) and the
+code, templates, JSON Schema and ``ge_ir`` (``fingerprint.code_digest``) and the
 options; another context keeps nothing.
 
 A later render keeps (does not load, check or render) a spec when all of
@@ -52,16 +52,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gen_ops.diagnostics import Span
-from gen_ops.discovery import SpecFile, join_prefix
-from gen_ops.facts import OpFacts
-from gen_ops.layout import author_path_of
-from gen_ops.outputs import Shared, Target
+from gen_ops.base.diagnostics import Span
+from gen_ops.emit.outputs import Shared, Target
+from gen_ops.emit.state import Recorded, stat_of
+from gen_ops.emit.transaction import JOURNAL
+from gen_ops.emit.writer import MANIFEST, Manifest
+from gen_ops.lowering.facts import OpFacts
+from gen_ops.lowering.layout import author_path_of
 from gen_ops.pipeline import Checked, op_outputs
 from gen_ops.semantics import Claim
-from gen_ops.state import Recorded, stat_of
-from gen_ops.transaction import JOURNAL
-from gen_ops.writer import MANIFEST, Manifest
+from gen_ops.spec.discovery import SpecFile, join_prefix
 
 VERSION = 4
 

@@ -41,13 +41,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gen_ops import state
-from gen_ops.diagnostics import Sink
-from gen_ops.locking import DEFAULT_TIMEOUT
-from gen_ops.outputs import Target
+from gen_ops.base.diagnostics import Sink
+from gen_ops.emit import state
+from gen_ops.emit.locking import DEFAULT_TIMEOUT
+from gen_ops.emit.outputs import Target
 
 if TYPE_CHECKING:
-    from gen_ops.model import OpSpec
+    from gen_ops.spec.model import OpSpec
 
 # Render options the command reads, not the run: how it reports.
 NOT_RENDER_OPTIONS = frozenset({"format", "max_errors", "quiet"})

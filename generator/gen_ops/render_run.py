@@ -22,17 +22,19 @@ from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gen_ops import discovery, state
-from gen_ops.collector import collector_paused
-from gen_ops.diagnostics import Sink
-from gen_ops.layout import author_path_of
+from gen_ops.base.collector import collector_paused
+from gen_ops.base.diagnostics import Sink
+from gen_ops.emit import state
+from gen_ops.lowering.layout import author_path_of
 from gen_ops.render_options import RenderOptions
+from gen_ops.spec import discovery
 
 if TYPE_CHECKING:
-    from gen_ops import render_cache, writer
-    from gen_ops.model import OpSpec
-    from gen_ops.outputs import OutputFile
-    from gen_ops.writer import Manifest
+    from gen_ops import render_cache
+    from gen_ops.emit import writer
+    from gen_ops.emit.outputs import OutputFile
+    from gen_ops.emit.writer import Manifest
+    from gen_ops.spec.model import OpSpec
 
 
 class Outcome(Enum):
@@ -79,7 +81,7 @@ def render(
     # path, which must stay cheap (Note [Render cache]).
     # Note [Registries and the cycle collector]: a render makes a model,
     # facts and files for every op, and keeps them to the end.
-    from gen_ops.lower_es import guard_prefix
+    from gen_ops.lowering.lower_es import guard_prefix
 
     with collector_paused(), guard_prefix(options.h_guard_prefix):
         return _check(options, told) if options.check else _render(options, told)
@@ -88,7 +90,8 @@ def render(
 def _check(options: RenderOptions, told: Callable[[Checks], None]) -> RenderResult:
     """``gen-ops --check``: a full load and render, compared with --out; it
     never uses the state file."""
-    from gen_ops import pipeline, writer
+    from gen_ops import pipeline
+    from gen_ops.emit import writer
 
     out = options.out
     sink = Sink()
@@ -226,7 +229,8 @@ def _record_state(
     """The state file after a render: its outputs' and author modules'
     stats (those it did not write as the decision saw them), the digests
     to keep (Note [Known digests]), the cache."""
-    from gen_ops import render_cache, writer
+    from gen_ops import render_cache
+    from gen_ops.emit import writer
 
     prefix = render_cache.under(out)  # str(out / path), made faster
     outputs = [prefix + p for p in rendered + list(decision.kept_paths)]
@@ -269,7 +273,8 @@ def _write(
     stopped from here on must not look up to date), write, record the state.
     The files repaired, the plan and the author modules scaffolded, or why
     nothing (or not all) was written."""
-    from gen_ops import locking, scaffold, transaction, writer
+    from gen_ops import scaffold
+    from gen_ops.emit import locking, transaction, writer
 
     out = options.out
     rendered, kept_paths, manifest = planned

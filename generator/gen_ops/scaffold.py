@@ -5,15 +5,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gen_ops import layout
-from gen_ops.layout import author_path, file_stem
-from gen_ops.layout import starter_spec as starter_spec_path
-from gen_ops.lower_impl import lower as lower_impl
-from gen_ops.model import OpSpec
-from gen_ops.pyformat import format_python
-from gen_ops.render import render
-from gen_ops.resources import SCHEMA_COPY, schema_reference, schema_text
-from gen_ops.transaction import TEMP_PREFIX, WriteError, write_atomic
+from gen_ops.base.resources import SCHEMA_COPY, schema_reference, schema_text
+from gen_ops.emit.pyformat import format_python
+from gen_ops.emit.render import render
+from gen_ops.emit.transaction import TEMP_PREFIX, WriteError, write_atomic
+from gen_ops.lowering import layout
+from gen_ops.lowering.layout import author_path, file_stem
+from gen_ops.lowering.layout import starter_spec as starter_spec_path
+from gen_ops.lowering.lower_impl import lower as lower_impl
+from gen_ops.spec.model import OpSpec
 
 
 def author_module(op: OpSpec) -> str:

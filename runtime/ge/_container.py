@@ -137,7 +137,7 @@ def read(
 # Note [Untrusted container files]: graph and model files come from anyone
 # (a colleague, a download, a shared directory), so reading one is bounded
 # before its contents are looked at, as gen-ops bounds what it reads (Note
-# [Untrusted files] in gen_ops.untrusted, whose rules these are; the
+# [Untrusted files] in gen_ops.base.untrusted, whose rules these are; the
 # runtime cannot import gen-ops):
 #
 # - ``read_regular_file`` opens without blocking (``O_NONBLOCK``: a FIFO

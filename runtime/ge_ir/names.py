@@ -23,7 +23,7 @@ __all__ = [
 # compile, so the rules allow one. One at most: "__" starts the names C++
 # reserves and Python mangles, and a stem "__init__" would be a package's
 # own file. Generated code names its private helpers with a leading "_"
-# too; gen_ops.names keeps a spec name from shadowing one.
+# too; gen_ops.lowering.names keeps a spec name from shadowing one.
 #
 # An operator type (the REG_OP name): an optional "_", a letter, then
 # letters, digits and "_". GE takes lower-case types too (its generator

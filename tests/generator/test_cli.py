@@ -15,7 +15,7 @@ import pytest
 from helpers import ROOT
 
 from gen_ops.cli import main
-from gen_ops.writer import MANIFEST
+from gen_ops.emit.writer import MANIFEST
 
 ADD = """\
 op: AddOne
@@ -343,7 +343,7 @@ def test_no_traceback_for_any_file(data: bytes, tmp_path: Path) -> None:
 def test_random_mutations_never_crash(tmp_path: Path) -> None:
     """A seeded mutation loop over the real specs, in process (fast)."""
     from gen_ops import pipeline
-    from gen_ops.diagnostics import Sink
+    from gen_ops.base.diagnostics import Sink
 
     rng = random.Random(20261202)
     sources = [p.read_bytes() for p in sorted((ROOT / "specs").glob("*.yaml"))]

@@ -1,4 +1,4 @@
-"""Concurrent runs on one tree (Note [Tree lock] in gen_ops/locking.py):
+"""Concurrent runs on one tree (Note [Tree lock] in gen_ops/emit/locking.py):
 eight ``gen-ops release`` of distinct versions into one registry and six
 ``gen-ops import`` into one ``--out``, started at once. Every release ends
 in the index and every spec on disk, or the run that lost says why with a
@@ -103,7 +103,7 @@ def test_a_locked_tree_is_waited_for_then_reported(tmp_path: Path) -> None:
     """The waiting message names the holder; after --lock-timeout the run
     stops with status 3 naming it and writes nothing; --check and an
     up-to-date render do not wait (they write nothing)."""
-    from gen_ops import locking
+    from gen_ops.emit import locking
 
     (tmp_path / "specs").mkdir()
     (tmp_path / "specs/op1.yaml").write_text(SPEC.format(n=1))

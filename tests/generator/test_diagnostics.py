@@ -1,7 +1,7 @@
 """Every diagnostic gen-ops can report, each pinned to the place it points at.
 
 CASES holds one or more small invalid (or, for W9xx, merely noteworthy) specs
-per code in ``gen_ops.diagnostics.CODES``. Each case is written into a
+per code in ``gen_ops.base.diagnostics.CODES``. Each case is written into a
 temporary directory and run through the library API (``pipeline.discover``
 then ``pipeline.load_and_check``). Three tests run every case: the code must
 be reported at exactly ``path:line:col`` (1-based), a per-op message must name
@@ -24,10 +24,10 @@ from typing import Any
 import pytest
 
 from gen_ops import cli, pipeline
+from gen_ops.base.diagnostics import CODES, Diagnostic, Severity, Sink
 from gen_ops.commands.base import Exit
-from gen_ops.diagnostics import CODES, Diagnostic, Severity, Sink
-from gen_ops.model import OpSpec
-from gen_ops.source import MAX_SPEC_BYTES
+from gen_ops.spec.model import OpSpec
+from gen_ops.spec.source import MAX_SPEC_BYTES
 
 REPO = Path(__file__).resolve().parents[2]
 # The codes of spec checks; gen-ops import's I-codes are tested in
@@ -1656,7 +1656,7 @@ def test_docs_example_is_real(code: str, workdir: Path) -> None:
 
 
 def test_diagnostic_format() -> None:
-    from gen_ops.diagnostics import Span
+    from gen_ops.base.diagnostics import Span
 
     plain = Diagnostic("E201", Span("s.yaml", 2, 1), "unknown key 'x' in the spec")
     assert plain.format() == "s.yaml:2:1: error[E201]: unknown key 'x' in the spec"

@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 from helpers import ROOT, load_ops, spec_yaml
 
-from gen_ops import lower_es, pipeline
-from gen_ops.outputs import Target
+from gen_ops import pipeline
+from gen_ops.emit.outputs import Target
+from gen_ops.lowering import lower_es
 
 GXX = shutil.which("g++")
 needs_gxx = pytest.mark.skipif(GXX is None, reason="g++ is not on PATH")

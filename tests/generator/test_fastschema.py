@@ -1,4 +1,4 @@
-"""The fast schema path (Note [Fast schema path] in gen_ops.fastschema)
+"""The fast schema path (Note [Fast schema path] in gen_ops.spec.fastschema)
 never says yes to a spec the JSON Schema refuses: every spec of the
 repository and every diagnostic case, and variants of the golden specs with
 one value broken, are checked both ways."""
@@ -12,9 +12,9 @@ import pytest
 from helpers import ROOT
 from test_diagnostics import CASES
 
-from gen_ops import schema_check
-from gen_ops.diagnostics import Sink
-from gen_ops.source import load_spec_text
+from gen_ops.base.diagnostics import Sink
+from gen_ops.spec import schema_check
+from gen_ops.spec.source import load_spec_text
 
 
 def _loaded(text: str | bytes) -> Any:

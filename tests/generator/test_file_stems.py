@@ -1,5 +1,5 @@
 """File stems are importable module names (Note [File stems] in
-gen_ops/layout.py): ops GE names ``If``, ``While``, ``Assert`` or ``_If``
+gen_ops/lowering/layout.py): ops GE names ``If``, ``While``, ``Assert`` or ``_If``
 get modules ``if_``, ``while_``, ``assert_`` and ``_if``, and a whole
 project of them renders, scaffolds its author modules, imports and
 registers."""
@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from gen_ops.cli import main
-from gen_ops.layout import file_stem
+from gen_ops.lowering.layout import file_stem
 
 OPS = ["If", "While", "For", "Assert", "Import", "_If", "_ParallelConcatStart"]
 

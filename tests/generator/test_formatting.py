@@ -1,5 +1,5 @@
 """Generated Python is exactly what black makes of it (Note [Black-stable
-templates] in gen_ops/pyformat.py), and mypy accepts it."""
+templates] in gen_ops/emit/pyformat.py), and mypy accepts it."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from helpers import ROOT, render_tree
 
-from gen_ops import pyformat
-from gen_ops.pyformat import black_format, format_python
+from gen_ops.emit import pyformat
+from gen_ops.emit.pyformat import black_format, format_python
 
 PY_FILES = sorted(
     p

@@ -150,7 +150,7 @@ def test_each_header_compiles_on_its_own(tmp_path: Path, header: str) -> None:
 
 def test_named_attrs_is_declared_and_never_defined() -> None:
     """As in GE's external headers (Note [NamedAttrs in REG_OP] in
-    gen_ops/reg_op.py relies on it)."""
+    gen_ops/lowering/reg_op.py relies on it)."""
     texts = "\n".join(
         p.read_text(encoding="utf-8") for p in (GE_EXTERNAL / "graph").glob("*.h")
     )

@@ -14,7 +14,7 @@ import ge.es.control as control
 import ge.es.custom as custom
 from ge.es import GraphBuilder, TensorHolder
 from ge.graph import DataType, Graph, NamedAttrs, Tensor
-from gen_ops.model import InputKind
+from gen_ops.spec.model import InputKind
 
 OPS = {op.op_type: op for op in load_ops(ROOT / "specs")[0]}
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from helpers import ROOT, render_tree
 
-from gen_ops.writer import MANIFEST, sha256
+from gen_ops.emit.writer import MANIFEST, sha256
 
 SETS = {
     "specs": (ROOT / "specs", ROOT / "generated", None),

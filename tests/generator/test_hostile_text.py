@@ -14,7 +14,7 @@ import pytest
 import yaml
 from helpers import ROOT, import_file, load_ops
 
-from gen_ops.literals import cpp_comment_lines, cpp_str, py_docstring_body, py_str
+from gen_ops.emit.literals import cpp_comment_lines, cpp_str, py_docstring_body, py_str
 
 GOLDEN = ROOT / "tests/golden"
 SPEC = yaml.safe_load((GOLDEN / "specs/hostile_text.yaml").read_text(encoding="utf-8"))

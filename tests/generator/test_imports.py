@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from gen_ops.imports import Both, ImportLine, Imports
-from gen_ops.render import environment
+from gen_ops.emit.render import environment
+from gen_ops.lowering.imports import Both, ImportLine, Imports
 
 
 def _block(imports: Imports) -> str:

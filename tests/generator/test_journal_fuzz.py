@@ -1,5 +1,5 @@
 """Fuzzing the journal's reader and recovery (Note [Journal proof] in
-gen_ops/journal.py, Note [Write rule] in gen_ops/transaction.py).
+gen_ops/emit/journal.py, Note [Write rule] in gen_ops/emit/transaction.py).
 
 A real interrupted commit is made in ``out/`` (the commit stopped by an
 injected error after the journal was written), with symlinks inside it that
@@ -26,9 +26,9 @@ from typing import Any
 
 import pytest
 
-from gen_ops import journal as journal_module
-from gen_ops import transaction
-from gen_ops.transaction import JOURNAL, Change, WriteError
+from gen_ops.emit import journal as journal_module
+from gen_ops.emit import transaction
+from gen_ops.emit.transaction import JOURNAL, Change, WriteError
 
 SEED = 21
 CASES = 160

@@ -12,7 +12,7 @@ import pytest
 from helpers import ROOT, import_file, load_ops, spec_yaml, write_tree
 
 from gen_ops import pipeline
-from gen_ops.outputs import Target
+from gen_ops.emit.outputs import Target
 
 
 def _spec(tmp_path: Path, op: str, **extra: object) -> Path:

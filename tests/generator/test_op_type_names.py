@@ -1,7 +1,7 @@
 """Which op types gen-ops refuses (E304), each refusal proven by the failure
 it prevents, and the names it no longer refuses proven to work.
 
-C++ (Note [Names REG_OP refers to] in gen_ops/reg_op.py): an op class named
+C++ (Note [Names REG_OP refers to] in gen_ops/lowering/reg_op.py): an op class named
 like a GE name REG_OP's expansion refers to hides it, in its own header and
 in every header after it in the translation unit; g++ against GE's external
 headers (tests/cpp/ge_external, whose REG_OP expands as GE's does) shows
@@ -27,9 +27,10 @@ from helpers import ROOT, load_ops, write_tree
 
 from ge_ir.attrs import AttrType
 from ge_ir.types import DataType
-from gen_ops import layout, pipeline
-from gen_ops.outputs import Target
-from gen_ops.reg_op import GE_NAMES, UNDECLARABLE_ATTR_TYPES, ge_names_of
+from gen_ops import pipeline
+from gen_ops.emit.outputs import Target
+from gen_ops.lowering import layout
+from gen_ops.lowering.reg_op import GE_NAMES, UNDECLARABLE_ATTR_TYPES, ge_names_of
 
 GXX = shutil.which("g++")
 needs_gxx = pytest.mark.skipif(GXX is None, reason="g++ is not on PATH")

@@ -34,6 +34,6 @@ def test_the_schema_has_a_stable_id() -> None:
     incompatible spec format (docs/spec-reference.md, the schema line)."""
     import json
 
-    from gen_ops.resources import schema_path
+    from gen_ops.base.resources import schema_path
 
     assert json.loads(schema_path().read_text())["$id"] == "urn:ge-ops:op-spec:1"

@@ -21,7 +21,7 @@ from ge.es import GraphBuilder
 from ge.graph import DataType, Graph, NamedAttrs, Tensor
 from ge.graph.attrs import AttrType
 from ge.graph.types import dtype_from_spec_name
-from gen_ops.pyformat import black_format
+from gen_ops.emit.pyformat import black_format
 
 GXX = shutil.which("g++")
 # GE's external headers as the tests declare them, and the project's smaller

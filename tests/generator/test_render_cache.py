@@ -18,13 +18,14 @@ from typing import Any
 import pytest
 from helpers import ROOT
 
-from gen_ops import render, state
+from gen_ops.base import fingerprint
 from gen_ops.cli import main
-from gen_ops.facts import OpFacts
-from gen_ops.facts import of as facts_of
+from gen_ops.emit import render, state
+from gen_ops.emit.writer import MANIFEST
+from gen_ops.lowering.facts import OpFacts
+from gen_ops.lowering.targets import facts_of
 from gen_ops.pipeline import load_and_check
 from gen_ops.render_cache import Cache
-from gen_ops.writer import MANIFEST
 
 MODULES = ["alpha", "beta", "gamma"]
 
@@ -104,8 +105,8 @@ def rendered_count(printed: str) -> int | None:
 
 def warned() -> int:
     """The specs (under specs/) that load with a warning."""
-    from gen_ops.diagnostics import Sink
-    from gen_ops.discovery import discover
+    from gen_ops.base.diagnostics import Sink
+    from gen_ops.spec.discovery import discover
 
     sink = Sink()
     load_and_check(discover([Path("specs")], sink), sink)
@@ -186,9 +187,9 @@ def test_a_template_edit_renders_everything_again(
     page = templates / "docs/op.md.j2"
     page.write_text(page.read_text() + "\nEdited template.\n")
     monkeypatch.setattr(render, "template_dir", lambda: templates)
-    monkeypatch.setattr(state, "template_dir", lambda: templates)
+    monkeypatch.setattr(fingerprint, "template_dir", lambda: templates)
     render.environment.cache_clear()
-    state.code_digest.cache_clear()
+    fingerprint.code_digest.cache_clear()
     try:
         printed = incremental(capsys)
         assert rendered_count(printed) is None  # nothing kept
@@ -196,7 +197,7 @@ def test_a_template_edit_renders_everything_again(
         assert_as_from_scratch(project)
     finally:
         render.environment.cache_clear()
-        state.code_digest.cache_clear()
+        fingerprint.code_digest.cache_clear()
 
 
 def test_another_generator_renders_everything_again(
@@ -273,8 +274,8 @@ def test_scaffolding_a_deleted_author_module_again(
 
 
 def test_facts_survive_the_cache(project: Path) -> None:
-    from gen_ops.diagnostics import Sink
-    from gen_ops.discovery import discover
+    from gen_ops.base.diagnostics import Sink
+    from gen_ops.spec.discovery import discover
 
     sink = Sink()
     ops = load_and_check(discover([Path("specs")], sink), sink)
@@ -421,9 +422,9 @@ def test_a_damaged_cache_means_a_full_render(
 
 
 def test_the_cache_text_round_trips(project: Path) -> None:
-    from gen_ops.diagnostics import Sink, Span
-    from gen_ops.discovery import discover
+    from gen_ops.base.diagnostics import Sink, Span
     from gen_ops.render_cache import Entry
+    from gen_ops.spec.discovery import discover
 
     sink = Sink()
     ops = load_and_check(discover([Path("specs")], sink), sink)
@@ -442,24 +443,17 @@ def test_the_cache_text_round_trips(project: Path) -> None:
 
 
 def test_op_outputs_name_the_files_each_lowering_renders(project: Path) -> None:
-    from gen_ops import lower_cpp, lower_docs, lower_impl, lower_python
-    from gen_ops.diagnostics import Sink
-    from gen_ops.discovery import discover
-    from gen_ops.outputs import Target
+    from gen_ops.base.diagnostics import Sink
+    from gen_ops.lowering.targets import LOWERINGS
     from gen_ops.pipeline import op_outputs
+    from gen_ops.spec.discovery import discover
 
-    lowerings = {
-        Target.PYTHON: lower_python,
-        Target.CPP: lower_cpp,
-        Target.IMPL: lower_impl,
-        Target.DOCS: lower_docs,
-    }
     sink = Sink()
     ops = load_and_check(discover([Path("specs")], sink), sink)
     assert any(not facts_of(op).impl_renders for op in ops)
     for op in ops:
-        for target, lowering in lowerings.items():
-            rendered = [path for path, _ in lowering.op_files(op)]
+        for target, lowerings in LOWERINGS.items():
+            rendered = [path for lower in lowerings for path, _ in lower.op_files(op)]
             assert [p for p, _ in op_outputs(facts_of(op), [target])] == rendered
 
 

@@ -10,8 +10,8 @@ from textwrap import dedent
 import pytest
 
 from gen_ops import pipeline
-from gen_ops.diagnostics import Sink
-from gen_ops.model import OpSpec
+from gen_ops.base.diagnostics import Sink
+from gen_ops.spec.model import OpSpec
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import ge_ir
 from ge_ir.names import IDENTIFIER, OP_TYPE
-from gen_ops.resources import schema_path
+from gen_ops.base.resources import schema_path
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -73,7 +73,7 @@ def test_gen_ops_runs_with_another_ge_first_on_the_path(tmp_path: Path) -> None:
 def test_changing_a_shared_file_renders_again(tmp_path: Path) -> None:
     """The fast path's fingerprint covers every ge_ir file: one changed
     byte there, and `gen-ops` renders instead of saying "up to date"."""
-    from gen_ops import state
+    from gen_ops.base import fingerprint
 
     package = Path(ge_ir.__file__).resolve().parent
     copy = tmp_path / "ge_ir"
@@ -83,7 +83,7 @@ def test_changing_a_shared_file_renders_again(tmp_path: Path) -> None:
     code = (
         "import sys; sys.path.insert(0, sys.argv[1])\n"
         "import ge_ir; assert ge_ir.__file__.startswith(sys.argv[1])\n"
-        "from gen_ops import state; print(state.code_digest())"
+        "from gen_ops.base import fingerprint; print(fingerprint.code_digest())"
     )
 
     def digest() -> str:
@@ -95,7 +95,7 @@ def test_changing_a_shared_file_renders_again(tmp_path: Path) -> None:
         ).stdout.strip()
 
     before = digest()
-    assert before == state.code_digest()
+    assert before == fingerprint.code_digest()
     names = copy / "names.py"
     names.write_text(names.read_text() + "\n# a change\n")
     assert digest() != before

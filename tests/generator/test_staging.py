@@ -1,5 +1,5 @@
 """Staging with few system calls (Note [Few syscalls per staged file] in
-gen_ops/staging.py) keeps every guarantee of the transaction: temporary names
+gen_ops/emit/staging.py) keeps every guarantee of the transaction: temporary names
 taken by another process are skipped, files get the mode ``open()`` gives,
 directories in the way are found whether a directory is listed or each
 destination is looked at, and the plan, the manifest and the journal are
@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from gen_ops import staging, transaction, writer
-from gen_ops.outputs import OutputFile, Target
-from gen_ops.staging import LIST_AT, TEMP_PREFIX, WriteError
-from gen_ops.transaction import Change, Journal
-from gen_ops.writer import Manifest
+from gen_ops.emit import staging, transaction, writer
+from gen_ops.emit.outputs import OutputFile, Target
+from gen_ops.emit.staging import LIST_AT, TEMP_PREFIX, WriteError
+from gen_ops.emit.transaction import Change, Journal
+from gen_ops.emit.writer import Manifest
 
 
 @pytest.fixture

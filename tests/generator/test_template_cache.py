@@ -1,4 +1,4 @@
-"""Note [Template bytecode cache] in gen_ops/render.py: compiled templates
+"""Note [Template bytecode cache] in gen_ops/emit/render.py: compiled templates
 kept between runs change nothing a run writes, and a damaged cache only
 means compiling again."""
 

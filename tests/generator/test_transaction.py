@@ -1,5 +1,5 @@
 """A run changes the output directory completely or not at all (Note [One
-transaction] in gen_ops/transaction.py).
+transaction] in gen_ops/emit/transaction.py).
 
 Each test makes a tree from the "old" specs, changes the specs (an edited op,
 a new op in a new module, a removed op: writes, new directories and
@@ -22,8 +22,8 @@ from pathlib import Path
 import pytest
 
 from gen_ops.cli import main
-from gen_ops.locking import LOCK_INFO
-from gen_ops.transaction import JOURNAL, TEMP_PREFIX
+from gen_ops.emit.locking import LOCK_INFO
+from gen_ops.emit.transaction import JOURNAL, TEMP_PREFIX
 
 ADD = """\
 op: AddOne

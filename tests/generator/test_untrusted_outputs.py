@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from gen_ops import untrusted
+from gen_ops.base import untrusted
 
 SPEC = "op: ConcatV\ninputs:\n  - {name: x, dtype: float32}\noutputs:\n  - {name: y, dtype: float32}\n"
 STATE = ".gen-ops-state.json"

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from gen_ops.source import MAX_SPEC_BYTES
+from gen_ops.spec.source import MAX_SPEC_BYTES
 
 
 def _text(text: str) -> Callable[[Path], None]:

@@ -1,4 +1,4 @@
-"""The write rule (Note [Write rule] in gen_ops/transaction.py): no write or
+"""The write rule (Note [Write rule] in gen_ops/emit/transaction.py): no write or
 removal of gen-ops follows a symlink out of the tree it owns or acts outside
 it, and a journal is recovered only when gen-ops can prove it wrote it; a
 planted or tampered journal is refused with a located error and nothing is
@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from gen_ops.locking import LOCK_INFO
-from gen_ops.transaction import JOURNAL, TEMP_PREFIX
+from gen_ops.emit.locking import LOCK_INFO
+from gen_ops.emit.transaction import JOURNAL, TEMP_PREFIX
 
 ADD = """\
 op: AddOne

@@ -12,8 +12,8 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gen_ops import source
-from gen_ops.diagnostics import Sink
+from gen_ops.base.diagnostics import Sink
+from gen_ops.spec import source
 
 
 def _by_patterns(text: str) -> str:

@@ -23,9 +23,9 @@ from recording import Call, RecordingBuilder
 
 from ge.es import GraphBuilder
 from gen_ops import pipeline
-from gen_ops.diagnostics import Sink
+from gen_ops.base.diagnostics import Sink
+from gen_ops.emit.outputs import Target
 from gen_ops.history import dates, past, recording
-from gen_ops.outputs import Target
 
 
 @dataclass

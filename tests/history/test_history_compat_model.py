@@ -11,7 +11,7 @@ from pathlib import Path
 from helpers import load_ops
 from history_helpers import Project, project  # noqa: F401
 
-from gen_ops.diagnostics import Sink
+from gen_ops.base.diagnostics import Sink
 from gen_ops.history import compat, registry
 from gen_ops.history.records import AttrRecord, Element
 from gen_ops.history.rules import Rule, Verdict

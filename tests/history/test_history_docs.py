@@ -11,7 +11,7 @@ import pytest
 from helpers import ROOT
 from history_helpers import Project, project  # noqa: F401
 
-from gen_ops.diagnostics import CODES
+from gen_ops.base.diagnostics import CODES
 
 DIAGNOSTICS = ROOT / "docs" / "diagnostics.md"
 RELEASES = ROOT / "docs" / "releases.md"

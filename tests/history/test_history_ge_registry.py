@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from history_helpers import Project, project  # noqa: F401
 
-from gen_ops.diagnostics import Sink
+from gen_ops.base.diagnostics import Sink
 from gen_ops.history import operators, registry
 from gen_ops.history.records import AttrRecord, Element, OpRecord
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from helpers import load_ops
 from history_helpers import Project, project  # noqa: F401
 
-from gen_ops.model import BreakingMark
+from gen_ops.spec.model import BreakingMark
 
 V1 = """\
 op: Pad

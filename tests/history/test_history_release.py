@@ -12,7 +12,7 @@ from pathlib import Path
 from helpers import ROOT
 from history_helpers import Project, project  # noqa: F401
 
-from gen_ops.literals import json_text
+from gen_ops.emit.literals import json_text
 
 SCALE = """\
 op: Scale

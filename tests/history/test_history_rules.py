@@ -206,7 +206,7 @@ def test_rule(case: Rule, project: Project) -> None:
 
 
 def test_every_change_code_has_a_rule_test() -> None:
-    from gen_ops.diagnostics import CODES
+    from gen_ops.base.diagnostics import CODES
 
     tested = {r.code for r in RULES} | {"H331", "H404"}  # below
     changes = {c for c in CODES if c[:2] in ("H3", "H4") and c != "H300"}

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from history_helpers import Project, project  # noqa: F401
 
-from gen_ops.diagnostics import Sink
+from gen_ops.base.diagnostics import Sink
 from gen_ops.history import dates, registry, window
 from gen_ops.history.dates import ReleaseDate
 

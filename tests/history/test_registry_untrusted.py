@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from history_helpers import Project, project  # noqa: F401
 
-from gen_ops import untrusted
+from gen_ops.base import untrusted
 
 SPEC = """\
 op: ConcatV

@@ -20,13 +20,14 @@ from pathlib import Path
 import pytest
 from history_helpers import Project, project  # noqa: F401
 
-from gen_ops import render_run, state
+from gen_ops import render_run
+from gen_ops.base.diagnostics import Sink
 from gen_ops.commands.render import parser as render_parser
-from gen_ops.diagnostics import Sink
-from gen_ops.model import OpSpec
-from gen_ops.outputs import Target
+from gen_ops.emit import state
+from gen_ops.emit.outputs import Target
 from gen_ops.render_options import NOT_RENDER_OPTIONS, RenderOptions, meta
 from gen_ops.render_run import Outcome
+from gen_ops.spec.model import OpSpec
 
 A = "op: A\ninputs:\n  - {name: x, dtype: [float32]}\noutputs:\n  - {name: y, dtype: [float32]}\n"
 B = "op: B\ninputs:\n  - {name: x, dtype: [float32]}\noutputs:\n  - {name: y, dtype: [float32]}\n"

@@ -13,7 +13,7 @@ import pytest
 from helpers import load_ops
 from history_helpers import Project, project  # noqa: F401
 
-from gen_ops.diagnostics import Sink
+from gen_ops.base.diagnostics import Sink
 from gen_ops.history import compat, diff, registry
 from gen_ops.history.compat import OpCompat
 from gen_ops.history.records import Invalid, OpRecord, of_spec, parse

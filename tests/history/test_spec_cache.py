@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from history_helpers import Project, Run, project  # noqa: F401
 
-from gen_ops import spec_cache
-from gen_ops.model import OpSpec
+from gen_ops.spec import spec_cache
+from gen_ops.spec.model import OpSpec
 
 V1 = """\
 op: Pad

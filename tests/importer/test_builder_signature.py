@@ -61,11 +61,11 @@ from hypothesis import strategies as st
 from ge_ir.attrs import AttrType
 from ge_ir.types import DataType, dtype_from_spec_name
 from gen_ops import pipeline
-from gen_ops.diagnostics import Sink
+from gen_ops.base.diagnostics import Sink
+from gen_ops.emit.outputs import Target
 from gen_ops.importer import driver
 from gen_ops.importer.headers import HeaderFile
 from gen_ops.importer.model import ImportedOp, Number, Value
-from gen_ops.outputs import Target
 
 HERE = Path(__file__).resolve().parent
 POSITIONAL = inspect.Parameter.POSITIONAL_OR_KEYWORD

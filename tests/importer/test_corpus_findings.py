@@ -21,11 +21,11 @@ from pathlib import Path
 import pytest
 
 from gen_ops import pipeline
-from gen_ops.diagnostics import Sink
+from gen_ops.base.diagnostics import Sink
+from gen_ops.emit.outputs import Target
 from gen_ops.importer import driver, roundtrip
-from gen_ops.model import DtypeSet
-from gen_ops.outputs import Target
-from gen_ops.reg_op import tensor_type
+from gen_ops.lowering.reg_op import tensor_type
+from gen_ops.spec.model import DtypeSet
 
 ROOT = Path(__file__).resolve().parents[2]
 GE_EXTERNAL = ROOT / "tests/cpp/ge_external"

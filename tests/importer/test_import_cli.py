@@ -247,7 +247,7 @@ def test_the_schema_line_resolves_on_any_checkout(work: Path) -> None:
     """Issue 22 finding 5: the ``$schema`` line names a copy of the schema
     at the spec root (Note [Schema copy]), never a path into this machine's
     ge-ops install, so it resolves wherever the project is checked out."""
-    from gen_ops.resources import schema_path
+    from gen_ops.base.resources import schema_path
 
     run = gen_ops("good.h", "--out", "specs", cwd=work)
     assert run.returncode == 0, run.stderr

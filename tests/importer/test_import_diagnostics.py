@@ -18,8 +18,8 @@ from textwrap import dedent
 
 import pytest
 
+from gen_ops.base.diagnostics import CODES, Severity
 from gen_ops.commands import importing
-from gen_ops.diagnostics import CODES, Severity
 from gen_ops.importer import driver
 from gen_ops.importer.reimport import RECORD, record_text
 

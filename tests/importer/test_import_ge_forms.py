@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from gen_ops import pipeline
-from gen_ops.diagnostics import Sink
+from gen_ops.base.diagnostics import Sink
+from gen_ops.emit.outputs import Target
 from gen_ops.importer import driver
-from gen_ops.model import DtypeConstraint, OpSpec
-from gen_ops.outputs import Target
+from gen_ops.spec.model import DtypeConstraint, OpSpec
 
 ROOT = Path(__file__).resolve().parents[2]
 SPECS = ["promote", "list_types", "ge_names", "shape", "while"]

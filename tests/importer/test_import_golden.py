@@ -26,9 +26,9 @@ from pathlib import Path
 import pytest
 
 from gen_ops import pipeline
-from gen_ops.diagnostics import Sink
+from gen_ops.base.diagnostics import Sink
+from gen_ops.emit.outputs import Target
 from gen_ops.importer import driver
-from gen_ops.outputs import Target
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]

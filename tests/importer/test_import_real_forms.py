@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from gen_ops import pipeline
-from gen_ops.diagnostics import Sink
+from gen_ops.base.diagnostics import Sink
 from gen_ops.importer import driver, roundtrip
 
 HEADER = """\

@@ -9,9 +9,9 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gen_ops.diagnostics import CODES, Sink
+from gen_ops.base.diagnostics import CODES, Sink
 from gen_ops.importer import driver
-from gen_ops.source import load_spec_text
+from gen_ops.spec.source import load_spec_text
 
 PIECES = [
     "REG_OP", "(", ")", "{", "}", "[", "]", ",", "\uff0c", ";", ".", "::", "\n",

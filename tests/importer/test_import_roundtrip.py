@@ -6,7 +6,7 @@ resolved dtype sets and named sets, type variables, attr types and default
 values); spelling is not (floats as the spec spelled them). Docs are not
 compared: gen-ops writes them as ``///`` comments, the importer reads
 ``/** */`` blocks. Attrs REG_OP cannot declare (named_attrs,
-list_named_attrs: Note [NamedAttrs in REG_OP] in gen_ops/reg_op.py) are not
+list_named_attrs: Note [NamedAttrs in REG_OP] in gen_ops/lowering/reg_op.py) are not
 in the header, so they do not come back. The rendered header must import
 without a single diagnostic."""
 
@@ -22,11 +22,11 @@ from hypothesis import strategies as st
 
 from ge_ir.types import NAMED_TENSOR_TYPES, dtype_spec_names
 from gen_ops import pipeline
-from gen_ops.diagnostics import Sink
+from gen_ops.base.diagnostics import Sink
+from gen_ops.emit.outputs import Target
 from gen_ops.importer import driver
-from gen_ops.model import OpSpec
-from gen_ops.outputs import Target
-from gen_ops.reg_op import declares
+from gen_ops.lowering.reg_op import declares
+from gen_ops.spec.model import OpSpec
 
 DTYPES = list(dtype_spec_names())
 SETS = sorted(NAMED_TENSOR_TYPES)

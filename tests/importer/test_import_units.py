@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ge_ir.attrs import AttrType
-from gen_ops.diagnostics import Sink, Span
+from gen_ops.base.diagnostics import Sink, Span
 from gen_ops.importer import c_literals, docblock, driver, dtype_names
 from gen_ops.importer.lexer import SourceText, tokenize
 from gen_ops.importer.model import (
@@ -25,7 +25,7 @@ from gen_ops.importer.model import (
 )
 from gen_ops.importer.syntax import DIRECTIVE, DOC, Token
 from gen_ops.importer.yaml_writer import WIDTH, plain_ok, spec_text
-from gen_ops.source import load_spec_text
+from gen_ops.spec.source import load_spec_text
 
 # -- the lexer ---------------------------------------------------------------
 

@@ -32,8 +32,8 @@ from typing import Any
 import pytest
 
 from ge_ir.attrs import AttrType
+from gen_ops.base.diagnostics import CODES, Diagnostic, Severity, Sink
 from gen_ops.cli import main
-from gen_ops.diagnostics import CODES, Diagnostic, Severity, Sink
 from gen_ops.importer import roundtrip
 from gen_ops.importer.driver import import_header
 from gen_ops.importer.headers import HeaderFile

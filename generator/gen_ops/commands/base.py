@@ -139,7 +139,7 @@ def diagnostic_options(parser: argparse.ArgumentParser) -> None:
 def lock_timeout_option(parser: argparse.ArgumentParser) -> None:
     """``--lock-timeout`` of the commands that write a tree (Note [Tree
     lock] in ``locking``)."""
-    from gen_ops.locking import DEFAULT_TIMEOUT, timeout_option
+    from gen_ops.emit.locking import DEFAULT_TIMEOUT, timeout_option
 
     parser.add_argument(
         "--lock-timeout",

@@ -7,11 +7,11 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from gen_ops.base.diagnostics import Sink
 from gen_ops.commands import history_options as history
 from gen_ops.commands.base import Command, Exit
-from gen_ops.diagnostics import Sink
-from gen_ops.discovery import display
 from gen_ops.history import changelog, registry
+from gen_ops.spec.discovery import display
 
 NAME = "changelog"
 SUMMARY = "print what each release changed, in Markdown"

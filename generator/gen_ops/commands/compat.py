@@ -8,9 +8,9 @@ import sys
 import time
 from collections.abc import Sequence
 
+from gen_ops.base.diagnostics import Sink
 from gen_ops.commands import history_options as history
 from gen_ops.commands.base import Command, Exit
-from gen_ops.diagnostics import Sink
 from gen_ops.history import compat, registry, window
 
 NAME = "compat"

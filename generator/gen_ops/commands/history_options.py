@@ -18,15 +18,15 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gen_ops.charset import invisible
+from gen_ops.base.charset import invisible
 from gen_ops.commands import report
 from gen_ops.commands.base import Parser, path, quiet_option, spec_options
 from gen_ops.history import dates
 from gen_ops.history.dates import ReleaseDate
 
 if TYPE_CHECKING:
-    from gen_ops.diagnostics import Sink
-    from gen_ops.model import OpSpec
+    from gen_ops.base.diagnostics import Sink
+    from gen_ops.spec.model import OpSpec
 
 
 def paused(run: Callable[[Sequence[str]], int]) -> Callable[[Sequence[str]], int]:
@@ -34,7 +34,7 @@ def paused(run: Callable[[Sequence[str]], int]) -> Callable[[Sequence[str]], int
     commands and the collector])."""
 
     def paused_run(argv: Sequence[str]) -> int:
-        from gen_ops.collector import collector_paused
+        from gen_ops.base.collector import collector_paused
 
         with collector_paused():
             return run(argv)
@@ -45,7 +45,7 @@ def paused(run: Callable[[Sequence[str]], int]) -> Callable[[Sequence[str]], int
 def version(text: str) -> str:
     """A release version: the spec's version pattern, so that a spec's
     ``breaking:`` can name it."""
-    from gen_ops.schema_check import pattern
+    from gen_ops.spec.schema_check import pattern
 
     if re.fullmatch(pattern("$defs", "version"), text) is None:
         raise argparse.ArgumentTypeError(

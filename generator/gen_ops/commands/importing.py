@@ -144,7 +144,7 @@ def parser() -> argparse.ArgumentParser:
 
 
 def run(argv: Sequence[str]) -> int:
-    from gen_ops import locking, transaction
+    from gen_ops.emit import locking, transaction
     from gen_ops.importer import driver
 
     args = parser().parse_args(list(argv))

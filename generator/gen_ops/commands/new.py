@@ -53,8 +53,9 @@ def run(argv: Sequence[str]) -> int:
             file=sys.stderr,
         )
         return Exit.INVALID
-    from gen_ops import pipeline, scaffold, transaction
-    from gen_ops.diagnostics import Sink
+    from gen_ops import pipeline, scaffold
+    from gen_ops.base.diagnostics import Sink
+    from gen_ops.emit import transaction
 
     spec, text = scaffold.starter_spec(args.op, args.module, args.specs)
     try:

@@ -62,9 +62,11 @@ def parser() -> argparse.ArgumentParser:
 
 
 def run(argv: Sequence[str]) -> int:
-    from gen_ops import discovery, pipeline
-    from gen_ops.diagnostics import Sink
-    from gen_ops.locking import LockTimeout
+    from gen_ops import pipeline
+    from gen_ops.base.diagnostics import Sink
+    from gen_ops.base.untrusted import loops
+    from gen_ops.emit.locking import LockTimeout
+    from gen_ops.emit.staging import WriteError
     from gen_ops.package_build import (
         PackageError,
         build,
@@ -72,8 +74,7 @@ def run(argv: Sequence[str]) -> int:
         checked_version,
         require_tools,
     )
-    from gen_ops.staging import WriteError
-    from gen_ops.untrusted import loops
+    from gen_ops.spec import discovery
 
     args = parser().parse_args(argv)
     try:

@@ -9,12 +9,12 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from gen_ops import locking, transaction
+from gen_ops.base.diagnostics import Sink
 from gen_ops.commands import history_options as history
 from gen_ops.commands.base import Command, Exit, lock_timeout_option
-from gen_ops.diagnostics import Sink
-from gen_ops.discovery import display
+from gen_ops.emit import locking, transaction
 from gen_ops.history import dates, recording
+from gen_ops.spec.discovery import display
 
 NAME = "release"
 SUMMARY = "record the current specs as a release in a history registry"

@@ -24,7 +24,7 @@ from gen_ops.commands.base import (
     say,
     spec_options,
 )
-from gen_ops.outputs import Target
+from gen_ops.emit.outputs import Target
 
 if TYPE_CHECKING:
     from gen_ops import render_run
@@ -62,7 +62,7 @@ def targets(text: str) -> frozenset[Target]:
 
 
 def _guard_prefix(text: str) -> str:
-    from gen_ops.lower_es import GUARD_PREFIX_SHAPE
+    from gen_ops.lowering.lower_es import GUARD_PREFIX_SHAPE
 
     if not GUARD_PREFIX_SHAPE.fullmatch(text):
         raise argparse.ArgumentTypeError(
@@ -137,7 +137,7 @@ def run(argv: Sequence[str]) -> int:
     started = time.perf_counter()
     the_parser = parser()
     args = the_parser.parse_args(argv)
-    from gen_ops.untrusted import loops
+    from gen_ops.base.untrusted import loops
 
     for option, where in (("--out", args.out), ("--registry", args.registry)):
         if where is not None and loops(where):
@@ -167,8 +167,8 @@ def _reported(
     started: float,
 ) -> int:
     """What the render did, in words; its exit status."""
-    from gen_ops import discovery
     from gen_ops.render_run import Outcome
+    from gen_ops.spec import discovery
 
     outcome, plan = result.outcome, result.plan
     if outcome is Outcome.UP_TO_DATE:

@@ -6,9 +6,9 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable, Sequence
 
-from gen_ops import diagnostics_json
+from gen_ops.base import diagnostics_json
+from gen_ops.base.diagnostics import Diagnostic, Severity, Sink
 from gen_ops.commands.base import DEFAULT_MAX_ERRORS
-from gen_ops.diagnostics import Diagnostic, Severity, Sink
 
 
 def show(

@@ -19,7 +19,7 @@ import sys
 import traceback
 from collections.abc import Callable, Sequence
 
-from gen_ops import diagnostics_json, interrupts
+from gen_ops.base import diagnostics_json, interrupts
 from gen_ops.commands import registry
 from gen_ops.commands.base import Exit
 

@@ -21,7 +21,7 @@ def parser() -> argparse.ArgumentParser:
 
 def run(argv: Sequence[str]) -> int:
     parser().parse_args(argv)
-    from gen_ops.resources import schema_text
+    from gen_ops.base.resources import schema_text
 
     sys.stdout.write(schema_text())
     return Exit.OK

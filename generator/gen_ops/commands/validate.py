@@ -28,7 +28,7 @@ def run(argv: Sequence[str]) -> int:
     from pathlib import Path
 
     from gen_ops import pipeline
-    from gen_ops.diagnostics import Sink
+    from gen_ops.base.diagnostics import Sink
     from gen_ops.render_options import excluded_ops
 
     sink = Sink()

@@ -13,18 +13,18 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from gen_ops.charset import escape
-from gen_ops.collector import collector_paused
-from gen_ops.diagnostics import Sink
+from gen_ops.base.charset import escape
+from gen_ops.base.collector import collector_paused
+from gen_ops.base.diagnostics import Sink
+from gen_ops.emit.literals import md_code
+from gen_ops.emit.render import render
 from gen_ops.history import operators, records
 from gen_ops.history.compat import covering_mark
 from gen_ops.history.diff import compare
 from gen_ops.history.records import OpRecord
 from gen_ops.history.registry import Index, Release
 from gen_ops.history.rules import Rule, Verdict
-from gen_ops.lower_docs import md_code
-from gen_ops.model import OpSpec
-from gen_ops.render import render
+from gen_ops.spec.model import OpSpec
 
 
 @dataclass(frozen=True)

@@ -15,15 +15,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gen_ops.collector import collector_paused
-from gen_ops.diagnostics import Sink, Span
+from gen_ops.base.collector import collector_paused
+from gen_ops.base.diagnostics import Sink, Span
 from gen_ops.history import operators, records
 from gen_ops.history.diff import Change, compare
 from gen_ops.history.operators import Operators
 from gen_ops.history.records import OpRecord
 from gen_ops.history.registry import Index, Release
 from gen_ops.history.rules import Rule, Verdict
-from gen_ops.model import Attr, BreakingMark, Input, OpSpec, Output, Subgraph
+from gen_ops.spec.model import Attr, BreakingMark, Input, OpSpec, Output, Subgraph
 
 
 @dataclass(frozen=True)

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gen_ops import untrusted
-from gen_ops.diagnostics import Span
+from gen_ops.base import untrusted
+from gen_ops.base.diagnostics import Span
 
 JsonPath = tuple[str | int, ...]
 

@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gen_ops.diagnostics import Sink
-from gen_ops.discovery import display
+from gen_ops.base.diagnostics import Sink
 from gen_ops.history import jsonfile
 from gen_ops.history.jsonfile import JsonFile, JsonPath
 from gen_ops.history.records import Invalid, Known, OpRecord, parse
 from gen_ops.history.registry import OPERATORS, Release, release_dir
+from gen_ops.spec.discovery import display
 
 
 @dataclass(frozen=True)

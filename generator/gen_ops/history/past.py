@@ -11,11 +11,11 @@ import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 
-from gen_ops.collector import collector_paused
-from gen_ops.diagnostics import Sink
+from gen_ops.base.collector import collector_paused
+from gen_ops.base.diagnostics import Sink
 from gen_ops.history import operators, registry
 from gen_ops.history.records import OpRecord
-from gen_ops.model import OpSpec, PastOp
+from gen_ops.spec.model import OpSpec, PastOp
 
 
 def past_op(version: str, record: OpRecord) -> PastOp:

@@ -2,7 +2,7 @@
 registry layout (docs/releases.md, "Recording a release").
 
 The release's ``operators.json`` is the history export of the specs
-(``lower_docs.history``, the one place that decides its form);
+(``lower_history.history``, the one place that decides its form);
 ``metadata.json`` holds the version and the branch; ``index.json`` lists
 the releases by date. The three files are written as one transaction
 (Note [One transaction] in transaction.py), the index renamed last, so a
@@ -17,8 +17,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from gen_ops import locking, transaction
-from gen_ops.diagnostics import Sink
+from gen_ops.base.diagnostics import Sink
+from gen_ops.emit import locking, transaction
+from gen_ops.emit.literals import json_text
 from gen_ops.history.dates import ReleaseDate
 from gen_ops.history.registry import (
     INDEX,
@@ -30,9 +31,8 @@ from gen_ops.history.registry import (
     Release,
     read_index,
 )
-from gen_ops.literals import json_text
-from gen_ops.lower_docs import history
-from gen_ops.model import OpSpec
+from gen_ops.lowering.lower_history import history
+from gen_ops.spec.model import OpSpec
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ required input must be given, an optional one may be None, a dynamic one
 takes a list), attrs by keyword (required ones must be given) and subgraphs
 by position after the inputs (docs/ge-compat.md, "Builder calling
 convention"). The current specs become records through the same export
-(``lower_docs.history_op``), so a release and the specs are compared in one
+(``lower_history.history_op``), so a release and the specs are compared in one
 form.
 
 Note [Shared records]: most entries of a registry repeat the op as the specs
@@ -30,8 +30,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from gen_ops.history.jsonfile import JsonPath
-from gen_ops.lower_docs import history_op
-from gen_ops.model import OpSpec
+from gen_ops.lowering.lower_history import history_op
+from gen_ops.spec.model import OpSpec
 
 INPUT_TYPES = ("INPUT", "OPTIONAL_INPUT", "DYNAMIC_INPUT")
 OUTPUT_TYPES = ("OUTPUT", "DYNAMIC_OUTPUT")

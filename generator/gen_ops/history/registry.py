@@ -18,11 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gen_ops.diagnostics import Sink, Span
-from gen_ops.discovery import display
+from gen_ops.base.diagnostics import Sink, Span
 from gen_ops.history import dates, jsonfile
 from gen_ops.history.dates import ReleaseDate
 from gen_ops.history.jsonfile import JsonFile, JsonPath
+from gen_ops.spec.discovery import display
 
 INDEX = "index.json"
 RELEASES_DIR = "registry"

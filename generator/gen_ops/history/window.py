@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gen_ops.diagnostics import Sink
+from gen_ops.base.diagnostics import Sink
 from gen_ops.history import dates
 from gen_ops.history.dates import ReleaseDate
 from gen_ops.history.registry import Index, Release

@@ -12,5 +12,5 @@ One data path, a module per step (docs/importing.md is the user's guide):
 ``/** */`` comment); ``dtype_names`` is the one table of which names are
 DataType enumerators, named sets and GE's string-table aliases. ``model``
 holds the frozen dataclasses an imported op becomes. Diagnostics are the
-I-codes of ``gen_ops.diagnostics``.
+I-codes of ``gen_ops.base.diagnostics``.
 """

@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gen_ops.diagnostics import Span
+from gen_ops.base.diagnostics import Span
 from gen_ops.importer.dtype_expr import members
 from gen_ops.importer.model import (
     Attr,
@@ -42,7 +42,7 @@ from gen_ops.importer.model import (
     VarRef,
 )
 from gen_ops.importer.yaml_writer import value as yaml_value
-from gen_ops.reg_op import UNDECLARABLE_ATTR_TYPES
+from gen_ops.lowering.reg_op import UNDECLARABLE_ATTR_TYPES
 
 THERE = "in the rendered header"
 # Why each kind of difference arises, and what to do.

@@ -19,7 +19,7 @@ import difflib
 from collections.abc import Callable
 
 from ge_ir.attrs import AttrType
-from gen_ops.diagnostics import Sink
+from gen_ops.base.diagnostics import Sink
 from gen_ops.importer import docblock
 from gen_ops.importer.defaults import read_default
 from gen_ops.importer.dtype_expr import read_dtype, read_range

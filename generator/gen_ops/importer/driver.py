@@ -6,7 +6,7 @@ syntax defect (I103 to I108) gives no op at all. The ops of the other
 headers are merged (Note [Duplicates] in ``merge``), each is written to
 ``<out>/<module>/<stem>.yaml`` (``<stem>`` is the op type in snake case, as
 for every gen-ops file), and all files are written in one transaction
-(``gen_ops.transaction``): a spec file is complete or absent. The import's
+(``gen_ops.emit.transaction``): a spec file is complete or absent. The import's
 record of what it wrote (Note [Import record] in ``reimport``) is written in
 the same transaction; a file the team edited since is merged with the new
 import (Note [Three-way re-import]), and one it deleted is not written
@@ -25,9 +25,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ge_ir.names import is_identifier, library_module_refusal
-from gen_ops.diagnostics import Diagnostic, Severity, Sink, Span
-from gen_ops.discovery import display
-from gen_ops.importer import headers
+from gen_ops import pipeline
+from gen_ops.base.diagnostics import Diagnostic, Severity, Sink, Span
+from gen_ops.base.resources import SCHEMA_COPY, schema_reference, schema_text
+from gen_ops.base.untrusted import SPEC_LIMIT, UntrustedFileError, read_text
+from gen_ops.emit import transaction
+from gen_ops.importer import headers, reimport
 from gen_ops.importer.convert import convert
 from gen_ops.importer.lexer import tokenize
 from gen_ops.importer.merge import Found, merge
@@ -43,10 +46,11 @@ from gen_ops.importer.reimport import (
 )
 from gen_ops.importer.syntax import Broken
 from gen_ops.importer.yaml_writer import spec_text
-from gen_ops.resources import SCHEMA_COPY, schema_reference, schema_text
+from gen_ops.lowering.layout import file_stem
+from gen_ops.spec.discovery import display
 
 if TYPE_CHECKING:
-    from gen_ops.model import OpSpec
+    from gen_ops.spec.model import OpSpec
 
 # Fewer headers than this are read in this process: starting workers costs
 # more than they save.
@@ -211,9 +215,6 @@ def check_spec(op: ImportedOp, text: str) -> tuple[OpSpec | None, list[Diagnosti
     ``gen-ops validate`` runs them: (the checked spec, None if any check
     failed; the errors). The one place ``gen-ops import`` (I208) and
     ``gen-ops roundtrip`` (R101) decide whether gen-ops would take a spec."""
-    from gen_ops import pipeline
-    from gen_ops.layout import file_stem
-
     checks = Sink()
     spec = pipeline.check_text(
         text, f"{op.module}/{file_stem(op.op_type)}.yaml", checks
@@ -266,8 +267,6 @@ _MISSING = "\0missing"  # no file there (text can hold no NUL: it is ours)
 def _read(path: Path) -> str | None:
     """The file's text, _MISSING when there is none, None when it cannot
     be read (the write then reports why)."""
-    from gen_ops.untrusted import SPEC_LIMIT, UntrustedFileError, read_text
-
     if not os.path.lexists(path):
         return _MISSING
     try:  # not a FIFO, nor a huge file (Note [Untrusted files])
@@ -298,8 +297,6 @@ def refuse_out(options: Options) -> Result | None:
 
 def plan(options: Options) -> Result:
     """Read every header and decide every spec file; writes nothing."""
-    from gen_ops.layout import file_stem
-
     refused = refuse_out(options)
     if refused is not None:
         return refused
@@ -498,8 +495,6 @@ def _merge(
     """The spec the team edited since the last import, merged with the new
     import (Note [Three-way re-import]); None, after I209, when it cannot
     be merged (the file is left as it is)."""
-    from gen_ops.importer import reimport
-
     path = display(options.out / relative)
     outcome = reimport.merge(base, ours, theirs, path)
     if outcome.text is not None:
@@ -533,8 +528,6 @@ def _merge(
 def write(options: Options, result: Result) -> None:
     """Write the changed spec files, and the import record, as one
     transaction (WriteError)."""
-    from gen_ops import transaction
-
     writes = [(f.path, f.text) for f in result.writes]
     if writes:
         # The schema the specs' first lines name (Note [Schema copy]).

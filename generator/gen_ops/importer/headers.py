@@ -7,7 +7,7 @@ appears. A path that does not exist or cannot be read is I101, a directory
 without headers I102.
 
 Note [Headers are untrusted]: a header comes with a tree gen-ops did not
-write, so it is read through ``gen_ops.untrusted``: a regular file only (a
+write, so it is read through ``gen_ops.base.untrusted``: a regular file only (a
 FIFO, ``/dev/zero`` or a socket is I101, never a hang), at most
 ``HEADER_LIMIT`` bytes, and a symbolic link that loops (``a.h -> b.h ->
 a.h``) is I101 at the path named, never an exception from resolving it.
@@ -20,10 +20,10 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from gen_ops.diagnostics import Sink, Span
-from gen_ops.discovery import display
+from gen_ops.base.diagnostics import Sink, Span
+from gen_ops.base.untrusted import HEADER_LIMIT, UntrustedFileError, loops, read_bytes
 from gen_ops.importer.lexer import SourceText
-from gen_ops.untrusted import HEADER_LIMIT, UntrustedFileError, loops, read_bytes
+from gen_ops.spec.discovery import display
 
 HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx")
 # GE's largest op header is about 400 KB.

@@ -23,7 +23,7 @@ import bisect
 import re
 from dataclasses import dataclass, field
 
-from gen_ops.diagnostics import Sink, Span
+from gen_ops.base.diagnostics import Sink, Span
 from gen_ops.importer.syntax import (
     DIRECTIVE,
     DOC,

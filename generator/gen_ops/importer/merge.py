@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from pathlib import Path
 
-from gen_ops.diagnostics import Diagnostic, Sink
+from gen_ops.base.diagnostics import Diagnostic, Sink
 from gen_ops.importer.dtype_expr import describe, members
 from gen_ops.importer.headers import resolved
 from gen_ops.importer.model import (

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TypeAlias
 
 from ge_ir.attrs import AttrType
-from gen_ops.diagnostics import Span
+from gen_ops.base.diagnostics import Span
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gen_ops.diagnostics import Sink
+from gen_ops.base.diagnostics import Sink
 from gen_ops.importer.lexer import SourceText
 from gen_ops.importer.syntax import (
     DIRECTIVE,

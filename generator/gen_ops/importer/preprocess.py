@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from gen_ops.diagnostics import Sink
+from gen_ops.base.diagnostics import Sink
 from gen_ops.importer.lexer import SourceText
 from gen_ops.importer.syntax import DIRECTIVE, FULLWIDTH_COMMA, PUNCT, STRAY, Token
 

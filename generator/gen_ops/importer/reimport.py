@@ -53,12 +53,12 @@ from typing import Any
 
 import yaml
 
-from gen_ops import untrusted
-from gen_ops.diagnostics import Sink
-from gen_ops.discovery import display
+from gen_ops.base import untrusted
+from gen_ops.base.diagnostics import Sink
 from gen_ops.importer.yaml_writer import scalar
 from gen_ops.importer.yaml_writer import value as flow_value
-from gen_ops.source import LoadedSpec, load_spec_text
+from gen_ops.spec.discovery import display
+from gen_ops.spec.source import LoadedSpec, load_spec_text
 
 RECORD = ".gen-ops-import.json"
 RECORD_FORMAT = 1
@@ -224,7 +224,7 @@ def canon(value: Any) -> Any:
 
 
 def same(a: Any, b: Any) -> bool:
-    return canon(a) == canon(b)
+    return bool(canon(a) == canon(b))
 
 
 @dataclass(frozen=True)
@@ -370,7 +370,8 @@ def flow(data: Any, node: yaml.Node | None = None) -> str:
         and node.tag in (_INT, _FLOAT)
         and not node.style
     ):
-        return node.value
+        spelled: str = node.value
+        return spelled
     if isinstance(data, float):
         if math.isnan(data):
             return ".nan"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gen_ops.diagnostics import CODES, Severity, Sink
+from gen_ops.base.diagnostics import CODES, Severity, Sink
 from gen_ops.importer.lexer import SourceText
 
 

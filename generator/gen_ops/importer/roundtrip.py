@@ -19,9 +19,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gen_ops import layout, pipeline
-from gen_ops.diagnostics import Diagnostic, Severity, Sink
-from gen_ops.discovery import display
+from gen_ops import pipeline
+from gen_ops.base.diagnostics import Diagnostic, Severity, Sink
+from gen_ops.emit.outputs import Target
 from gen_ops.importer import headers
 from gen_ops.importer.compare import differences
 from gen_ops.importer.driver import (
@@ -31,7 +31,8 @@ from gen_ops.importer.driver import (
     report_shared_modules,
 )
 from gen_ops.importer.model import ImportedOp
-from gen_ops.outputs import Target
+from gen_ops.lowering import layout
+from gen_ops.spec.discovery import display
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from gen_ops.charset import escape
+from gen_ops.base.charset import escape
 from gen_ops.importer.model import (
     Attr,
     DtypeList,
@@ -37,12 +37,12 @@ from gen_ops.importer.model import (
     Value,
     VarRef,
 )
-from gen_ops.source import reads_as_string
+from gen_ops.spec.source import reads_as_string
 
 WIDTH = 88
 _INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
 _FLOW_INDICATORS = frozenset(",[]{}")
-# Keys of older YAML, quoted although gen-ops' reader (gen_ops.source,
+# Keys of older YAML, quoted although gen-ops' reader (gen_ops.spec.source,
 # YAML 1.2's core schema) takes them as strings. ``y``, ``on`` and ``yes``
 # are strings in YAML 1.2 and stay plain, as in the hand-written specs.
 _OLD_KEYS = frozenset({"<<", "="})

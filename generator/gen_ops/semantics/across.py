@@ -12,11 +12,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from gen_ops.diagnostics import Sink, Span
-from gen_ops.layout import Placed, module_header_stem
-from gen_ops.model import OpSpec
-from gen_ops.names import exported_names
-from gen_ops.source import LoadedSpec
+from gen_ops.base.diagnostics import Sink, Span
+from gen_ops.lowering.layout import Placed, module_header_stem
+from gen_ops.lowering.names import exported_names
+from gen_ops.spec.model import OpSpec
+from gen_ops.spec.source import LoadedSpec
 
 
 class Claimed(Placed, Protocol):

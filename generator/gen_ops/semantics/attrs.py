@@ -11,14 +11,14 @@ from ge_ir.types import (
     attr_dtype_from_spec_name,
     dtype_spec_names,
 )
-from gen_ops.diagnostics import suggest
-from gen_ops.model import Attr, Default, DeriveRule, Input
-from gen_ops.reg_op import declares
+from gen_ops.base.diagnostics import suggest
+from gen_ops.lowering.reg_op import declares
 from gen_ops.semantics.context import Checker
 from gen_ops.semantics.names import check_unique
 from gen_ops.semantics.rules import derive_rule
 from gen_ops.semantics.text import item_doc
-from gen_ops.source import YamlPath
+from gen_ops.spec.model import Attr, Default, DeriveRule, Input
+from gen_ops.spec.source import YamlPath
 
 # Attr types whose only default is "empty".
 _EMPTY_ONLY = {

@@ -5,9 +5,9 @@ for the registry, which ``gen-ops compat`` asks (H501)."""
 
 from __future__ import annotations
 
-from gen_ops.model import BreakingMark
 from gen_ops.semantics.context import Checker
 from gen_ops.semantics.text import doc_text
+from gen_ops.spec.model import BreakingMark
 
 
 def marks(ctx: Checker) -> tuple[BreakingMark, ...]:

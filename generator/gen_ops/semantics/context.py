@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from gen_ops.diagnostics import Severity, Sink, Span
-from gen_ops.source import LoadedSpec, Positions, YamlPath
+from gen_ops.base.diagnostics import Severity, Sink, Span
+from gen_ops.spec.source import LoadedSpec, Positions, YamlPath
 
 
 @dataclass

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 from ge_ir.dtype_rules import promotion_image
 from ge_ir.types import NAMED_TENSOR_TYPES, dtype_spec_names
-from gen_ops.diagnostics import suggest
-from gen_ops.model import (
+from gen_ops.base.diagnostics import suggest
+from gen_ops.semantics.context import Checker
+from gen_ops.spec.model import (
     DtypeConstraint,
     DtypeKind,
     DtypeSet,
@@ -29,8 +30,7 @@ from gen_ops.model import (
     TypeVar,
     TypeVarKind,
 )
-from gen_ops.semantics.context import Checker
-from gen_ops.source import YamlPath
+from gen_ops.spec.source import YamlPath
 
 
 def dtype_set(ctx: Checker, names: str | list[str], where: YamlPath) -> DtypeSet:

@@ -4,13 +4,21 @@ rules: ``semantics.rules``)."""
 
 from __future__ import annotations
 
-from gen_ops.model import Attr, CountRule, Input, InputKind, Output, Subgraph, TypeVar
 from gen_ops.semantics.context import Checker
 from gen_ops.semantics.dtypes import constraint
 from gen_ops.semantics.names import check_unique
 from gen_ops.semantics.rules import count_rule
 from gen_ops.semantics.text import item_doc
-from gen_ops.source import YamlPath
+from gen_ops.spec.model import (
+    Attr,
+    CountRule,
+    Input,
+    InputKind,
+    Output,
+    Subgraph,
+    TypeVar,
+)
+from gen_ops.spec.source import YamlPath
 
 
 def inputs(ctx: Checker, variables: dict[str, TypeVar]) -> list[Input]:

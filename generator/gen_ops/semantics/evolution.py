@@ -14,10 +14,10 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, TypeVar
 
-from gen_ops.model import Attr, FormerName, Input, InputKind, OpSpec
-from gen_ops.names import PYTHON_KEYWORDS, python_names
+from gen_ops.lowering.names import PYTHON_KEYWORDS, python_names
 from gen_ops.semantics.context import Checker
-from gen_ops.source import YamlPath
+from gen_ops.spec.model import Attr, FormerName, Input, InputKind, OpSpec
+from gen_ops.spec.source import YamlPath
 
 Param = Input | Attr
 P = TypeVar("P", Input, Attr)

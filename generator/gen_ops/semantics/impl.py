@@ -8,9 +8,10 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from ge_ir.attrs import AttrType
-from gen_ops.charset import describe, invisible
-from gen_ops.diagnostics import suggest
-from gen_ops.model import (
+from gen_ops.base.charset import describe, invisible
+from gen_ops.base.diagnostics import suggest
+from gen_ops.semantics.context import Checker
+from gen_ops.spec.model import (
     Attr,
     Capability,
     Impl,
@@ -21,8 +22,7 @@ from gen_ops.model import (
     Library,
     Output,
 )
-from gen_ops.semantics.context import Checker
-from gen_ops.source import YamlPath
+from gen_ops.spec.source import YamlPath
 
 # Attr types a launch argument can pass by value in one 64-bit slot.
 _SCALAR_ATTRS = {AttrType.INT, AttrType.FLOAT, AttrType.BOOL, AttrType.DTYPE}

@@ -1,27 +1,27 @@
 """Names (E3xx, W901, W902, W904): what a module, an op type and each element
 may be called, and the notes for names the generated APIs change.
 
-Which Python name each element gets is decided by ``gen_ops.names`` (Note
-[Keyword renaming]); which members REG_OP declares by ``gen_ops.reg_op``.
+Which Python name each element gets is decided by ``gen_ops.lowering.names`` (Note
+[Keyword renaming]); which members REG_OP declares by ``gen_ops.lowering.reg_op``.
 Here those decisions are checked and reported.
 """
 
 from __future__ import annotations
 
 from ge_ir.names import RESERVED_NODE_TYPES, module_name_refusal
-from gen_ops.imports import may_be_imported
-from gen_ops.lower_impl import author_imported_names
-from gen_ops.lower_python import imported_names
-from gen_ops.model import Attr, Impl, InferOutput, OpSpec
-from gen_ops.names import (
+from gen_ops.lowering.imports import may_be_imported
+from gen_ops.lowering.lower_impl import author_imported_names
+from gen_ops.lowering.lower_python import imported_names
+from gen_ops.lowering.names import (
     CPP_KEYWORDS,
     PYTHON_KEYWORDS,
     ROLE_PREFIX,
     impl_body_names,
     python_names,
 )
-from gen_ops.reg_op import ge_names_of, member_clashes
+from gen_ops.lowering.reg_op import ge_names_of, member_clashes
 from gen_ops.semantics.context import Checker
+from gen_ops.spec.model import Attr, Impl, InferOutput, OpSpec
 
 DEFAULT_MODULE = "custom"
 
@@ -129,7 +129,7 @@ def check_attrs_bound_by_name(
     """E304: with infer_meta or impl, register_op and register_op_impl take
     attrs as keyword parameters of exactly their names, so an attr cannot be
     a Python keyword (nor ``self`` when there are implementation methods),
-    nor a name the generated bodies read (gen_ops.names.impl_body_names)."""
+    nor a name the generated bodies read (gen_ops.lowering.names.impl_body_names)."""
     if infer is None and impl is None:
         return
     outputs = [o["name"] for o in ctx.data.get("outputs", [])]
@@ -154,7 +154,7 @@ def check_attrs_bound_by_name(
 
 def check_reg_op_members(ctx: Checker, op: OpSpec) -> None:
     """E306/E307: members GE's REG_OP would declare twice, or that the system
-    headers define as macros (gen_ops.reg_op)."""
+    headers define as macros (gen_ops.lowering.reg_op)."""
     for clash in member_clashes(op):
         if clash.other is None:
             ctx.report(
@@ -176,7 +176,7 @@ def check_reg_op_members(ctx: Checker, op: OpSpec) -> None:
 
 def naming_notes(ctx: Checker, op: OpSpec) -> None:
     """W901/W904 for every name the Python builder cannot keep as written
-    (gen_ops.names decides), W902 for C++ keywords GE's C/C++ API renames."""
+    (gen_ops.lowering.names decides), W902 for C++ keywords GE's C/C++ API renames."""
     spans = {
         **{("input", i.name): i.span for i in op.inputs},
         **{("num", o.name): o.span for o in op.outputs},

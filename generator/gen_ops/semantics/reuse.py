@@ -24,8 +24,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from gen_ops.diagnostics import suggest
-from gen_ops.model import (
+from gen_ops.base.diagnostics import suggest
+from gen_ops.semantics.context import Checker
+from gen_ops.spec.model import (
     DtypeKind,
     DtypeRuleKind,
     InferOutput,
@@ -34,8 +35,7 @@ from gen_ops.model import (
     Output,
     TypeVarKind,
 )
-from gen_ops.semantics.context import Checker
-from gen_ops.source import YamlPath
+from gen_ops.spec.source import YamlPath
 
 
 def _same_dtype(

@@ -27,8 +27,10 @@ from typing import Any
 
 from ge_ir.attrs import AttrType
 from ge_ir.types import dtype_from_spec_name, dtype_spec_names
-from gen_ops.diagnostics import suggest
-from gen_ops.model import (
+from gen_ops.base.diagnostics import suggest
+from gen_ops.semantics.context import Checker
+from gen_ops.semantics.rule_syntax import Call, RuleSyntaxError, parse_call
+from gen_ops.spec.model import (
     Attr,
     CountKind,
     CountRule,
@@ -44,9 +46,7 @@ from gen_ops.model import (
     ShapeRule,
     TypeVarKind,
 )
-from gen_ops.semantics.context import Checker
-from gen_ops.semantics.rule_syntax import Call, RuleSyntaxError, parse_call
-from gen_ops.source import YamlPath
+from gen_ops.spec.source import YamlPath
 
 # Each rule's calls: name -> (fewest, most names; None for no limit).
 Calls = Mapping[str, tuple[int, int | None]]

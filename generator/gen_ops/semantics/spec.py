@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from gen_ops.diagnostics import Sink
-from gen_ops.layout import file_stem
-from gen_ops.model import OpSpec
+from gen_ops.base.diagnostics import Sink
+from gen_ops.lowering.layout import file_stem
 from gen_ops.semantics import (
     attrs,
     breaking,
@@ -18,7 +17,8 @@ from gen_ops.semantics import (
 from gen_ops.semantics.context import Checker
 from gen_ops.semantics.impl import impl
 from gen_ops.semantics.text import doc_text
-from gen_ops.source import LoadedSpec
+from gen_ops.spec.model import OpSpec
+from gen_ops.spec.source import LoadedSpec
 
 
 def check_spec(spec: LoadedSpec, sink: Sink) -> OpSpec | None:

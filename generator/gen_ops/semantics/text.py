@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from gen_ops.charset import describe, invisible_in_doc
+from gen_ops.base.charset import describe, invisible_in_doc
 from gen_ops.semantics.context import Checker
-from gen_ops.source import YamlPath
+from gen_ops.spec.source import YamlPath
 
 
 def _expand_indent(line: str) -> str:

@@ -1,6 +1,6 @@
 """Calls written against earlier releases of an op (docs/releases.md,
 "Builders that keep old calls"; Note [Calls of earlier releases] in
-gen_ops/call_shapes.py).
+gen_ops/lowering/call_shapes.py).
 
 A generated builder whose op table names a deprecation or an earlier
 parameter name is decorated with ``OpDef.function``, which wraps it here:

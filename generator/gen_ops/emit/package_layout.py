@@ -1,0 +1,295 @@
+"""What an op library wheel holds, and where (``gen-ops package``).
+
+Note [Op library wheels]: GE's ``add_es_library_and_whl`` names the wheel of
+module ``m`` ``es_m`` and registers it under ``ge.es.plugins`` as
+``m = es_m...``; ``ge.es`` then serves it as ``ge.es.m``. A wheel made here
+follows that and adds the implementations:
+
+- ``es_<m>/``: the module's builders (gen-ops' ``python/ge/es/<m>/``; its
+  imports are relative, so it works under either name) and ``py.typed``;
+- ``es_<m>/ops/``: the author modules with what they use beside them: helper
+  modules whose names start with ``_``, and every file and directory that
+  is not Python (kernels, data). Other ``.py`` files are left out (the
+  runtime would import them as op modules: a ``run.py`` beside the op would
+  run). Registered under ``ge.custom_op.plugins`` as ``m = es_<m>.ops``,
+  which the runtime loads as it loads an ASCEND_CUSTOM_OPP_PATH directory.
+  Author modules in several directories make ``ops``, ``ops_2``, ... and
+  entry points ``m``, ``m.2``, ...;
+- ``ge_impl/<m>/``: the generated prototypes and bases, which the author
+  modules import as ``ge_impl.<m>.<stem>``. ``ge_impl`` itself gets no
+  ``__init__.py`` (a namespace package), so several op library wheels
+  share it and none owns a file another needs;
+- ``ge-stubs/es/<m>/__init__.pyi``: types ``ge.es.<m>`` for type checkers,
+  which never run entry points (Note [Typing ge.es plugins]).
+
+Note [Typing ge.es plugins]: ``from ge.es.<m> import Op`` is served at run
+time by the entry point, which mypy and pyright cannot see. PEP 561 lets a
+stub package ``ge-stubs`` add modules to ``ge`` when its ``py.typed`` says
+``partial``: the checker takes ``ge.es.<m>`` from the stub and everything
+else from ``ge`` itself. Each op library ships only its own
+``ge-stubs/es/<m>/__init__.pyi`` (re-exporting ``es_<m>``'s names), and the
+ge-ops wheel owns ``ge-stubs/py.typed``, so no two wheels hold the same
+file and removing one library removes only its stub. (Without ``partial``
+the stub package would hide the rest of ``ge`` from pyright.)
+
+Nothing lands in ``ge/``: installing or removing an op library never
+touches a file of ge-ops.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from gen_ops.emit.outputs import OutputFile
+from gen_ops.emit.writer import MANIFEST
+
+BUILDERS = "python/ge/es/{module}/"
+STUBS = "ge-stubs"
+PROTOTYPES = "python/ge_impl/{module}/"
+ES_GROUP = "ge.es.plugins"
+OPS_GROUP = "ge.custom_op.plugins"
+_SKIPPED = ("__pycache__", ".pytest_cache", ".mypy_cache")
+
+
+def distribution(module: str) -> str:
+    return f"es_{module}"
+
+
+@dataclass(frozen=True)
+class Library:
+    """One op library to package."""
+
+    module: str
+    version: str  # normalised
+    requires: str  # the ge-ops requirement, e.g. "ge-ops>=0.1.0,<0.2"
+    summary: str
+    authors: tuple[tuple[Path, tuple[Path, ...]], ...]  # (directory, modules)
+    # paths never shipped from an author directory (Note [What an ops
+    # directory ships]), resolved
+    excluded: frozenset[Path] = frozenset()
+
+    def ops_packages(self) -> list[tuple[str, str, Path, tuple[Path, ...]]]:
+        """(entry point name, package, directory, author modules) per
+        author directory."""
+        name = distribution(self.module)
+        return [
+            (
+                self.module if i == 1 else f"{self.module}.{i}",
+                f"{name}.ops" if i == 1 else f"{name}.ops_{i}",
+                directory,
+                modules,
+            )
+            for i, (directory, modules) in enumerate(self.authors, start=1)
+        ]
+
+
+def _copy_rendered(files: Iterable[OutputFile], prefix: str, target: Path) -> int:
+    count = 0
+    for file in files:
+        if file.path.startswith(prefix):
+            destination = target / file.path[len(prefix) :]
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            destination.write_text(file.content, encoding="utf-8")
+            count += 1
+    return count
+
+
+def _skipped(path: Path) -> bool:
+    return (
+        path.name in _SKIPPED
+        or path.name.startswith(".")
+        or path.suffix
+        in (
+            ".pyc",
+            ".pyo",
+        )
+    )
+
+
+# Note [What an ops directory ships]: an author directory can be anything up
+# to the project root itself (``impl.author: op.py``), and gen-ops ships no
+# file its docs do not list (docs/packaging.md, "What an op library wheel
+# holds"). Walking it (iteratively: no depth limit but the filesystem's):
+#
+# - a symbolic link anywhere in it is refused (LinkInOps, exit status 2,
+#   nothing built), never followed: ``kernel.bin -> ~/.ssh/id_rsa`` would
+#   put that file in the wheel, and a link to a directory could reach
+#   anything; so is anything but a regular file or a directory (a FIFO
+#   would hang the copy). Refused rather than skipped: a wheel silently
+#   without a kernel its author put there fails far from here;
+# - left out: names starting with "." (``.git``, ``.venv``), ``__pycache__``
+#   and compiled Python; at the top, ``dist``, ``build``, ``*.egg-info`` and
+#   ``*.whl``, and in a project root (holding ``pyproject.toml``) every file
+#   but the author and ``_`` helper modules; anywhere, ``excluded`` paths (the --out directory, the
+#   --specs paths and the directories of the spec files) and directories
+#   gen-ops rendered into (holding its manifest), so neither specs nor
+#   generated trees nor earlier builds ship.
+_TOP_LEFT_OUT = ("dist", "build")
+
+
+class LinkInOps(Exception):
+    """A symbolic link, or a file that is not regular, in an author
+    directory (Note [What an ops directory ships])."""
+
+    def __init__(self, path: Path, what: str) -> None:
+        super().__init__(f"{path}: {what}")
+        self.path = path
+        self.what = what
+
+
+def _left_out(child: Path, real: Path, top: bool, excluded: frozenset[Path]) -> bool:
+    if _skipped(child) or real in excluded:
+        return True
+    if top and (
+        child.name in _TOP_LEFT_OUT
+        or child.name.endswith(".egg-info")
+        or child.suffix == ".whl"
+    ):
+        return True
+    return child.is_dir() and (child / MANIFEST).exists()
+
+
+def ops_files(
+    directory: Path, modules: tuple[Path, ...], excluded: frozenset[Path]
+) -> list[Path]:
+    """The files of ``directory`` that ship beside its author ``modules``,
+    relative to it (Note [What an ops directory ships]); LinkInOps for a
+    symbolic link or a file that is not regular."""
+    chosen = {m.name for m in modules}
+    # A project root's own files (pyproject.toml, README, LICENSE) are not
+    # the ops': from there only modules and directories ship.
+    project_root = (directory / "pyproject.toml").is_file()
+    found: list[Path] = []
+    pending = [(Path(), directory.resolve())]
+    while pending:
+        relative, real = pending.pop()
+        top = relative == Path()
+        for child in sorted((directory / relative).iterdir()):
+            if child.is_symlink():
+                raise LinkInOps(child, "a symbolic link, which gen-ops never follows")
+            if _left_out(child, real / child.name, top, excluded):
+                continue
+            if child.is_dir():
+                package = (child / "__init__.py").exists()
+                if not top or child.name.startswith("_") or not package:
+                    pending.append((relative / child.name, real / child.name))
+            elif not child.is_file():
+                raise LinkInOps(child, "not a regular file or a directory")
+            elif top and project_root and child.suffix != ".py":
+                continue
+            elif not top or child.suffix != ".py" or child.name[0] == "_":
+                found.append(relative / child.name)
+            elif child.name in chosen:
+                found.append(relative / child.name)
+    return sorted(found)
+
+
+def _copy_ops(
+    directory: Path,
+    modules: tuple[Path, ...],
+    target: Path,
+    excluded: frozenset[Path] = frozenset(),
+) -> None:
+    """The author modules and what they use (see the module's note)."""
+    target.mkdir(parents=True)
+    for relative in ops_files(directory, modules, excluded):
+        destination = target / relative
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(directory / relative, destination, follow_symlinks=False)
+
+
+def _toml(value: str) -> str:
+    return json.dumps(value)  # a JSON string is a TOML basic string
+
+
+def pyproject(library: Library, roots: list[str]) -> str:
+    """The op library's pyproject.toml (hatchling builds it, so the sdist
+    rebuilds with any PEP 517 frontend)."""
+    name = distribution(library.module)
+    lines = [
+        "# Written by gen-ops package. Rebuild with: python -m build",
+        "[build-system]",
+        'requires = ["hatchling>=1.27"]',
+        'build-backend = "hatchling.build"',
+        "",
+        "[project]",
+        f"name = {_toml(name)}",
+        f"version = {_toml(library.version)}",
+        f"description = {_toml(library.summary)}",
+        'readme = "README.md"',
+        'requires-python = ">=3.11"',
+        f"dependencies = [{_toml(library.requires)}]",
+        'classifiers = ["Programming Language :: Python :: 3", "Typing :: Typed"]',
+        "",
+        f'[project.entry-points."{ES_GROUP}"]',
+        f"{library.module} = {_toml(name)}",
+    ]
+    if library.authors:
+        lines += ["", f'[project.entry-points."{OPS_GROUP}"]']
+        lines += [
+            f"{_toml(entry)} = {_toml(package)}"
+            for entry, package, _, _ in library.ops_packages()
+        ]
+    lines += [
+        "",
+        "[tool.hatch.build.targets.wheel]",
+        f"only-include = [{', '.join(_toml(r) for r in roots)}]",
+        "",
+        "[tool.hatch.build.targets.sdist]",
+        f"only-include = [{', '.join(_toml(r) for r in [*roots, 'README.md'])}]",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def readme(library: Library) -> str:
+    name = distribution(library.module)
+    return (
+        f"# {name}\n\n{library.summary}\n\n"
+        f"Made by `gen-ops package` from op specs. After `pip install`, "
+        f"`from ge.es.{library.module} import ...` builds graphs of its ops "
+        f"(`from {name} import ...` is the same module, and what type checkers "
+        "see), and compiling a graph loads their implementations; no "
+        "environment variable is needed.\n"
+    )
+
+
+def stub_text(module: str) -> str:
+    """``ge.es.<module>``'s stub (Note [Typing ge.es plugins])."""
+    name = distribution(module)
+    return (
+        f'"""ge.es.{module} for type checkers: the same module as {name}, which '
+        "the ge.es.plugins entry point serves under that name at run time "
+        '(written by gen-ops package)."""\n\n'
+        f"from {name} import *\n"
+    )
+
+
+def stage(library: Library, rendered: list[OutputFile], root: Path) -> None:
+    """Write the op library's project into the empty directory ``root``."""
+    name = distribution(library.module)
+    package = root / name
+    _copy_rendered(rendered, BUILDERS.format(module=library.module), package)
+    (package / "py.typed").write_text("", encoding="utf-8")
+    roots = [name, STUBS]
+    stub = root / STUBS / "es" / library.module / "__init__.pyi"
+    stub.parent.mkdir(parents=True)
+    stub.write_text(stub_text(library.module), encoding="utf-8")
+    prototypes = root / "ge_impl" / library.module
+    if _copy_rendered(rendered, PROTOTYPES.format(module=library.module), prototypes):
+        (prototypes / "py.typed").write_text("", encoding="utf-8")
+        roots.append("ge_impl")
+    for _, dotted, directory, modules in library.ops_packages():
+        ops = root.joinpath(*dotted.split("."))
+        _copy_ops(directory, modules, ops, library.excluded)
+        (ops / "__init__.py").write_text(
+            f'"""The implementations of module {library.module}: op modules the ge '
+            f'runtime loads (entry point group {OPS_GROUP})."""\n',
+            encoding="utf-8",
+        )
+    (root / "pyproject.toml").write_text(pyproject(library, roots), encoding="utf-8")
+    (root / "README.md").write_text(readme(library), encoding="utf-8")
