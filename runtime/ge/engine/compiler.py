@@ -21,6 +21,10 @@ from typing import Any
 
 import numpy as np
 
+from ge.compiler.folding import fold_constants
+from ge.compiler.fusion import FusedOp, declare_fused, fuse
+from ge.compiler.report import CompileReport, dump_stage
+from ge.compiler.switches import NO_PASSES, Switches
 from ge.custom_op.contexts import ArgSlot, IrSlot, LaunchSlotKind
 from ge.custom_op.portable import ForeignLaunchInfo
 from ge.custom_op.registry import Capability, OpImplDescriptor, get_registered_op_impl
@@ -377,6 +381,11 @@ class _Compiler:
         tasks = TaskTable(self.layout)
         steps: list[ExecuteStep | TaskSegment] = []
         for op in self.ops:
+            if isinstance(op, FusedOp):  # Note [Fusion regions]
+                start = tasks.launch_count
+                declare_fused(op, self.tensors, tasks)
+                _segment(steps, start, tasks.launch_count)
+                continue
             call = NodeCall(
                 op.node,
                 self.cache.instance(op.node, op.impl),
@@ -394,15 +403,7 @@ class _Compiler:
             if op.impl.has(Capability.DECLARE_LAUNCH_ARGS):
                 start = tasks.launch_count
                 self._declare(call, arena, tasks)
-                end = tasks.launch_count
-                if (
-                    steps
-                    and isinstance(steps[-1], TaskSegment)
-                    and steps[-1].end == start
-                ):
-                    steps[-1].end = end
-                elif end > start:
-                    steps.append(TaskSegment(start, end))
+                _segment(steps, start, tasks.launch_count)
             else:
                 steps.append(
                     ExecuteStep(
@@ -496,6 +497,14 @@ class _Compiler:
             )
 
 
+def _segment(steps: list[ExecuteStep | TaskSegment], start: int, end: int) -> None:
+    """Launches ``start..end`` join the task segment before them, if any."""
+    if steps and isinstance(steps[-1], TaskSegment) and steps[-1].end == start:
+        steps[-1].end = end
+    elif end > start:
+        steps.append(TaskSegment(start, end))
+
+
 def _fits(declared: tuple[int, ...], actual: tuple[int, ...]) -> bool:
     if declared == UNKNOWN_RANK:
         return True
@@ -530,9 +539,28 @@ def compile_graph(
                     f"options must be a dict of str to str; option {key!r} is "
                     f"{type(value).__name__} {value!r}"
                 )
-    compiler = _Compiler(
-        graph, options or {}, cache or ImplCache(), input_metas, variables
-    )
+    options = options or {}
+    cache = cache or ImplCache()
+    try:
+        switches = Switches.of(options)
+    except ValueError as exc:
+        raise CompileError(f"graph '{graph.name}': {exc}") from None
+    report = CompileReport(switches.folding, switches.fusion)
+    passes = options.get(NO_PASSES) != "1"
+    if passes:
+        dump_stage(graph, "00_compile_begin")
+    if switches.folding:  # Note [Constant folding]
+        graph, report.folded = fold_constants(
+            graph, options, cache, input_metas, compile_graph
+        )
+        dump_stage(graph, "01_after_constant_folding")
+    compiler = _Compiler(graph, options, cache, input_metas, variables)
     compiler.collect()
+    if switches.fusion:  # Note [Fusion regions]
+        report.regions, report.breaks = fuse(compiler)
+    if passes:
+        dump_stage(graph, "02_after_elementwise_fusion", report.text())
     output_ids, copies, arena = compiler.place()
-    return compiler.prepare(arena, output_ids, copies)
+    compiled = compiler.prepare(arena, output_ids, copies)
+    compiled.report = report
+    return compiled
