@@ -139,10 +139,12 @@ def fused_source(kernel: str, spec: FusedKernelSpec) -> tuple[str, int, int]:
     n = math.prod(spec.shape)
     functions: list[str] = []
     body: list[str] = []
+    hoisted: list[str] = []  # an input constant along the row: read once
     for k, inp in enumerate(spec.inputs):
-        body.append(
-            f"      const {_storage(inp.dtype)} x{k} = p{k}[j * {inner_strides[k]}u];"
-        )
+        if inner_strides[k] == 0:
+            hoisted.append(f"    const {_storage(inp.dtype)} x{k} = p{k}[0];\n")
+        else:
+            body.append(f"      const {_storage(inp.dtype)} x{k} = p{k}[j];")
     value_dtype: dict[str, DataType] = {
         f"x{k}": inp.dtype for k, inp in enumerate(spec.inputs)
     }
@@ -205,6 +207,7 @@ def fused_source(kernel: str, spec: FusedKernelSpec) -> tuple[str, int, int]:
         + walk
         + "    (void)rem;\n"
         + row_ptrs
+        + "".join(hoisted)
         + f"    uint64_t j0 = c * {chunk}u;\n"
         + f"    uint64_t j1 = j0 + {chunk}u < {inner}u ? j0 + {chunk}u : {inner}u;\n"
         + "    for (uint64_t j = j0; j < j1; ++j) {\n"
