@@ -163,6 +163,12 @@ def fused_source(kernel: str, spec: FusedKernelSpec) -> tuple[str, int, int]:
         value_dtype[f"v{j}"] = node.dtype
     for k, j in enumerate(spec.outputs):
         body.append(f"      q{k}[j] = v{j};")
+    read = {i for node in spec.nodes for kind, i in node.args if kind == "node"}
+    body += [  # a value nothing reads (a dead node's): computed, as unfused
+        f"      (void)v{j};"
+        for j in range(len(spec.nodes))
+        if j not in read and j not in spec.outputs
+    ]
     decls = [
         f"GE_IN({_storage(i.dtype)}, GE_ELEMS({math.prod(i.shape)}))"
         for i in spec.inputs

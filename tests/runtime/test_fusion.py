@@ -313,3 +313,13 @@ def test_casts_give_the_unfused_bits(src: str) -> None:
 
 def test_the_fusible_ops_are_the_libraries_elementwise_ones() -> None:
     assert set(BINARY) | set(UNARY) | {"Cast", "MatMul"} == set(OP_TYPES)
+
+
+def test_a_dead_node_in_a_region_is_computed_and_dropped() -> None:
+    b = GraphBuilder(unique("dead"))
+    x = b.create_input(0, shape=[9])
+    t = m.Add(x, x, name="a")
+    m.Mul(t, x, name="dead")  # nothing reads it, not an output
+    graph = b.build_and_reset([m.Relu(t, name="r")])
+    fused = check_bits(graph, [f32(9)])
+    assert regions(fused) == [("a", "dead", "r")]
