@@ -24,7 +24,7 @@ median and p95 microseconds per run, then the targets as ratios (fused /
 floor at most 1.25, fused / fastest peer at most 0.75), and writes JSON
 (bench/results/fusion_chain.json).
 
-    python bench/fusion_chain.py [--quick] [--ns 1048576,8388608]
+    python bench/fusion_chain.py [--quick] [--ns 1048576,8388608] [--json PATH]
 """
 
 from __future__ import annotations
@@ -281,6 +281,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--ns", default="1048576,8388608")
+    parser.add_argument(
+        "--json", type=Path, default=ROOT / "bench/results/fusion_chain.json"
+    )
     args = parser.parse_args()
     ns = [int(v) for v in args.ns.split(",")]
     budget = 3.0 if args.quick else 12.0
@@ -322,7 +325,7 @@ def main() -> None:
             f"({r['fastest_peer']}) |"
         )
     print("\ntargets: fused/floor <= 1.25, fused/fastest peer <= 0.75")
-    _report.write(ROOT / "bench/results/fusion_chain.json", result)
+    _report.write(args.json, result)
 
 
 if __name__ == "__main__":
