@@ -14,7 +14,7 @@ elements. In the same process it times, per run of the whole chain:
 - numpy: 16 in-place ufunc calls on one output buffer (``out=``);
 - torch: torch eager, the same 16 in-place calls (when importable);
 - ort: ONNX Runtime running a 16-node Mul/Add graph with io_binding (when
-  importable).
+  importable), its threads not spinning between runs.
 
 Every path's output is checked against numpy's before it is timed (bit
 equality for fused, unfused and floor, which round each op as numpy does).
@@ -167,6 +167,9 @@ def ort_path(x: np.ndarray) -> Callable[[], np.ndarray] | None:
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     options = ort.SessionOptions()
     options.intra_op_num_threads = os.cpu_count() or 1
+    # Its pool's threads spin after each run by default, taking the cores
+    # from whichever path runs next in the rotation.
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     session = ort.InferenceSession(
         model.SerializeToString(), options, providers=["CPUExecutionProvider"]
     )
