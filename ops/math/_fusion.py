@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 
-from ge.compiler.spec import FusedKernelSpec
+from ge.engine.passes.spec import FusedKernelSpec
 from ge.graph import DataType
 
 from ._cast import CAST_TYPES, cast_expr

@@ -1,5 +1,5 @@
 """Constant folding (docs/compiler.md; Note [Constant folding] in
-ge.compiler.folding): every built-in op with constant inputs becomes a
+ge.engine.passes.folding): every built-in op with constant inputs becomes a
 Const holding its own kernel's result, visible in the compile report and in
 the DUMP_GE_GRAPH stage dumps; the caller's graph is unchanged."""
 

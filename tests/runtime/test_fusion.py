@@ -1,5 +1,5 @@
 """Element-wise fusion (docs/compiler.md; Note [Fusion regions] in
-ge.compiler.fusion): which nodes join a region and which break it, and that
+ge.engine.passes.fusion): which nodes join a region and which break it, and that
 a fused graph gives the unfused graph's bits for every op and dtype the CPU
 device runs."""
 
@@ -19,11 +19,11 @@ from _rt_support import unique
 from math_harness import math_session
 
 import ge.es.math as m
-from ge.compiler.fusion import generator
 from ge.custom_op.builtin import OP_TYPES
 from ge.engine.compiled import CompiledGraph
 from ge.engine.compiler import compile_graph
 from ge.engine.errors import CompileError
+from ge.engine.passes.fusion import generator
 from ge.es import GraphBuilder, TensorHolder
 from ge.graph import DataType, Graph, Tensor
 from ge.graph.numpy_dtypes import to_numpy_dtype

@@ -237,7 +237,7 @@ class CompiledGraph:
         tasks: TaskTable,
     ) -> None:
         self.name = name
-        # What the passes did (a ge.compiler.CompileReport; set by compile_graph).
+        # What the passes did (a ge.engine.passes.CompileReport; set by compile_graph).
         self.report: Any = None
         self.tensors = tensors
         self.steps = steps

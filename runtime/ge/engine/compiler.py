@@ -21,10 +21,6 @@ from typing import Any
 
 import numpy as np
 
-from ge.compiler.folding import fold_constants
-from ge.compiler.fusion import FusedOp, declare_fused, fuse
-from ge.compiler.report import CompileReport, dump_stage
-from ge.compiler.switches import NO_PASSES, Switches
 from ge.custom_op.contexts import ArgSlot, IrSlot, LaunchSlotKind
 from ge.custom_op.portable import ForeignLaunchInfo
 from ge.custom_op.registry import Capability, OpImplDescriptor, get_registered_op_impl
@@ -43,6 +39,10 @@ from ge.engine.foreign_launch import bind_foreign
 from ge.engine.graph_order import topological_order
 from ge.engine.launches import Place, bind_launch
 from ge.engine.layout import ARENA, BufferKind, BufferLayout
+from ge.engine.passes.folding import fold_constants
+from ge.engine.passes.fusion import FusedOp, declare_fused, fuse
+from ge.engine.passes.report import CompileReport, dump_stage
+from ge.engine.passes.switches import NO_PASSES, Switches
 from ge.engine.plan import Interval, plan
 from ge.engine.reuse import reuse_slots, share_reused_inputs
 from ge.engine.tasks import TaskTable

@@ -22,10 +22,10 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ge.compiler.switches import NO_PASSES
 from ge.custom_op.builtin import OP_TYPES
 from ge.engine.errors import CompileError
 from ge.engine.graph_order import topological_order
+from ge.engine.passes.switches import NO_PASSES
 from ge.graph.attrs import AttrType
 from ge.graph.graph import Edge, Graph, IrOutput, Node, TensorMeta
 from ge.graph.tensor import Tensor as GraphTensor

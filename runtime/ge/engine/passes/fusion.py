@@ -34,14 +34,14 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
-from ge.compiler.report import FusionRegion
-from ge.compiler.spec import FusedInput, FusedKernelSpec, FusedNode
 from ge.custom_op.contexts import ArgSlot, LaunchSlotKind
 from ge.custom_op.registry import get_registered_op_impl
 from ge.device.kernels import build_kernel, load_binary
 from ge.engine.compiled import TensorInfo
 from ge.engine.errors import CompileError
 from ge.engine.launches import Place, bind_launch
+from ge.engine.passes.report import FusionRegion
+from ge.engine.passes.spec import FusedInput, FusedKernelSpec, FusedNode
 from ge.engine.tasks import TaskTable
 from ge.graph.graph import Node
 
@@ -116,6 +116,55 @@ def fuse(compiler: Any) -> tuple[list[FusionRegion], dict[str, str]]:
     ops: list[Any] = compiler.ops
     tensors: list[TensorInfo] = compiler.tensors
     producer: dict[int, int] = {t: i for i, op in enumerate(ops) for t in op.outputs}
+    region, members, breaks = _group(gen, ops, tensors, producer)
+    units = _order(ops, region, members, producer)
+    consumers_outside: set[int] = set()
+    graph_outputs = {
+        compiler.tensor_of.get((id(n), i)) for n, i in compiler.graph.outputs
+    }
+    for i, op in enumerate(ops):
+        for t in op.inputs:
+            if t is not None and t in producer and region[producer[t]] != region[i]:
+                consumers_outside.add(t)
+    new_ops: list[Any] = []
+    regions: list[FusionRegion] = []
+    for rid in units:
+        idx = sorted(members[rid], key=lambda i: ops[i].position)
+        if len(idx) == 1:
+            new_ops.append(ops[idx[0]])
+            continue
+        fused = _fused_op(
+            [ops[i] for i in idx], tensors, consumers_outside | graph_outputs, gen
+        )
+        fused.node.name = f"fused_{len(regions)}"
+        regions.append(
+            FusionRegion(
+                tuple(ops[i].node.name for i in idx),
+                tuple(tensors[t].producer for t in fused.outputs),
+                fused.spec.shape,
+            )
+        )
+        new_ops.append(fused)
+    if not regions:
+        return [], breaks
+    compiler.last_use.clear()
+    for position, op in enumerate(new_ops):
+        op.position = position
+        for t in op.inputs:
+            if t is not None:
+                compiler.last_use[t] = position
+    compiler.ops = new_ops
+    return regions, breaks
+
+
+def _group(
+    gen: ModuleType,
+    ops: list[Any],
+    tensors: list[TensorInfo],
+    producer: dict[int, int],
+) -> tuple[list[int], dict[int, list[int]], dict[str, str]]:
+    """(region of each op, members of each region, why nodes broke off):
+    the grouping of Note [Fusion regions]."""
     control_sources = {id(c) for op in ops for c in op.node.control_inputs}
     region = list(range(len(ops)))  # op index -> region id (its first op)
     members: dict[int, list[int]] = {i: [i] for i in range(len(ops))}
@@ -206,44 +255,7 @@ def fuse(compiler: Any) -> tuple[list[FusionRegion], dict[str, str]]:
         members.pop(index)
         members[target].append(index)
 
-    units = _order(ops, region, members, producer)
-    consumers_outside: set[int] = set()
-    graph_outputs = {
-        compiler.tensor_of.get((id(n), i)) for n, i in compiler.graph.outputs
-    }
-    for i, op in enumerate(ops):
-        for t in op.inputs:
-            if t is not None and t in producer and region[producer[t]] != region[i]:
-                consumers_outside.add(t)
-    new_ops: list[Any] = []
-    regions: list[FusionRegion] = []
-    for rid in units:
-        idx = sorted(members[rid], key=lambda i: ops[i].position)
-        if len(idx) == 1:
-            new_ops.append(ops[idx[0]])
-            continue
-        fused = _fused_op(
-            [ops[i] for i in idx], tensors, consumers_outside | graph_outputs, gen
-        )
-        fused.node.name = f"fused_{len(regions)}"
-        regions.append(
-            FusionRegion(
-                tuple(ops[i].node.name for i in idx),
-                tuple(tensors[t].producer for t in fused.outputs),
-                fused.spec.shape,
-            )
-        )
-        new_ops.append(fused)
-    if not regions:
-        return [], breaks
-    compiler.last_use.clear()
-    for position, op in enumerate(new_ops):
-        op.position = position
-        for t in op.inputs:
-            if t is not None:
-                compiler.last_use[t] = position
-    compiler.ops = new_ops
-    return regions, breaks
+    return region, members, breaks
 
 
 def _order(
