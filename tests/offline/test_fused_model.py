@@ -18,6 +18,7 @@ from ge.engine.compiler import compile_graph
 from ge.es import GraphBuilder
 from ge.graph import DataType, Graph, Tensor
 from ge.offline import compile_model, model_file
+from ge.offline.compile import main as ge_atc
 
 ROOT = Path(__file__).resolve().parents[2]
 N = 1000
@@ -92,3 +93,18 @@ def test_the_fused_model_runs_without_a_compiler(tmp_path: Path) -> None:
         for t in plain.run([Tensor(x, data_type=DataType.DT_FLOAT16)])
     ]
     assert got == want
+
+
+def test_ge_atc_takes_a_fusion_switch_file(tmp_path: Path) -> None:
+    bootstrap.load_builtin_ops()
+    air = tmp_path / "graph.air"
+    graph().save_to_air(air)
+    switch = tmp_path / "fusion_switch.cfg"
+    switch.write_text(json.dumps({"Switch": {"GraphFusion": {"ALL": "off"}}}))
+    kernels = {}
+    for name, extra in (("on", []), ("off", ["--fusion_switch_file", str(switch)])):
+        out = tmp_path / f"{name}.om"
+        assert ge_atc(["--model", str(air), "--output", str(out), *extra]) == 0
+        kernels[name] = model_file.decode(out.read_bytes()).kernel_names
+    assert "ge_fused" in kernels["on"]
+    assert "ge_fused" not in kernels["off"] and "math_exp" in kernels["off"]
