@@ -125,9 +125,22 @@ def _cast_function(index: int, src: DataType, dst: DataType) -> str:
     )
 
 
+def _literal(k: int, dtype: DataType, value: bytes) -> str:
+    """A file-scope constant holding ``value``'s bits as ``dtype``'s storage
+    (read through a union: the load's bits, NaN payloads included)."""
+    t = _storage(dtype)
+    data = ", ".join(f"0x{b:02x}" for b in value)
+    return (
+        f"static const union {{ uint8_t b[{len(value)}]; {t} v; }} "
+        f"ge_c{k} = {{{{{data}}}}};\n"
+    )
+
+
 def fused_source(kernel: str, spec: FusedKernelSpec) -> tuple[str, int, int]:
     """(C source, units of work, blocks) of the region ``spec``."""
-    walk_plan = plan([i.shape for i in spec.inputs], spec.shape)
+    memory = [k for k, i in enumerate(spec.inputs) if i.value is None]
+    arg = {k: a for a, k in enumerate(memory)}  # input -> its argument slot
+    walk_plan = plan([spec.inputs[k].shape for k in memory], spec.shape)
     inner, inner_strides = walk_plan[-1]
     outer = walk_plan[:-1]
     rows = math.prod(d for d, _ in outer)
@@ -140,11 +153,16 @@ def fused_source(kernel: str, spec: FusedKernelSpec) -> tuple[str, int, int]:
     functions: list[str] = []
     body: list[str] = []
     hoisted: list[str] = []  # an input constant along the row: read once
+    literals: list[str] = []  # one-element constants, written in
     for k, inp in enumerate(spec.inputs):
-        if inner_strides[k] == 0:
-            hoisted.append(f"    const {_storage(inp.dtype)} x{k} = p{k}[0];\n")
+        storage = _storage(inp.dtype)
+        if inp.value is not None:
+            functions.append(_literal(k, inp.dtype, inp.value))
+            literals.append(f"  const {storage} x{k} = ge_c{k}.v;\n")
+        elif inner_strides[arg[k]] == 0:
+            hoisted.append(f"    const {storage} x{k} = p{k}[0];\n")
         else:
-            body.append(f"      const {_storage(inp.dtype)} x{k} = p{k}[j];")
+            body.append(f"      const {storage} x{k} = p{k}[j];")
     value_dtype: dict[str, DataType] = {
         f"x{k}": inp.dtype for k, inp in enumerate(spec.inputs)
     }
@@ -170,31 +188,32 @@ def fused_source(kernel: str, spec: FusedKernelSpec) -> tuple[str, int, int]:
         if j not in read and j not in spec.outputs
     ]
     decls = [
-        f"GE_IN({_storage(i.dtype)}, GE_ELEMS({math.prod(i.shape)}))"
-        for i in spec.inputs
+        f"GE_IN({_storage(spec.inputs[k].dtype)}, "
+        f"GE_ELEMS({math.prod(spec.inputs[k].shape)}))"
+        for k in memory
     ] + [
         f"GE_OUT({_storage(spec.nodes[j].dtype)}, GE_ELEMS({n}))" for j in spec.outputs
     ]
     pointers = [
-        f"  const {_storage(i.dtype)} *restrict a{k} = "
-        f"GE_IN_PTR({_storage(i.dtype)}, {k});"
-        for k, i in enumerate(spec.inputs)
+        f"  const {_storage(spec.inputs[k].dtype)} *restrict a{k} = "
+        f"GE_IN_PTR({_storage(spec.inputs[k].dtype)}, {arg[k]});"
+        for k in memory
     ] + [
         f"  {_storage(spec.nodes[j].dtype)} *restrict y{k} = "
-        f"GE_OUT_PTR({_storage(spec.nodes[j].dtype)}, {len(spec.inputs) + k});"
+        f"GE_OUT_PTR({_storage(spec.nodes[j].dtype)}, {len(memory) + k});"
         for k, j in enumerate(spec.outputs)
     ]
-    offsets = "".join(f", o{k} = 0" for k in range(len(spec.inputs)))
+    offsets = "".join(f", o{k} = 0" for k in memory)
     walk = "".join(
         "    { uint64_t i = rem % "
         + f"{d}u; rem /= {d}u;"
-        + "".join(f" o{k} += i * {s}u;" for k, s in enumerate(strides))
+        + "".join(f" o{k} += i * {strides[arg[k]]}u;" for k in memory)
         + " }\n"
         for d, strides in reversed(outer)
     )
     row_ptrs = "".join(
-        f"    const {_storage(i.dtype)} *restrict p{k} = a{k} + o{k};\n"
-        for k, i in enumerate(spec.inputs)
+        f"    const {_storage(spec.inputs[k].dtype)} *restrict p{k} = a{k} + o{k};\n"
+        for k in memory
     ) + "".join(
         f"    {_storage(spec.nodes[j].dtype)} *restrict q{k} = y{k} + r * {inner}u;\n"
         for k, j in enumerate(spec.outputs)
@@ -205,7 +224,9 @@ def fused_source(kernel: str, spec: FusedKernelSpec) -> tuple[str, int, int]:
         + "".join(functions)
         + f"\nGE_KERNEL({kernel}, {', '.join(decls)}) {{\n"
         + "\n".join(pointers)
-        + "\n  uint64_t begin, end;\n"
+        + "\n"
+        + "".join(literals)
+        + "  uint64_t begin, end;\n"
         + f"  ge_block_range(block_idx, block_dim, {units}u, &begin, &end);\n"
         + "  for (uint64_t u = begin; u < end; ++u) {\n"
         + f"    uint64_t r = u / {per_row}u, c = u % {per_row}u;\n"

@@ -323,3 +323,23 @@ def test_a_dead_node_in_a_region_is_computed_and_dropped() -> None:
     graph = b.build_and_reset([m.Relu(t, name="r")])
     fused = check_bits(graph, [f32(9)])
     assert regions(fused) == [("a", "dead", "r")]
+
+
+@pytest.mark.parametrize("dtype_name", ["float16", "bfloat16", "float32", "int8"])
+def test_one_element_constants_are_written_into_the_kernel(dtype_name: str) -> None:
+    """A scalar Const is no kernel argument; its bits (a NaN's payload
+    included) are the load's."""
+    dtype = NAME_TO_DTYPE[dtype_name]
+    b = GraphBuilder(unique(f"scalars_{dtype_name}"))
+    x = b.create_input(0, shape=[3, 70], data_type=dtype)
+    pool = values(dtype, (8,), 5)  # NaN, inf, -0 or 0, 1, -1, MIN ... first
+    consts = [pool[k : k + 1] for k in (0, 1, 3, 6)]
+    if dtype_name == "float32":
+        consts[0] = np.array([0x7FC12345], np.uint32).view(np.float32)  # NaN payload
+    t = x
+    for k, c in enumerate(consts):
+        node = b.create_const(Tensor(c.reshape(()), data_type=dtype))
+        t = (m.Maximum if k % 2 else m.Add)(t, node)
+    graph = b.build_and_reset([m.Relu(t)])
+    fused = check_bits(graph, [values(dtype, (3, 70), 9)])
+    assert regions(fused) and fused.task_specs[0].nslots == 2  # x and y only

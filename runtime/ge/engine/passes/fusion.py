@@ -134,7 +134,10 @@ def fuse(compiler: Any) -> tuple[list[FusionRegion], dict[str, str]]:
             new_ops.append(ops[idx[0]])
             continue
         fused = _fused_op(
-            [ops[i] for i in idx], tensors, consumers_outside | graph_outputs, gen
+            [ops[i] for i in idx],
+            tensors,
+            consumers_outside | graph_outputs,
+            _scalar_consts(compiler),
         )
         fused.node.name = f"fused_{len(regions)}"
         regions.append(
@@ -289,8 +292,27 @@ def _order(
     return order
 
 
+def _scalar_consts(compiler: Any) -> dict[int, bytes]:
+    """The bytes of each one-element Const's tensor, by tensor id: a fused
+    kernel has them written in (Note [Fused kernels give the unfused bits]:
+    the same bits as the load). Never a variable's (its value changes)."""
+    found: dict[int, bytes] = {}
+    for node in compiler.graph.nodes:
+        if node.type != "Const":
+            continue
+        tensor_id = compiler.tensor_of.get((id(node), 0))
+        value = node.attrs.get("value", (None, None))[1]
+        shape = getattr(value, "shape", None)
+        if tensor_id is not None and shape is not None and math.prod(shape) == 1:
+            found[tensor_id] = value.tobytes()
+    return found
+
+
 def _fused_op(
-    members: list[Any], tensors: list[TensorInfo], read_outside: set[Any], gen: Any
+    members: list[Any],
+    tensors: list[TensorInfo],
+    read_outside: set[Any],
+    scalars: dict[int, bytes],
 ) -> FusedOp:
     value_of = {m.outputs[0]: j for j, m in enumerate(members)}
     inputs: list[int] = []
@@ -317,7 +339,11 @@ def _fused_op(
     spec = FusedKernelSpec(
         shape,
         tuple(
-            FusedInput(tensors[t].meta.dtype, tuple(tensors[t].meta.shape or ()))
+            FusedInput(
+                tensors[t].meta.dtype,
+                tuple(tensors[t].meta.shape or ()),
+                scalars.get(t),
+            )
             for t in inputs
         ),
         tuple(nodes),
@@ -327,7 +353,7 @@ def _fused_op(
     return FusedOp(
         node,
         members[-1].position,
-        list(inputs),
+        [t for t in inputs if t not in scalars],
         [members[j].outputs[0] for j in written],
         members,
         spec,

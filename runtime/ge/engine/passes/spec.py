@@ -10,11 +10,13 @@ from ge.graph.types import DataType
 
 @dataclass(frozen=True)
 class FusedInput:
-    """A tensor the region reads from memory (its shape broadcasts to the
-    region's)."""
+    """A tensor the region reads (its shape broadcasts to the region's):
+    from memory, or, for a one-element Const, from ``value`` (its bytes),
+    written into the kernel."""
 
     dtype: DataType
     shape: tuple[int, ...]
+    value: bytes | None = None
 
 
 @dataclass(frozen=True)
