@@ -343,3 +343,17 @@ def test_one_element_constants_are_written_into_the_kernel(dtype_name: str) -> N
     graph = b.build_and_reset([m.Relu(t)])
     fused = check_bits(graph, [values(dtype, (3, 70), 9)])
     assert regions(fused) and fused.task_specs[0].nslots == 2  # x and y only
+
+
+def test_siblings_reading_one_tensor_merge() -> None:
+    b = GraphBuilder(unique("siblings"))
+    x, w = b.create_input(0, shape=[4, 4]), b.create_input(1, shape=[4, 4])
+    e = m.Exp(x, name="exp")
+    s = m.Sigmoid(m.Neg(x, name="neg"), name="sig")
+    mm = m.MatMul(m.Abs(x, name="abs"), w, name="mm")  # abs: a sibling too
+    late = m.Add(mm, x, name="late")  # reads x, but after mm, which reads abs
+    graph = b.build_and_reset([e, s, late])
+    fused = check_bits(graph, [np.abs(f32(4, 4)), f32(4, 4, seed=8)])
+    assert regions(fused) == [("exp", "neg", "sig", "abs")]
+    assert set(fused.report.regions[0].outputs) == {"exp", "sig", "abs"}
+    assert len(fused.task_specs) == 3  # the region, mm, late

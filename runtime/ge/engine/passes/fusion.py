@@ -6,7 +6,9 @@ dtypes inferred), each op is a unit; in the graph's order, a node that can
 join (``joinable``) joins the regions of the producers it reads whose output
 shape is its own, as many of them as can merge without a cycle (a region
 must not read, through a node outside it, a value that depends on
-itself). A node joins nothing, and starts its own region, when
+itself). Then regions of one shape that read the same tensor (siblings)
+merge, when that makes no cycle. A node joins nothing, and starts its own
+region, when
 
 - it is not one of the library's element-wise ops (MatMul, a custom op,
   Data, Const, a variable), or its dtypes are not ones the CPU device runs
@@ -202,15 +204,20 @@ def _group(
             stack.extend(region_deps(r))
         return False
 
-    def can_merge(group: list[int], index: int) -> bool:
+    def can_merge(group: list[int], index: int | None) -> bool:
         inside = set(group)
         outside: set[int] = set()
         for rid in group:
             outside |= region_deps(rid) - inside
-        for t in ops[index].inputs:
+        for t in [] if index is None else ops[index].inputs:
             if t is not None and t in producer and region[producer[t]] not in inside:
                 outside.add(region[producer[t]])
         return not reaches(outside, inside)
+
+    def merge(target: int, rid: int) -> None:
+        for i in members.pop(rid):
+            region[i] = target
+            members[target].append(i)
 
     for index, op in enumerate(ops):
         why = joinable(gen, op, tensors)
@@ -248,16 +255,33 @@ def _group(
                 )
         if not group:
             continue
-        target = group[0]
         for rid in group[1:]:
-            for i in members.pop(rid):
-                region[i] = target
-                members[target].append(i)
-        region[index] = target
-        members[index].remove(index)
-        members.pop(index)
-        members[target].append(index)
+            merge(group[0], rid)
+        merge(group[0], index)
 
+    # Siblings: regions of one shape that read the same tensor merge, so it
+    # is read once (when that makes no cycle).
+    readers: dict[int, list[int]] = {}
+    for rid, idx in members.items():
+        for i in idx:
+            if not fusible[i]:
+                continue
+            for t in ops[i].inputs:
+                if t is not None and (t not in producer or region[producer[t]] != rid):
+                    if rid not in readers.setdefault(t, []):
+                        readers[t].append(rid)
+    for rids in readers.values():
+        for k, first in enumerate(rids):
+            for other in rids[k + 1 :]:
+                a, b = region[first], region[other]
+                if a == b or not (a in members and b in members):
+                    continue
+                if tensors[ops[a].outputs[0]].meta.shape != (
+                    tensors[ops[b].outputs[0]].meta.shape
+                ):
+                    continue
+                if can_merge([a, b], None):
+                    merge(min(a, b), max(a, b))
     return region, members, breaks
 
 
