@@ -162,6 +162,82 @@ def fuse(compiler: Any) -> tuple[list[FusionRegion], dict[str, str]]:
     return regions, breaks
 
 
+class _Regions:
+    """Regions of the compiler's ops while they are grouped: each op's
+    region (named by its first op's index) and each region's ops."""
+
+    def __init__(self, ops: list[Any], producer: dict[int, int]) -> None:
+        self.ops = ops
+        self.producer = producer
+        self.region = list(range(len(ops)))
+        self.members: dict[int, list[int]] = {i: [i] for i in range(len(ops))}
+
+    def deps(self, rid: int) -> set[int]:
+        """Regions ``rid`` reads from directly (data and control edges)."""
+        found: set[int] = set()
+        for i in self.members[rid]:
+            for t in self.ops[i].inputs:
+                if t is not None and t in self.producer:
+                    found.add(self.region[self.producer[t]])
+            for c in self.ops[i].node.control_inputs:
+                for j, other in enumerate(self.ops):
+                    if other.node is c:
+                        found.add(self.region[j])
+        found.discard(rid)
+        return found
+
+    def reaches(self, start: set[int], targets: set[int]) -> bool:
+        seen: set[int] = set()
+        stack = list(start)
+        while stack:
+            r = stack.pop()
+            if r in targets:
+                return True
+            if r not in seen:
+                seen.add(r)
+                stack.extend(self.deps(r))
+        return False
+
+    def can_merge(self, group: list[int], index: int | None) -> bool:
+        """Whether ``group`` (and op ``index``) can be one region: no region
+        outside that it reads depends on it."""
+        inside = set(group)
+        outside: set[int] = set()
+        for rid in group:
+            outside |= self.deps(rid) - inside
+        for t in [] if index is None else self.ops[index].inputs:
+            if t is not None and t in self.producer:
+                outside.add(self.region[self.producer[t]])
+        return not self.reaches(outside - inside, inside)
+
+    def merge(self, target: int, rid: int) -> None:
+        for i in self.members.pop(rid):
+            self.region[i] = target
+            self.members[target].append(i)
+
+    def shape(self, rid: int, tensors: list[TensorInfo]) -> Any:
+        return tensors[self.ops[rid].outputs[0]].meta.shape
+
+    def merge_siblings(self, fusible: list[bool], tensors: list[TensorInfo]) -> None:
+        """Regions of one shape that read the same tensor merge, so it is
+        read once (when that makes no cycle)."""
+        readers: dict[int, list[int]] = {}
+        for rid, idx in self.members.items():
+            for i in (i for i in idx if fusible[i]):
+                for t in self.ops[i].inputs:
+                    inside = t in self.producer and self.region[self.producer[t]] == rid
+                    if t is not None and not inside and rid not in readers.get(t, []):
+                        readers.setdefault(t, []).append(rid)
+        for rids in readers.values():
+            for k, first in enumerate(rids):
+                for other in rids[k + 1 :]:
+                    a, b = self.region[first], self.region[other]
+                    if a == b or self.shape(a, tensors) != self.shape(b, tensors):
+                        continue
+                    if self.can_merge([a, b], None):
+                        self.merge(min(a, b), max(a, b))
+
+
 def _group(
     gen: ModuleType,
     ops: list[Any],
@@ -171,54 +247,10 @@ def _group(
     """(region of each op, members of each region, why nodes broke off):
     the grouping of Note [Fusion regions]."""
     control_sources = {id(c) for op in ops for c in op.node.control_inputs}
-    region = list(range(len(ops)))  # op index -> region id (its first op)
-    members: dict[int, list[int]] = {i: [i] for i in range(len(ops))}
+    regions = _Regions(ops, producer)
+    region = regions.region
     fusible = [False] * len(ops)
     breaks: dict[str, str] = {}
-
-    def region_deps(rid: int) -> set[int]:
-        """Regions ``rid`` reads from directly."""
-        found: set[int] = set()
-        for i in members[rid]:
-            for t in ops[i].inputs:
-                if t is not None and t in producer:
-                    r = region[producer[t]]
-                    if r != rid:
-                        found.add(r)
-            for c in ops[i].node.control_inputs:
-                for j, other in enumerate(ops):
-                    if other.node is c and region[j] != rid:
-                        found.add(region[j])
-        return found
-
-    def reaches(start: set[int], targets: set[int]) -> bool:
-        seen: set[int] = set()
-        stack = list(start)
-        while stack:
-            r = stack.pop()
-            if r in targets:
-                return True
-            if r in seen:
-                continue
-            seen.add(r)
-            stack.extend(region_deps(r))
-        return False
-
-    def can_merge(group: list[int], index: int | None) -> bool:
-        inside = set(group)
-        outside: set[int] = set()
-        for rid in group:
-            outside |= region_deps(rid) - inside
-        for t in [] if index is None else ops[index].inputs:
-            if t is not None and t in producer and region[producer[t]] not in inside:
-                outside.add(region[producer[t]])
-        return not reaches(outside, inside)
-
-    def merge(target: int, rid: int) -> None:
-        for i in members.pop(rid):
-            region[i] = target
-            members[target].append(i)
-
     for index, op in enumerate(ops):
         why = joinable(gen, op, tensors)
         if why is None and id(op.node) in control_sources:
@@ -237,7 +269,7 @@ def _group(
             rid = region[j]
             if not fusible[j] or rid in candidates:
                 continue
-            if tensors[ops[rid].outputs[0]].meta.shape != shape:
+            if regions.shape(rid, tensors) != shape:
                 breaks.setdefault(
                     op.node.name,
                     f"reads {ops[j].node.name}, whose shape differs (broadcast)",
@@ -246,43 +278,19 @@ def _group(
             candidates.append(rid)
         group: list[int] = []
         for rid in candidates:
-            if can_merge(group + [rid], index):
+            if regions.can_merge(group + [rid], index):
                 group.append(rid)
             else:
                 breaks.setdefault(
                     op.node.name,
                     f"joining {ops[rid].node.name}'s region would make a cycle",
                 )
-        if not group:
-            continue
-        for rid in group[1:]:
-            merge(group[0], rid)
-        merge(group[0], index)
-
-    # Siblings: regions of one shape that read the same tensor merge, so it
-    # is read once (when that makes no cycle).
-    readers: dict[int, list[int]] = {}
-    for rid, idx in members.items():
-        for i in idx:
-            if not fusible[i]:
-                continue
-            for t in ops[i].inputs:
-                if t is not None and (t not in producer or region[producer[t]] != rid):
-                    if rid not in readers.setdefault(t, []):
-                        readers[t].append(rid)
-    for rids in readers.values():
-        for k, first in enumerate(rids):
-            for other in rids[k + 1 :]:
-                a, b = region[first], region[other]
-                if a == b or not (a in members and b in members):
-                    continue
-                if tensors[ops[a].outputs[0]].meta.shape != (
-                    tensors[ops[b].outputs[0]].meta.shape
-                ):
-                    continue
-                if can_merge([a, b], None):
-                    merge(min(a, b), max(a, b))
-    return region, members, breaks
+        if group:
+            for rid in group[1:]:
+                regions.merge(group[0], rid)
+            regions.merge(group[0], index)
+    regions.merge_siblings(fusible, tensors)
+    return region, regions.members, breaks
 
 
 def _order(
