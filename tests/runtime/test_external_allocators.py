@@ -43,6 +43,13 @@ WANT = (A + B) * A - B
 NBYTES = A.nbytes
 
 
+@pytest.fixture(autouse=True)
+def _unfused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The graphs here need an arena of intermediates to hand out; fused
+    (docs/compiler.md) their intermediates stay in registers."""
+    monkeypatch.setenv("GE_CPU_FUSION", "0")
+
+
 @pytest.fixture(scope="module")
 def ready() -> Iterator[None]:
     """The math ops and ops/custom registered, GE initialised."""

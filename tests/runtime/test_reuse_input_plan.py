@@ -57,6 +57,14 @@ GE_KERNEL(reuse_add,
 """
 
 
+@pytest.fixture(autouse=True)
+def _unfused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests plan the memory of the math library's kernels one by one:
+    element-wise fusion (docs/compiler.md) would keep the intermediates they
+    look at in registers."""
+    monkeypatch.setenv("GE_CPU_FUSION", "0")
+
+
 @pytest.fixture(scope="module")
 def session() -> Iterator[Session]:
     bootstrap.load_custom_op_plugins(str(ADD_OPS))

@@ -237,6 +237,8 @@ class CompiledGraph:
         tasks: TaskTable,
     ) -> None:
         self.name = name
+        # What the passes did (a ge.engine.passes.CompileReport; set by compile_graph).
+        self.report: Any = None
         self.tensors = tensors
         self.steps = steps
         self.input_ids = input_ids

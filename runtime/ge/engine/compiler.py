@@ -39,6 +39,10 @@ from ge.engine.foreign_launch import bind_foreign
 from ge.engine.graph_order import topological_order
 from ge.engine.launches import Place, bind_launch
 from ge.engine.layout import ARENA, BufferKind, BufferLayout
+from ge.engine.passes.folding import fold_constants
+from ge.engine.passes.fusion import FusedOp, declare_fused, fuse
+from ge.engine.passes.report import CompileReport, dump_stage
+from ge.engine.passes.switches import NO_PASSES, Switches
 from ge.engine.plan import Interval, plan
 from ge.engine.reuse import reuse_slots, share_reused_inputs
 from ge.engine.tasks import TaskTable
@@ -377,6 +381,11 @@ class _Compiler:
         tasks = TaskTable(self.layout)
         steps: list[ExecuteStep | TaskSegment] = []
         for op in self.ops:
+            if isinstance(op, FusedOp):  # Note [Fusion regions]
+                start = tasks.launch_count
+                declare_fused(op, self.tensors, tasks)
+                _segment(steps, start, tasks.launch_count)
+                continue
             call = NodeCall(
                 op.node,
                 self.cache.instance(op.node, op.impl),
@@ -394,15 +403,7 @@ class _Compiler:
             if op.impl.has(Capability.DECLARE_LAUNCH_ARGS):
                 start = tasks.launch_count
                 self._declare(call, arena, tasks)
-                end = tasks.launch_count
-                if (
-                    steps
-                    and isinstance(steps[-1], TaskSegment)
-                    and steps[-1].end == start
-                ):
-                    steps[-1].end = end
-                elif end > start:
-                    steps.append(TaskSegment(start, end))
+                _segment(steps, start, tasks.launch_count)
             else:
                 steps.append(
                     ExecuteStep(
@@ -496,6 +497,14 @@ class _Compiler:
             )
 
 
+def _segment(steps: list[ExecuteStep | TaskSegment], start: int, end: int) -> None:
+    """Launches ``start..end`` join the task segment before them, if any."""
+    if steps and isinstance(steps[-1], TaskSegment) and steps[-1].end == start:
+        steps[-1].end = end
+    elif end > start:
+        steps.append(TaskSegment(start, end))
+
+
 def _fits(declared: tuple[int, ...], actual: tuple[int, ...]) -> bool:
     if declared == UNKNOWN_RANK:
         return True
@@ -530,9 +539,28 @@ def compile_graph(
                     f"options must be a dict of str to str; option {key!r} is "
                     f"{type(value).__name__} {value!r}"
                 )
-    compiler = _Compiler(
-        graph, options or {}, cache or ImplCache(), input_metas, variables
-    )
+    options = options or {}
+    cache = cache or ImplCache()
+    try:
+        switches = Switches.of(options)
+    except ValueError as exc:
+        raise CompileError(f"graph '{graph.name}': {exc}") from None
+    report = CompileReport(switches.folding, switches.fusion)
+    passes = options.get(NO_PASSES) != "1"
+    if passes:
+        dump_stage(graph, "00_compile_begin")
+    if switches.folding:  # Note [Constant folding]
+        graph, report.folded = fold_constants(
+            graph, options, cache, input_metas, compile_graph
+        )
+        dump_stage(graph, "01_after_constant_folding")
+    compiler = _Compiler(graph, options, cache, input_metas, variables)
     compiler.collect()
+    if switches.fusion:  # Note [Fusion regions]
+        report.regions, report.breaks = fuse(compiler)
+    if passes:
+        dump_stage(graph, "02_after_elementwise_fusion", report.text())
     output_ids, copies, arena = compiler.place()
-    return compiler.prepare(arena, output_ids, copies)
+    compiled = compiler.prepare(arena, output_ids, copies)
+    compiled.report = report
+    return compiled

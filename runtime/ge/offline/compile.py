@@ -258,6 +258,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     for flag in ("--host_env_os", "--host_env_cpu"):
         parser.add_argument(flag, help="accepted for ATC compatibility; ignored")
+    parser.add_argument(
+        "--fusion_switch_file",
+        help="ATC's fusion switch file (JSON; docs/compiler.md, Switches): "
+        'e.g. {"Switch": {"GraphFusion": {"ALL": "off"}}} turns fusion and '
+        "constant folding off",
+    )
     parser.add_argument("--version", action="version", version=f"ge-atc {__version__}")
     args = parser.parse_args(argv)
     for name, why in _IGNORED.items():
@@ -269,7 +275,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         output = output.with_name(output.name + ".om")
     try:
         with _OneLineWarnings():
-            data = compile_model(args.model, output, {"ge.socVersion": "CPU"})
+            options = {"ge.socVersion": "CPU"}
+            if args.fusion_switch_file:
+                options["ge.fusionSwitchFile"] = args.fusion_switch_file
+            data = compile_model(args.model, output, options)
     except (OSError, ValueError, TypeError, CompileError) as exc:
         print(f"ge-atc: {describe(exc)}", file=sys.stderr)
         return 1
