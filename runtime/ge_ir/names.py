@@ -74,6 +74,9 @@ RESERVED_MODULE_NAMES = frozenset(
         "_calls",
         "_op_api",
         "_plugin_loader",
+        "esrt",  # the C/C++ ES runtime library's build (python -m ge.es)
+        "native",  # its headers and sources
+        "__main__",
         # what ge/es/__init__.py defines or imports
         "GraphBuilder",
         "TensorHolder",

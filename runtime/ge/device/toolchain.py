@@ -156,7 +156,7 @@ def _untrusted(info: os.stat_result, is_dir: bool) -> str | None:
     return None
 
 
-def _private_dir(path: Path) -> Path | None:
+def private_dir(path: Path) -> Path | None:
     """``path`` created if missing (mode 0700) and checked; None (with a
     warning, once per path) if it cannot be trusted."""
     try:
@@ -212,7 +212,7 @@ def cache_lookup(key: str) -> bytes | None:
         data = _memory.get(key)
     if data is not None:
         return data
-    root = _private_dir(cache_dir())
+    root = private_dir(cache_dir())
     if root is None:
         return None
     digest = _read_private(root / LAYOUT / "keys" / key)
@@ -238,13 +238,13 @@ def cache_store(key: str, data: bytes) -> None:
     write is not an error)."""
     with _lock:
         _memory[key] = data
-    root = _private_dir(cache_dir())
+    root = private_dir(cache_dir())
     if root is None:
         return
     digest = hashlib.sha256(data).hexdigest()
     try:
-        objects = _private_dir(root / LAYOUT / "objects")
-        keys = _private_dir(root / LAYOUT / "keys")
+        objects = private_dir(root / LAYOUT / "objects")
+        keys = private_dir(root / LAYOUT / "keys")
         if objects is None or keys is None:
             return
         _write_atomic(objects / f"{digest}.so", data)
@@ -314,7 +314,7 @@ def trim(root: Path, limit: int) -> int:
 def cache_stats() -> CacheStats:
     """What the cache directory holds (``ge-cache show``)."""
     root = cache_dir()
-    usable = not root.exists() or _private_dir(root) is not None
+    usable = not root.exists() or private_dir(root) is not None
     objects = _entries(root / LAYOUT / "objects")
     keys = _entries(root / LAYOUT / "keys")
     size = sum(e.stat(follow_symlinks=False).st_size for e in objects)

@@ -116,10 +116,10 @@ def library_dir() -> Path:
     compiler = cxx()
     key = _key(compiler)
     with _lock:
-        root = toolchain._private_dir(toolchain.cache_dir())
+        root = toolchain.private_dir(toolchain.cache_dir())
         directory = None
         if root is not None:
-            directory = toolchain._private_dir(root / LAYOUT / key)
+            directory = toolchain.private_dir(root / LAYOUT / key)
         if directory is None:
             directory = _fallback_dir()
         target = directory / LIBRARY_FILE
