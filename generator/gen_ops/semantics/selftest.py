@@ -392,7 +392,8 @@ def tolerance(
 ) -> tuple[Tolerance, ...]:
     if "tolerance" not in ctx.data:
         return ()
-    taken = {d for item in [*inputs, *outputs] for d in item.dtype.dtypes}
+    items: list[Input | Output] = [*inputs, *outputs]
+    taken = {d for item in items for d in item.dtype.dtypes}
     result: list[Tolerance] = []
     for name, entry in ctx.value(("tolerance",)).items():
         at: YamlPath = ("tolerance", name)
