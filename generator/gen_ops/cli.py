@@ -46,6 +46,7 @@ COMMANDS = (
     "changelog",
     "package",
     "completion",
+    "test",
 )
 # One line per command, for --help and shell completion.
 SUMMARIES = {
@@ -60,6 +61,7 @@ SUMMARIES = {
     "compat": "check the specs against the registry's releases for breaking changes",
     "changelog": "print what each release changed, in Markdown",
     "completion": "print a bash or zsh completion script",
+    "test": "check ops against their references on drawn cases (docs/opcheck.md)",
 }
 DEFAULT_MAX_ERRORS = 50
 
@@ -764,6 +766,13 @@ def cmd_completion(argv: Sequence[str]) -> int:
     return completion_main(list(argv))
 
 
+def cmd_test(argv: Sequence[str]) -> int:
+    """``gen-ops test``: ops against their references (docs/opcheck.md)."""
+    from gen_ops.optest import main as test_main
+
+    return test_main(list(argv))
+
+
 def cmd_schema(argv: Sequence[str]) -> int:
     _schema_parser().parse_args(argv)
     from gen_ops.schema_check import schema_text
@@ -813,6 +822,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "changelog": lambda rest: cmd_history("changelog", rest),
         "package": cmd_package,
         "completion": cmd_completion,
+        "test": cmd_test,
     }[command]
     if command in JSON_COMMANDS and diagnostics_json.requested(rest):
         return _main_json(command, handler, rest)

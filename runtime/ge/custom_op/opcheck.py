@@ -213,7 +213,7 @@ def compare(
         return (
             False,
             float("inf"),
-            f"element {i}: got {flat_a[i]!r}, expected {flat_e[i]!r} (bit-exact)",
+            f"element {i}: got {flat_a[i].item()!r}, expected {flat_e[i].item()!r} (bit-exact)",
         )
     a = actual.astype(np.complex128 if actual.dtype.kind == "c" else np.float64)
     e = expected.astype(a.dtype)
@@ -236,7 +236,7 @@ def compare(
     return (
         False,
         worst,
-        f"element {i}: got {a.reshape(-1)[i]!r}, expected {e.reshape(-1)[i]!r} "
+        f"element {i}: got {a.reshape(-1)[i].item()!r}, expected {e.reshape(-1)[i].item()!r} "
         f"(atol {atol}, rtol {rtol})",
     )
 
