@@ -67,6 +67,11 @@ def _parser() -> argparse.ArgumentParser:
         "--export-ttk", default=None, metavar="DIR", help="write ops-test-kit CSVs"
     )
     p.add_argument("--no-shrink", action="store_true", help="report cases as drawn")
+    p.add_argument(
+        "--strict-dtypes",
+        action="store_true",
+        help="fail on a declared dtype the implementation refuses",
+    )
     return p
 
 
@@ -164,7 +169,10 @@ def combos(op: OpSpec) -> tuple[list[dict[str, DataType]], list[str]]:
             keys[var.name] = _numpy_dtypes(var.dtypes)
     names = list(keys)
     result = [dict(zip(names, c)) for c in itertools.product(*keys.values())]
-    return result[:MAX_COMBOS], sorted(set(left))
+    if len(result) > MAX_COMBOS:  # spread over all of them, deterministically
+        step = len(result) / MAX_COMBOS
+        result = [result[int(i * step)] for i in range(MAX_COMBOS)]
+    return result, sorted(set(left))
 
 
 def _grid(op: OpSpec) -> list[dict[str, Any]]:
@@ -332,7 +340,7 @@ def build_case(op: OpSpec, drawn: Drawn, shape: SampleShape | None = None) -> Op
     attrs = dict(drawn.attrs)
     scope = {
         **dict(drawn.letters),
-        **{k: v for k, v in attrs.items() if isinstance(v, int)},
+        **{k: int(v) for k, v in attrs.items() if isinstance(v, int)},
     }
     for letter in _letters(tuple(rule.items())):
         scope.setdefault(letter, 2)
@@ -369,7 +377,7 @@ def build_case(op: OpSpec, drawn: Drawn, shape: SampleShape | None = None) -> Op
     out_dtypes = _out_dtypes(op, combo, dict(inputs), attrs)
     for attr in op.attrs:
         value = attrs.get(attr.name)
-        if attr.type is AttrType.DTYPE and isinstance(value, str):
+        if isinstance(value, str) and attr.type in (AttrType.DTYPE, AttrType.INT):
             if value.startswith("dtype("):
                 target = value[6:-1]
                 index = [o.name for o in op.outputs].index(target)
@@ -444,7 +452,8 @@ def _undeclared(op: OpSpec, case: OpCase) -> list[OpCase]:
         ):
             if other not in allowed:
                 inputs = list(case.inputs)
-                inputs[k] = (item.name, value.astype(to_numpy_dtype(other)))
+                with np.errstate(all="ignore"):
+                    inputs[k] = (item.name, value.astype(to_numpy_dtype(other)))
                 return [replace(case, inputs=tuple(inputs), out_dtypes=None)]
         return []
     return []
@@ -559,7 +568,12 @@ class OpResult:
 
 
 def test_op(
-    op: OpSpec, seed: int, only: int | None, shrink: bool, specs: str
+    op: OpSpec,
+    seed: int,
+    only: int | None,
+    shrink: bool,
+    specs: str,
+    strict: bool = False,
 ) -> tuple[OpResult, list[tuple[OpCase, list[np.ndarray]]]]:
     from ge.custom_op.opcheck import opcheck, tolerance_of
 
@@ -587,9 +601,14 @@ def test_op(
         )
 
     exported: list[tuple[OpCase, list[np.ndarray]]] = []
+    refused: list[str] = []
     for k, drawn in enumerate(drawn_all):
         report = check(drawn, k == 0)
         case = build_case(op, drawn)
+        if report.failures and report.failures[0].property == "declared":
+            refused.append(",".join(v for _, v in drawn.combo))
+            if not strict:
+                continue
         if report.failures:
             failure = report.failures[0]
             if shrink and failure.property not in ("errors", "undeclared"):
@@ -620,8 +639,15 @@ def test_op(
         items = list(expected) if isinstance(expected, (tuple, list)) else [expected]
         exported.append((case, [np.asarray(e) for e in items]))
     _ = tolerance_of
+    note = ""
+    if refused:
+        note = "declared, refused by the implementation: " + "; ".join(
+            dict.fromkeys(refused)
+        )
     return (
-        OpResult(op.op_type, "ok", len(drawn_all), time.perf_counter() - start),
+        OpResult(
+            op.op_type, "ok", len(drawn_all), time.perf_counter() - start, note=note
+        ),
         exported,
     )
 
@@ -697,7 +723,9 @@ def main(argv: Sequence[str]) -> int:
 
 def _line(result: OpResult) -> str:
     if result.status == "ok":
-        return f"ok    {result.op}: {result.cases} case(s), {result.seconds:.1f}s"
+        return f"ok    {result.op}: {result.cases} case(s), {result.seconds:.1f}s" + (
+            f"\n      {result.note}" if result.note else ""
+        )
     if result.status in ("skipped", "error"):
         return f"{'skip' if result.status == 'skipped' else 'ERROR'}  {result.op}: {result.note}"
     f = result.failure or {}

@@ -49,7 +49,7 @@ SPECIAL_VALUES = frozenset(
     {"0", "-0.0", "inf", "-inf", "nan", "denormal", "min", "max", "one", "-one"}
 )
 _FUNCTION = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*:[A-Za-z_][A-Za-z0-9_]*")
-_INT_ATTRS = (AttrType.INT,)
+_INT_ATTRS = (AttrType.INT, AttrType.BOOL)  # a bool reads as 0 or 1
 
 
 def _free_names(tree: ast.AST) -> set[str]:
@@ -184,8 +184,8 @@ def _shape(
                             "E622",
                             at + (j,),
                             f"dim {dim!r} reads attr '{used}', "
-                            f"which is {kind.value}, not int",
-                            "a dim may read int attrs only",
+                            f"which is {kind.value}, not int or bool",
+                            "a dim may read int and bool attrs only",
                         )
         if dims is None:
             result.append((name, None))
@@ -209,10 +209,14 @@ def _attr_value(
     ctx: Checker, attr: Attr, value: Any, where: YamlPath, outputs: list[Output]
 ) -> bool:
     """E623 unless ``value`` fits ``attr``."""
+    match = re.fullmatch(r"dtype\((\w+)\)", value) if isinstance(value, str) else None
+    if (
+        match
+        and attr.type in (AttrType.DTYPE, AttrType.INT)
+        and match.group(1) in {o.name for o in outputs}
+    ):
+        return True  # the output's dtype in the case (an int attr: its number)
     if attr.type is AttrType.DTYPE and isinstance(value, str):
-        match = re.fullmatch(r"dtype\((\w+)\)", value)
-        if match and match.group(1) in {o.name for o in outputs}:
-            return True
         try:
             dtype_from_spec_name(value)
             return True
