@@ -565,6 +565,7 @@ class OpResult:
     seconds: float = 0.0
     note: str = ""
     failure: dict[str, Any] | None = None
+    checked: dict[str, int] | None = None  # cases each property was checked on
 
 
 def test_op(
@@ -602,8 +603,11 @@ def test_op(
 
     exported: list[tuple[OpCase, list[np.ndarray]]] = []
     refused: list[str] = []
+    checked: dict[str, int] = {}
     for k, drawn in enumerate(drawn_all):
         report = check(drawn, k == 0)
+        for name, count in report.checked.items():
+            checked[name] = checked.get(name, 0) + count
         case = build_case(op, drawn)
         if report.failures and report.failures[0].property == "declared":
             refused.append(",".join(v for _, v in drawn.combo))
@@ -646,7 +650,12 @@ def test_op(
         )
     return (
         OpResult(
-            op.op_type, "ok", len(drawn_all), time.perf_counter() - start, note=note
+            op.op_type,
+            "ok",
+            len(drawn_all),
+            time.perf_counter() - start,
+            note=note,
+            checked=checked,
         ),
         exported,
     )
@@ -684,7 +693,12 @@ def main(argv: Sequence[str]) -> int:
     for op in sorted(chosen, key=lambda o: o.op_type):
         try:
             result, exported = test_op(
-                op, args.seed, args.case, not args.no_shrink, args.specs
+                op,
+                args.seed,
+                args.case,
+                not args.no_shrink,
+                args.specs,
+                args.strict_dtypes,
             )
         except ValueError as exc:  # not registered, or no way to draw a case
             result, exported = OpResult(op.op_type, "error", note=str(exc)), []

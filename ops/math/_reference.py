@@ -41,14 +41,21 @@ def _div64(x1: np.ndarray, x2: np.ndarray) -> np.ndarray:
     return out
 
 
+def _affine(x: np.ndarray, scale: float, shift: float) -> np.ndarray:
+    """scale * x + shift in the kernels' compute type (float for float16),
+    where it may overflow, then widened."""
+    c = x.astype(np.promote_types(x.dtype, np.float32))
+    return (c * c.dtype.type(scale) + c.dtype.type(shift)).astype(np.float64)
+
+
 def exp(x: np.ndarray, base: float, scale: float, shift: float) -> np.ndarray:
-    t = scale * x.astype(np.float64) + shift
+    t = _affine(x, scale, shift)
     y = np.exp(t) if base == -1 else np.power(base, t)
     return y.astype(x.dtype)
 
 
 def log(x: np.ndarray, base: float, scale: float, shift: float) -> np.ndarray:
-    t = np.log(scale * x.astype(np.float64) + shift)
+    t = np.log(_affine(x, scale, shift))
     y = t if base == -1 else t / np.log(base)
     return y.astype(x.dtype)
 

@@ -293,7 +293,8 @@ def _graph(
             args.append([data(v) for v in value])
         else:
             args.append(data(value))
-    result = fn(*args, **dict(case.attrs))
+    extra = {} if arrays else {"owner_graph_builder": builder}  # no input to own it
+    result = fn(*args, **dict(case.attrs), **extra)
     outputs = _flatten(result)
     return builder.build_and_reset(outputs), arrays
 
