@@ -66,6 +66,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--export-ttk", default=None, metavar="DIR", help="write ops-test-kit CSVs"
     )
+    p.add_argument(
+        "--max-cases", type=int, default=None, help="check at most N cases per op"
+    )
     p.add_argument("--no-shrink", action="store_true", help="report cases as drawn")
     p.add_argument(
         "--strict-dtypes",
@@ -575,6 +578,7 @@ def test_op(
     shrink: bool,
     specs: str,
     strict: bool = False,
+    limit: int | None = None,
 ) -> tuple[OpResult, list[tuple[OpCase, list[np.ndarray]]]]:
     from ge.custom_op.opcheck import opcheck, tolerance_of
 
@@ -687,7 +691,11 @@ def main(argv: Sequence[str]) -> int:
         )
         return EXIT_INVALID
     chosen = [op for op in ops if not wanted or op.op_type in wanted]
-    load_implementations([op for op in chosen if op.reference is not None])
+    try:
+        load_implementations([op for op in chosen if op.reference is not None])
+    except (ImportError, OSError, TypeError, ValueError, RuntimeError) as exc:
+        print(f"gen-ops test: cannot load the implementations: {exc}", file=sys.stderr)
+        return EXIT_INVALID
     results: list[OpResult] = []
     exports: dict[str, tuple[OpSpec, list[tuple[OpCase, list[np.ndarray]]]]] = {}
     for op in sorted(chosen, key=lambda o: o.op_type):
@@ -699,6 +707,7 @@ def main(argv: Sequence[str]) -> int:
                 not args.no_shrink,
                 args.specs,
                 args.strict_dtypes,
+                args.max_cases,
             )
         except ValueError as exc:  # not registered, or no way to draw a case
             result, exported = OpResult(op.op_type, "error", note=str(exc)), []

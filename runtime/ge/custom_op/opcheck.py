@@ -77,7 +77,7 @@ DEFAULT_TOLERANCE: dict[DataType, tuple[float, float]] = {
 }
 
 GUARD = 64  # bytes before and after every buffer (the device's alignment)
-_PATTERNS = (0xA5, 0x5A)
+_PATTERNS = (0xA5, 0xFF)  # 0xFF bytes: a NaN in every float type
 
 
 def tolerance_of(
