@@ -592,6 +592,7 @@ def test_op(
     drawn_all = [
         d for d in enumerate_cases(op, seed) if only is None or d.index == only
     ]
+    drawn_all = drawn_all[:limit]
 
     def check(drawn: Drawn, first: bool) -> OpcheckReport:
         case = build_case(op, drawn)
