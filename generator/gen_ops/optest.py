@@ -28,7 +28,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -39,6 +39,7 @@ from gen_ops.model import (
     DtypeRuleKind,
     InputKind,
     OpSpec,
+    SampleDims,
     SampleShape,
     SampleValues,
     TypeVarKind,
@@ -210,16 +211,20 @@ def _dim(expr: int | str, scope: dict[str, int]) -> int:
     return int(eval(compile(expr, "<dim>", "eval"), {"__builtins__": {}}, scope))
 
 
+def _instances(dims: Any) -> list[SampleDims]:
+    """The dims of each instance: one for a plain input, none when absent."""
+    if dims is None:
+        return []
+    if dims and isinstance(dims[0], tuple):
+        return [cast(SampleDims, one) for one in dims]
+    return [cast(SampleDims, dims)]
+
+
 def _letters(shape: SampleShape) -> list[str]:
     found: list[str] = []
     for _, dims in shape:
-        lists = (
-            []
-            if dims is None
-            else (dims if dims and isinstance(dims[0], tuple) else [dims])
-        )
-        for one in lists:
-            for d in one:  # type: ignore[union-attr]
+        for one in _instances(dims):
+            for d in one:
                 if isinstance(d, str):
                     found += [
                         n.id
@@ -369,13 +374,21 @@ def build_case(op: OpSpec, drawn: Drawn, shape: SampleShape | None = None) -> Op
                         _array(
                             rng, tuple(_dim(d, scope) for d in one), np_dtype, values
                         )
-                        for one in dims  # type: ignore[union-attr]
+                        for one in _instances(dims)
                     ],
                 )
             )
         else:
             inputs.append(
-                (item.name, _array(rng, tuple(_dim(d, scope) for d in dims), np_dtype, values))  # type: ignore[union-attr]
+                (
+                    item.name,
+                    _array(
+                        rng,
+                        tuple(_dim(d, scope) for d in _instances(dims)[0]),
+                        np_dtype,
+                        values,
+                    ),
+                )
             )
     out_dtypes = _out_dtypes(op, combo, dict(inputs), attrs)
     for attr in op.attrs:
