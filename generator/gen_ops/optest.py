@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import importlib
 import importlib.util
 import itertools
@@ -52,6 +53,7 @@ if TYPE_CHECKING:
 EXIT_OK, EXIT_FAIL, EXIT_INVALID = 0, 1, 2
 MAX_COMBOS = 32  # type-variable combinations per op
 MAX_GRID = 16  # attr grid points per shape rule
+MIN_CASES = 8  # cases per op, drawn again with new seeds when the grid is small
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -240,9 +242,13 @@ def enumerate_cases(op: OpSpec, seed: int) -> Iterator[Drawn]:
     low, high = samples.dims if samples else (1, 6)
     attr_names = {a.name for a in op.attrs}
     index = 0
-    for combo in combos(op)[0]:
+    every = combos(op)[0]
+    grid = _grid(op)
+    # Every combination at least once, and at least MIN_CASES cases in all.
+    repeats = max(1, -(-MIN_CASES // max(1, len(every) * len(rules) * len(grid))))
+    for combo in every:
         for r, rule in enumerate(rules):
-            for point in _grid(op):
+            for point in [p for p in grid for _ in range(repeats)]:
                 case_seed = (seed * 1_000_003 + index) & 0xFFFFFFFF
                 rng = np.random.default_rng(case_seed)
                 letters = tuple(
@@ -712,17 +718,20 @@ def main(argv: Sequence[str]) -> int:
         return EXIT_INVALID
     results: list[OpResult] = []
     exports: dict[str, tuple[OpSpec, list[tuple[OpCase, list[np.ndarray]]]]] = {}
+    # What implementations print goes to stderr when stdout carries JSON.
+    quiet = args.format == "json"
     for op in sorted(chosen, key=lambda o: o.op_type):
         try:
-            result, exported = test_op(
-                op,
-                args.seed,
-                args.case,
-                not args.no_shrink,
-                args.specs,
-                args.strict_dtypes,
-                args.max_cases,
-            )
+            with contextlib.redirect_stdout(sys.stderr if quiet else sys.stdout):
+                result, exported = test_op(
+                    op,
+                    args.seed,
+                    args.case,
+                    not args.no_shrink,
+                    args.specs,
+                    args.strict_dtypes,
+                    args.max_cases,
+                )
         except ValueError as exc:  # not registered, or no way to draw a case
             result, exported = OpResult(op.op_type, "error", note=str(exc)), []
         results.append(result)
