@@ -3,7 +3,7 @@
 Given an op type, cases (inputs as numpy arrays, attrs) and a reference
 (a function of the inputs and attrs giving the outputs), ``opcheck`` builds
 a one-node graph per case with the op's generated ``ge.es`` builder and
-checks (Note [Opcheck properties]):
+checks (docs/opcheck.md, "Properties"):
 
 - ``reference``: every output matches the reference within the tolerance
   of its dtype (mixed absolute and relative; integers and bool bit-exact;
