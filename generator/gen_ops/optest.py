@@ -151,9 +151,13 @@ def _slot_key(op: OpSpec, name: str) -> str | None:
 
 def _numpy_dtypes(dtypes: Sequence[DataType]) -> list[DataType]:
     from ge.graph.numpy_dtypes import has_numpy_dtype, to_numpy_dtype
+    from ge.graph.types import DataType
 
     return [
-        d for d in dtypes if has_numpy_dtype(d) and to_numpy_dtype(d).kind in "biufc"
+        d
+        for d in dtypes
+        if has_numpy_dtype(d)
+        and (to_numpy_dtype(d).kind in "biufc" or d is DataType.DT_BF16)
     ]
 
 
@@ -277,7 +281,7 @@ def _values_of(op: OpSpec, name: str) -> SampleValues:
 
 
 def _special(value: str | float, dtype: np.dtype) -> Any:
-    if dtype.kind in "fc":
+    if dtype.kind in "fc" or dtype.name == "bfloat16":
         info = np.finfo(dtype)
         table = {
             "0": 0.0,

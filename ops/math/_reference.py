@@ -18,9 +18,14 @@ from ge.graph.numpy_dtypes import from_numpy_dtype, to_numpy_dtype
 from ge_ir.promotion import promote_pair
 
 
+def _float(dtype: np.dtype) -> bool:
+    """A float or complex dtype, bfloat16 (ml_dtypes, kind V) included."""
+    return dtype.kind in "fc" or dtype.name == "bfloat16"
+
+
 def div(x1: np.ndarray, x2: np.ndarray) -> np.ndarray:
     """x1 / x2; integers truncate toward zero, x / 0 is 0, MIN / -1 MIN."""
-    if x1.dtype.kind in "fc":
+    if _float(x1.dtype):
         return x1 / x2
     a, b = np.broadcast_arrays(x1.astype(np.int64), x2.astype(np.int64))
     safe = np.where(b == 0, 1, b)
@@ -67,7 +72,7 @@ def pow_(x1: np.ndarray, x2: np.ndarray) -> np.ndarray:
     assert promoted is not None, (x1.dtype, x2.dtype)
     out = to_numpy_dtype(promoted)
     a, b = x1.astype(out), x2.astype(out)
-    if out.kind in "fc":
+    if _float(out):
         return np.power(a.astype(np.float64), b.astype(np.float64)).astype(out)
     a, b = np.broadcast_arrays(a, b)
     result = np.zeros(a.shape, out)
@@ -91,7 +96,7 @@ def mat_mul(
 ) -> np.ndarray:
     a = x1.T if transpose_x1 else x1
     b = x2.T if transpose_x2 else x2
-    wide = np.float64 if x1.dtype.kind == "f" else x1.dtype
+    wide = np.float64 if _float(x1.dtype) else x1.dtype
     y = a.astype(wide) @ b.astype(wide)
     if bias is not None:
         y = y + bias.astype(wide)
@@ -104,7 +109,7 @@ def cast(x: np.ndarray, dst_type: Any) -> np.ndarray:
     dst = np.dtype(dst_type)
     if dst.kind == "b":
         return x != 0
-    if x.dtype.kind == "f" and dst.kind in "iu":
+    if _float(x.dtype) and dst.kind in "iu":
         info = np.iinfo(dst)
         t = np.trunc(x.astype(np.float64))
         t = np.where(np.isnan(t), 0, t)
