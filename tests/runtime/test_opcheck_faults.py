@@ -99,6 +99,16 @@ MUTANTS = [
         "memory",
     ),
     Mutant(
+        "one element written past the workspace",
+        "ScaleCustom",
+        _scale(
+            "for (int i = 0; i < CHUNK; ++i) y[i] = stage[i];",
+            "for (int i = 0; i < CHUNK; ++i) y[i] = stage[i];\n"
+            "  if (block_idx == 0) GE_PTR(float, 3)[CHUNK] = 1.0f;",
+        ),
+        "memory",
+    ),
+    Mutant(
         "input modified",
         "ScaleCustom",
         _scale(

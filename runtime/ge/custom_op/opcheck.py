@@ -14,9 +14,10 @@ checks (docs/opcheck.md, "Properties"):
   refresh), runs under other block counts of the device (worker threads,
   and the core count ``compile`` sees) and, for an op whose nodes can go
   offline, a model compiled by ``ge-atc`` give the same bits;
-- ``memory``: no byte written outside the outputs (guard bytes around
-  every input and output buffer), no input modified unless it is a ref
-  input, and no output depending on bytes just outside an input (the
+- ``memory``: no byte written outside the outputs, the workspaces and
+  the arena (guard bytes around every input and output buffer, and around
+  every block of a guarding external allocator), no input modified unless
+  it is a ref input, and no output depending on bytes just outside an input (the
   guards are refilled with another pattern and the outputs must not
   change);
 - ``undeclared``: a dtype the op does not declare is refused before any
@@ -37,6 +38,7 @@ later properties of that case are not checked.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import itertools
 import os
 import tempfile
@@ -339,6 +341,50 @@ def _guarded_like(array: np.ndarray) -> _Guarded:
     return g
 
 
+class _GuardedAllocator:
+    """An external allocator (``ge.allocator.Allocator``) whose every block
+    (the run's arena and the workspaces its launches and execute callbacks
+    take) has GUARD bytes of ``pattern`` on each side; ``broken`` lists the
+    blocks whose guards changed, checked when a block is freed and by
+    ``check``."""
+
+    def __new__(cls, pattern: int) -> Any:
+        from ge.allocator import Allocator, MemBlock
+        from ge.device import rt
+
+        class Guarded(Allocator):
+            def __init__(self) -> None:
+                self.pattern = pattern
+                self.live: dict[int, tuple[int, int]] = {}  # addr -> (base, size)
+                self.broken: list[str] = []
+
+            def malloc(self, size: int) -> MemBlock:
+                base = rt.malloc(size + 2 * GUARD)
+                ctypes.memset(base, self.pattern, size + 2 * GUARD)
+                self.live[base + GUARD] = (base, size)
+                return MemBlock(base + GUARD, size)
+
+            def _check(self, addr: int) -> None:
+                base, size = self.live[addr]
+                want = bytes([self.pattern]) * GUARD
+                before = ctypes.string_at(base, GUARD)
+                after = ctypes.string_at(addr + size, GUARD)
+                where = f"{size}-byte block at 0x{addr:x}"
+                if (before != want or after != want) and where not in self.broken:
+                    self.broken.append(where)
+
+            def check(self) -> None:
+                for addr in list(self.live):
+                    self._check(addr)
+
+            def free(self, block: MemBlock) -> None:
+                self._check(block.addr)
+                base, _ = self.live.pop(block.addr)
+                rt.free(base)
+
+        return Guarded()
+
+
 def _bits(arrays: Sequence[np.ndarray]) -> list[bytes]:
     return [np.ascontiguousarray(a).tobytes() for a in arrays]
 
@@ -404,12 +450,23 @@ class _Runner:
         gid = next(_ids)
         self.session.add_graph(gid, graph)
         stream = rt.create_stream()
+        allocator = _GuardedAllocator(pattern)
+        self.session.register_external_allocator(stream, allocator)
         try:
             self.session.run_graph_with_stream_async(
                 gid, stream, [g.tensor for g in ins], [g.tensor for g in results]
             )
+            allocator.check()
         finally:
+            self.session.unregister_external_allocator(stream)
             self.session.remove_graph(gid)
+            rt.destroy_stream(stream)
+        if allocator.broken:
+            raise _Fail(
+                "memory",
+                "a byte outside a workspace or the arena was written: "
+                + ", ".join(allocator.broken),
+            )
         got = [g.body().view(o.dtype).reshape(o.shape) for g, o in zip(results, outs)]
         return got, ins, results
 
