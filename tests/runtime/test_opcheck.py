@@ -96,6 +96,8 @@ def test_failure_names_property_case_and_replays(tmp_path: Path) -> None:
     case = failure["case"]
     assert case["seed"] is not None and case["dtypes"] == {"T": "float32"}
     assert case["inputs"]["x"]["shape"] and "alpha" in case["attrs"]
+    # Shrunk: every letter as small as the failure allows (k = 1: 64 elements).
+    assert int(np.prod(case["inputs"]["x"]["shape"])) == 64
     assert failure["worst"] > 0
     replay = shlex.split(failure["replay"])
     assert (
