@@ -232,6 +232,8 @@ def compare(
     if not flat.any():
         return True, worst, ""
     i = int(np.argmax(flat))
+    if not (np.isfinite(a.reshape(-1)[i]) and np.isfinite(e.reshape(-1)[i])):
+        worst = float("inf")  # a NaN or infinity where the other has none
     return (
         False,
         worst,
