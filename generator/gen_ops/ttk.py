@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 if TYPE_CHECKING:
-    from ge.custom_op.opcheck import OpCase
+    from ge.custom_op.op_check import OpCase
     from gen_ops.model import OpSpec
 
 COLUMNS = (
@@ -91,7 +91,7 @@ def row(
     outputs: Sequence[np.ndarray],
     tolerance: Mapping[Any, tuple[float, float]],
 ) -> dict[str, str]:
-    from ge.custom_op.opcheck import tolerance_of
+    from ge.custom_op.op_check import tolerance_of
     from ge.graph.numpy_dtypes import from_numpy_dtype
 
     arrays = [a for _, v in case.inputs for a in _flat(v)]

@@ -29,7 +29,7 @@ from ge.custom_op.contexts import (
     get_infer_meta_ctx,
 )
 from ge.custom_op.external import ExternalCompileError, compile_external
-from ge.custom_op.opcheck import ErrorExpectation, OpCase, OpcheckReport, opcheck
+from ge.custom_op.op_check import ErrorExpectation, OpCase, OpcheckReport, opcheck
 from ge.custom_op.portable import ForeignLaunchInfo, LibraryConfig, PortableLibraries
 from ge.custom_op.proto import (
     clear_registered_op_protos,
