@@ -23,6 +23,7 @@ import _report  # bench/ is the script's directory
 
 ROOT = Path(__file__).resolve().parents[1]
 GEN_OPS = Path(sys.executable).parent / "gen-ops"
+PYCACHE = ROOT / "bench/results/pycache"
 
 
 def one_run(seed: int) -> dict[str, Any]:
@@ -31,7 +32,10 @@ def one_run(seed: int) -> dict[str, Any]:
     done = subprocess.run(
         [str(GEN_OPS), "test", "--format", "json", "--seed", str(seed)],
         cwd=ROOT,
-        env=_report.CHILD_ENV,
+        # Bytecode as a user's run has it, but kept out of the tree: gen-ops
+        # test imports the generated modules, and generated/ must hold only
+        # what gen-ops writes (tests/generator/test_golden.py).
+        env={**_report.CHILD_ENV, "PYTHONPYCACHEPREFIX": str(PYCACHE)},
         capture_output=True,
         text=True,
         check=False,
