@@ -25,7 +25,7 @@ SCALE = ROOT / "ops" / "custom" / "scale_custom.py"
 def gen_ops(
     *args: str, opp: Path = SCALE, cwd: Path = ROOT
 ) -> subprocess.CompletedProcess:
-    env = dict(os.environ, ASCEND_CUSTOM_OPP_PATH=str(opp))
+    env = dict(os.environ, ASCEND_CUSTOM_OPP_PATH=str(opp), PYTHONDONTWRITEBYTECODE="1")
     return subprocess.run(
         [str(GEN_OPS), *args],
         cwd=cwd,

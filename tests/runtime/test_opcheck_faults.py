@@ -166,7 +166,7 @@ ORIGINALS = {
 
 
 def gen_ops_test(op: str, opp_path: str, *extra: str) -> tuple[int, dict]:
-    env = dict(os.environ, ASCEND_CUSTOM_OPP_PATH=opp_path)
+    env = dict(os.environ, ASCEND_CUSTOM_OPP_PATH=opp_path, PYTHONDONTWRITEBYTECODE="1")
     done = subprocess.run(
         [str(GEN_OPS), "test", "--specs", "specs", "--ops", op, "--format", "json"]
         + list(extra),
