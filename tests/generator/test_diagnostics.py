@@ -1283,6 +1283,101 @@ case("E703", "6:11", "library and kernel", """
           - {name: y, dtype: float32, reuse_input: x}
           - {name: z, dtype: float32, reuse_input: x}
     """),
+    case("E621", "5:12", "reference reads an unknown name", """
+        op: A
+        inputs:
+          - {name: x, dtype: float32}
+        outputs: [{name: y, dtype: float32}]
+        reference: x * alpha
+    """),
+    case("E621", "5:12", "reference does not parse", """
+        op: A
+        inputs:
+          - {name: x, dtype: float32}
+        outputs: [{name: y, dtype: float32}]
+        reference: x *
+    """),
+    case("E622", "7:16", "shape rule names an unknown input", """
+        op: A
+        inputs:
+          - {name: x, dtype: float32}
+        outputs: [{name: y, dtype: float32}]
+        samples:
+          shapes:
+            - {x: [n], z: [n]}
+    """),
+    case("E622", "7:7", "shape rule leaves out a required input", """
+        op: A
+        inputs:
+          - {name: x, dtype: float32}
+        outputs: [{name: y, dtype: float32}]
+        samples:
+          shapes:
+            - {}
+    """),
+    case("E622", "9:12", "dim reads a float attr", """
+        op: A
+        inputs:
+          - {name: x, dtype: float32}
+        outputs: [{name: y, dtype: float32}]
+        attrs:
+          - {name: alpha, type: float, default: 1.0}
+        samples:
+          shapes:
+            - {x: [alpha]}
+    """),
+    case("E623", "8:24", "attr grid value of the wrong type", """
+        op: A
+        inputs:
+          - {name: x, dtype: float32}
+        outputs: [{name: y, dtype: float32}]
+        attrs:
+          - {name: alpha, type: float, default: 1.0}
+        samples:
+          attrs: {alpha: [1.0, one]}
+    """),
+    case("E623", "6:11", "attr grid of an unknown attr", """
+        op: A
+        inputs:
+          - {name: x, dtype: float32}
+        outputs: [{name: y, dtype: float32}]
+        samples:
+          attrs: {beta: [1]}
+    """),
+    case("E624", "6:3", "tolerance for a dtype the op never takes", """
+        op: A
+        inputs:
+          - {name: x, dtype: float32}
+        outputs: [{name: y, dtype: float32}]
+        tolerance:
+          float16: {atol: 0.001, rtol: 0.001}
+    """),
+    case("E624", "6:27", "unknown special value", """
+        op: A
+        inputs:
+          - {name: x, dtype: float32}
+        outputs: [{name: y, dtype: float32}]
+        samples:
+          values: {special: [nan, infinity]}
+    """),
+    case("E625", "7:34", "error case expects a non-exception", """
+        op: A
+        inputs:
+          - {name: x, dtype: float32}
+        outputs: [{name: y, dtype: float32}]
+        samples:
+          errors:
+            - {shapes: {x: [3]}, raises: Oops}
+    """),
+    case("E625", "7:20", "error case gives an unknown dtype", """
+        op: A
+        inputs:
+          - {name: x, dtype: float32}
+        outputs: [{name: y, dtype: float32}]
+        samples:
+          errors:
+            - {dtypes: {x: float99}, raises: TypeError}
+    """),
     case("W906", "5:44", "reuse_input without a generated prototype", """
         op: A
         inputs:

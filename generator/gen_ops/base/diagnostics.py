@@ -90,6 +90,11 @@ CODES: dict[str, CodeInfo] = {
     "E615": CodeInfo(Severity.ERROR, "reuse_input names no input"),
     "E616": CodeInfo(Severity.ERROR, "reuse_input of an input whose dtype can differ"),
     "E617": CodeInfo(Severity.ERROR, "reuse_input of a pair that cannot share memory"),
+    "E621": CodeInfo(Severity.ERROR, "reference cannot be evaluated"),
+    "E622": CodeInfo(Severity.ERROR, "sample shape rule is wrong"),
+    "E623": CodeInfo(Severity.ERROR, "sample attr value does not fit"),
+    "E624": CodeInfo(Severity.ERROR, "tolerance or sample values name the unknown"),
+    "E625": CodeInfo(Severity.ERROR, "error case cannot be checked"),
     "E701": CodeInfo(
         Severity.ERROR, "launch argument names an unknown input, output or attr"
     ),

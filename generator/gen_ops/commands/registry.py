@@ -28,6 +28,7 @@ MODULES: dict[str, str] = {
     "compat": "compat",
     "changelog": "changelog",
     "completion": "completion",
+    "test": "test",
 }
 NAMES = tuple(MODULES)
 DEFAULT = "render"  # gen-ops with no command name renders

@@ -13,6 +13,7 @@ from gen_ops.semantics import (
     names,
     reuse,
     rules,
+    selftest,
 )
 from gen_ops.semantics.context import Checker
 from gen_ops.semantics.impl import impl
@@ -44,6 +45,9 @@ def check_spec(spec: LoadedSpec, sink: Sink) -> OpSpec | None:
     outputs = reuse.reuse(ctx, inputs, outputs, infer, implementation is not None)
     names.check_attrs_bound_by_name(ctx, attr_list, infer, implementation)
     marks = breaking.marks(ctx)
+    meaning = selftest.reference(ctx, inputs, attr_list)
+    drawn = selftest.samples(ctx, inputs, outputs, attr_list)
+    tolerances = selftest.tolerance(ctx, inputs, outputs)
     if ctx.failed():
         return None
     op = OpSpec(
@@ -65,6 +69,9 @@ def check_spec(spec: LoadedSpec, sink: Sink) -> OpSpec | None:
         span=ctx.at(("op",)),
         project=spec.project,
         breaking=marks,
+        reference=meaning,
+        samples=drawn,
+        tolerance=tolerances,
     )
     op = evolution.apply(ctx, op)
     names.check_op_type_hides(ctx, op)

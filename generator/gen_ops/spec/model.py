@@ -318,6 +318,60 @@ class Impl:
 
 
 @dataclass(frozen=True)
+class Reference:
+    """``reference:``: a numpy expression over the op's inputs and attrs, or
+    a ``module:function`` (docs/opcheck.md)."""
+
+    text: str
+    function: bool  # module:function rather than an expression
+    span: Span
+
+
+# A sample shape: per input, its dims (int sizes or expressions of letters
+# and int attrs); None leaves an optional input out; a tuple of dim tuples
+# gives a dynamic input's instances.
+SampleDims = tuple[int | str, ...]
+SampleShape = tuple[tuple[str, SampleDims | tuple[SampleDims, ...] | None], ...]
+
+
+@dataclass(frozen=True)
+class SampleValues:
+    range: tuple[float, float] | None = None
+    special: tuple[str | float, ...] = ()
+
+
+@dataclass(frozen=True)
+class ErrorCase:
+    """A case the op must refuse, and the exception it must raise."""
+
+    shapes: SampleShape
+    dtypes: tuple[tuple[str, str], ...]
+    attrs: tuple[tuple[str, Any], ...]
+    raises: str
+    match: str | None
+    span: Span
+
+
+@dataclass(frozen=True)
+class Samples:
+    """``samples:``: how gen-ops test draws cases (docs/opcheck.md)."""
+
+    shapes: tuple[SampleShape, ...] = ()
+    dims: tuple[int, int] = (1, 6)
+    attrs: tuple[tuple[str, tuple[Any, ...]], ...] = ()
+    values: SampleValues = SampleValues()
+    input_values: tuple[tuple[str, SampleValues], ...] = ()
+    errors: tuple[ErrorCase, ...] = ()
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    dtype: DataType
+    atol: float
+    rtol: float
+
+
+@dataclass(frozen=True)
 class BreakingMark:
     """An entry of the spec's ``breaking:`` list: the op breaks callers of
     ``release`` (and of every earlier release) on purpose, for ``reason``
@@ -364,6 +418,10 @@ class OpSpec:
     # The op in each release of the registry render was given, oldest first
     # (empty: no registry, or no release had the op).
     past: tuple[PastOp, ...] = ()
+    # What the op computes and how to test it (gen-ops test; docs/opcheck.md).
+    reference: Reference | None = None
+    samples: Samples | None = None
+    tolerance: tuple[Tolerance, ...] = ()
 
     def input(self, name: str) -> Input:
         return next(i for i in self.inputs if i.name == name)

@@ -29,6 +29,7 @@ from ge.custom_op.contexts import (
     get_infer_meta_ctx,
 )
 from ge.custom_op.external import ExternalCompileError, compile_external
+from ge.custom_op.op_check import ErrorExpectation, OpCase, OpcheckReport, opcheck
 from ge.custom_op.portable import ForeignLaunchInfo, LibraryConfig, PortableLibraries
 from ge.custom_op.proto import (
     clear_registered_op_protos,
@@ -54,13 +55,16 @@ __all__ = [
     "CompilePlatformInfo",
     "DtypeRules",
     "EagerOpExecutionContext",
+    "ErrorExpectation",
     "ExternalCompileError",
     "ForeignLaunchInfo",
     "InferMetaContext",
     "InsecureOpPathWarning",
     "LaunchConfig",
     "LibraryConfig",
+    "OpCase",
     "OpCompileContext",
+    "OpcheckReport",
     "OpImplDescriptor",
     "PortableLibraries",
     "RuntimeAttrs",
@@ -79,6 +83,7 @@ __all__ = [
     "get_registered_op_impls",
     "get_registered_op_proto_by_op_type",
     "get_registered_op_protos",
+    "opcheck",
     "register_op",
     "register_op_impl",
 ]

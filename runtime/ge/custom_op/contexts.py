@@ -529,12 +529,17 @@ class OpCompileContext:
         return None if value is None else str(value)
 
 
+# The core count compile sees instead of the machine's (ge.custom_op.opcheck
+# runs an op under several, as the block counts a device may choose).
+core_count_override: int | None = None
+
+
 class CompilePlatformInfo:
     """The CPU device, in GE's platform-info shape."""
 
     def __init__(self, lease: Lease) -> None:
         self._lease = lease
-        cores = os.cpu_count() or 1
+        cores = core_count_override or os.cpu_count() or 1
         arch = platform.machine() or "cpu"
         self._groups: dict[str, dict[str, str]] = {
             "version": {

@@ -1,0 +1,92 @@
+"""How gen-ops test draws cases (docs/opcheck.md, "Writing samples"):
+deterministic per seed, every combination covered, special values present,
+dims tied to attrs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
+
+from gen_ops import optest, pipeline
+from gen_ops.base.diagnostics import Sink
+from gen_ops.spec import discovery
+from gen_ops.spec.model import OpSpec, SampleValues
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def load(name: str) -> OpSpec:
+    sink = Sink()
+    (op,) = pipeline.load_and_check(
+        discovery.discover([ROOT / "specs" / name], sink), sink
+    )
+    return op
+
+
+def test_cases_are_deterministic_per_seed() -> None:
+    op = load("math_add.yaml")
+    first = list(optest.enumerate_cases(op, 3))
+    again = list(optest.enumerate_cases(op, 3))
+    other = list(optest.enumerate_cases(op, 4))
+    assert first == again
+    assert [d.seed for d in first] != [d.seed for d in other]
+    assert [d.index for d in first] == list(range(len(first)))
+
+
+def test_every_combination_shape_rule_and_grid_point() -> None:
+    op = load("math_exp.yaml")
+    drawn = list(optest.enumerate_cases(op, 0))
+    combos = {d.combo for d in drawn}
+    assert {dict(c)["T"] for c in combos} >= {
+        "float16",
+        "float32",
+        "float64",
+        "bfloat16",
+    }
+    assert {d.rule for d in drawn} == {0, 1, 2}
+    points = {d.attrs for d in drawn}
+    assert len(points) == 8  # base x scale x shift, two values each
+
+
+def test_dims_follow_attrs() -> None:
+    op = load("split_custom.yaml")
+    for drawn in optest.enumerate_cases(op, 0):
+        case = optest.build_case(op, drawn)
+        x = dict(case.inputs)["x"]
+        num_split = dict(case.attrs)["num_split"]
+        assert x.shape[0] % num_split == 0
+
+
+def test_a_dtype_attr_takes_its_output_dtype() -> None:
+    op = load("cast_custom.yaml")
+    for drawn in optest.enumerate_cases(op, 0):
+        case = optest.build_case(op, drawn)
+        assert case.out_dtypes == (dict(case.attrs)["dst_type"],)
+
+
+@given(
+    st.sampled_from(
+        ["float16", "float32", "float64", "int8", "int32", "uint8", "bool"]
+    ),
+    st.integers(min_value=12, max_value=40),
+    st.integers(min_value=0, max_value=2**31),
+)
+def test_special_values_appear(name: str, size: int, seed: int) -> None:
+    dtype = np.dtype(name)
+    special = ("0", "-0.0", "inf", "nan", "min", "max", "one")
+    a = optest._array(
+        np.random.default_rng(seed), (size,), dtype, SampleValues(None, special)
+    )
+    assert a.dtype == dtype and a.shape == (size,)
+    if dtype.kind == "f":
+        assert np.isnan(a).any() and np.isinf(a).any()
+        assert (np.signbit(a) & (a == 0)).any()  # -0.0
+        assert (a == np.finfo(dtype).max).any()
+    elif dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        assert (a == info.min).any() and (a == info.max).any()
+    else:
+        assert a.any()  # "one" is True

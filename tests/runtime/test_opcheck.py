@@ -1,0 +1,175 @@
+"""gen-ops test and ge.custom_op.opcheck (docs/opcheck.md): the command's
+exit codes, report and replay; the comparison rules; the TTK export read
+back; opcheck's undeclared-dtype and error-case properties."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ge.custom_op.op_check import DEFAULT_TOLERANCE, compare, tolerance_of
+from ge.graph import DataType
+
+ROOT = Path(__file__).resolve().parents[2]
+GEN_OPS = Path(sys.executable).parent / "gen-ops"
+SCALE = ROOT / "ops" / "custom" / "scale_custom.py"
+
+
+def gen_ops(
+    *args: str, opp: Path = SCALE, cwd: Path = ROOT
+) -> subprocess.CompletedProcess:
+    env = dict(os.environ, ASCEND_CUSTOM_OPP_PATH=str(opp), PYTHONDONTWRITEBYTECODE="1")
+    return subprocess.run(
+        [str(GEN_OPS), *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def test_compare_rules() -> None:
+    f = np.float32
+    assert compare(f([1, np.nan, np.inf]), f([1, np.nan, np.inf]), 1e-5, 1e-6)[0]
+    assert not compare(f([np.nan]), f([1.0]), 1e-5, 1e-6)[0]
+    assert not compare(f([np.inf]), f([-np.inf]), 1e-5, 1e-6)[0]
+    assert compare(f([1.0 + 1e-6]), f([1.0]), 1e-5, 1e-6)[0]
+    ok, worst, where = compare(f([1.1]), f([1.0]), 1e-5, 1e-6)
+    assert not ok and worst == pytest.approx(0.1, rel=1e-3) and "element 0" in where
+    i = np.int32
+    assert not compare(i([1, 2]), i([1, 3]), 0.0, 0.0)[0]  # integers: bit-exact
+    assert compare(np.bool_([True]), np.bool_([True]), 0.0, 0.0)[0]
+    assert compare(i(5).reshape(()), i(5).reshape(()), 0.0, 0.0)[0]
+
+
+def test_default_tolerances() -> None:
+    assert tolerance_of(DataType.DT_INT32) == (0.0, 0.0)
+    assert tolerance_of(DataType.DT_BOOL) == (0.0, 0.0)
+    assert tolerance_of(DataType.DT_FLOAT16) == DEFAULT_TOLERANCE[DataType.DT_FLOAT16]
+    mine = {DataType.DT_FLOAT: (1.0, 0.5)}
+    assert tolerance_of(DataType.DT_FLOAT, mine) == (1.0, 0.5)
+
+
+def test_gen_ops_test_passes_and_reports_json() -> None:
+    done = gen_ops("test", "--ops", "ScaleCustom", "--format", "json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    (result,) = report["ops"]
+    assert report["status"] == "ok" and result["status"] == "ok"
+    checked = result["checked"]
+    assert checked["reference"] == result["cases"] > 0
+    assert (
+        checked["memory"]
+        == checked["paths"]
+        == checked["infer_meta"]
+        == result["cases"]
+    )
+    assert checked["undeclared"] == 1 and checked["errors"] == 2
+
+
+def _wrong_spec(tmp_path: Path) -> Path:
+    specs = tmp_path / "specs"
+    specs.mkdir()
+    text = (ROOT / "specs" / "scale_custom.yaml").read_text()
+    text = text.replace(
+        "reference: x * np.float32(alpha)", "reference: x * np.float32(alpha) * 1.01"
+    )
+    (specs / "scale_custom.yaml").write_text(text)
+    return specs
+
+
+def test_failure_names_property_case_and_replays(tmp_path: Path) -> None:
+    specs = _wrong_spec(tmp_path)
+    done = gen_ops("test", "--specs", str(specs), "--seed", "7", "--format", "json")
+    assert done.returncode == 1, done.stderr
+    (result,) = json.loads(done.stdout)["ops"]
+    failure = result["failure"]
+    assert failure["property"] == "reference"
+    case = failure["case"]
+    assert case["seed"] is not None and case["dtypes"] == {"T": "float32"}
+    assert case["inputs"]["x"]["shape"] and "alpha" in case["attrs"]
+    # Shrunk: every letter as small as the failure allows (k = 1: 64 elements).
+    assert int(np.prod(case["inputs"]["x"]["shape"])) == 64
+    assert failure["worst"] > 0
+    replay = shlex.split(failure["replay"])
+    assert (
+        replay[:2] == ["gen-ops", "test"] and "--seed" in replay and "--case" in replay
+    )
+    again = gen_ops(*replay[1:], "--format", "json")
+    assert again.returncode == 1
+    (replayed,) = json.loads(again.stdout)["ops"]
+    assert replayed["cases"] == 1
+    assert replayed["failure"]["case"]["index"] == case["index"]
+    text = gen_ops("test", "--specs", str(specs), "--seed", "7")
+    assert text.returncode == 1
+    assert "FAIL  ScaleCustom: property reference" in text.stdout
+    assert "replay: gen-ops test" in text.stdout
+
+
+def test_unloadable_implementation_is_an_error(tmp_path: Path) -> None:
+    bad = tmp_path / "bad_op.py"
+    bad.write_text("raise RuntimeError('no')\n")
+    done = gen_ops("test", "--ops", "ScaleCustom", opp=bad)
+    assert done.returncode == 2
+    assert "cannot load the implementations" in done.stderr
+
+
+def test_ttk_export_reads_back(tmp_path: Path) -> None:
+    out = tmp_path / "ttk"
+    done = gen_ops(
+        "test", "--ops", "ScaleCustom", "--export-ttk", str(out), "--format", "json"
+    )
+    assert done.returncode == 0, done.stderr
+    (result,) = json.loads(done.stdout)["ops"]
+    from gen_ops import ttk
+
+    rows = ttk.read(out / "scale_custom.csv")
+    assert len(rows) == result["cases"]
+    header = (out / "scale_custom.csv").read_text().splitlines()[0].split(",")
+    assert tuple(header) == ttk.COLUMNS
+    for r in rows:
+        assert r["op_name"] == "ScaleCustom"
+        assert r["input_dtypes"][0] == "float32" and r["output_dtypes"] == ("float32",)
+        assert r["output_shapes"] == (r["input_shapes"][0],)
+        assert set(r["attributes"]) == {"alpha"}
+        assert r["precision_tolerances"] == ((1.3e-06, 1e-05),)
+        low, high = r["input_data_ranges"][0]
+        assert low <= high
+
+
+def test_opcheck_undeclared_and_error_cases() -> None:
+    script = f"""
+import numpy as np
+from ge.custom_op import bootstrap
+from ge.custom_op.op_check import ErrorExpectation, OpCase, opcheck
+bootstrap.load_custom_op_plugins({str(SCALE)!r})
+ok = OpCase((("x", np.ones(64, np.float32)), ("bias", None)), (("alpha", 2.0),))
+wrong = OpCase((("x", np.ones(64, np.float64)), ("bias", None)))
+short = OpCase((("x", np.ones(3, np.float32)), ("bias", None)))
+ref = lambda x, bias, alpha: x * np.float32(alpha)
+r = opcheck("ScaleCustom", [ok], reference=ref, undeclared=[wrong],
+            errors=[ErrorExpectation(short, "ValueError", "multiple of 64")])
+assert r.ok, r.as_dict()
+r = opcheck("ScaleCustom", [], reference=ref,
+            errors=[ErrorExpectation(short, "TypeError")],
+            undeclared=[ok])
+props = sorted(f.property for f in r.failures)
+assert props == ["errors", "undeclared"], r.as_dict()
+print("fine")
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.stdout.strip() == "fine", done.stderr
