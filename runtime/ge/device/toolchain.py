@@ -50,7 +50,7 @@ INCLUDE_DIR = Path(__file__).resolve().parent / "include"
 # files (so no initializer is linked in), only exported symbols visible,
 # loops aligned (Note [Loop alignment]), -O3: gcc vectorises at -O3 (and
 # not at -O2 before gcc 12's cheap model), which made the sample add kernel
-# 3x faster on the bench machine (docs/performance.md). No -march: the
+# about 3.5x faster on the bench machine (docs/performance.md). No -march: the
 # baseline ISA keeps binaries and model files portable, and x86-64-v2/v3
 # measured no faster on these memory-bound kernels; a kernel built with more
 # records its level (Note [ISA levels] in ge.device.isa).
