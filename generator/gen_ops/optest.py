@@ -47,7 +47,7 @@ from gen_ops.spec.model import (
 )
 
 if TYPE_CHECKING:
-    from ge.custom_op.op_check import ErrorExpectation, OpCase, OpcheckReport
+    from ge.opcheck import ErrorExpectation, OpCase, OpcheckReport
     from ge_ir.types import DataType
 
 EXIT_OK, EXIT_FAIL, EXIT_INVALID = 0, 1, 2
@@ -344,8 +344,8 @@ def _array(
 
 def build_case(op: OpSpec, drawn: Drawn, shape: SampleShape | None = None) -> OpCase:
     """The OpCase of a drawn case (``shape``: another rule, for errors)."""
-    from ge.custom_op.op_check import OpCase
     from ge.graph.numpy_dtypes import to_numpy_dtype
+    from ge.opcheck import OpCase
     from ge_ir.types import dtype_from_spec_name
 
     combo = {k: dtype_from_spec_name(v) for k, v in drawn.combo}
@@ -486,8 +486,8 @@ def _undeclared(op: OpSpec, case: OpCase) -> list[OpCase]:
 
 
 def _errors(op: OpSpec, drawn: Drawn) -> list[ErrorExpectation]:
-    from ge.custom_op.op_check import ErrorExpectation
     from ge.graph.numpy_dtypes import to_numpy_dtype
+    from ge.opcheck import ErrorExpectation
     from ge_ir.types import dtype_from_spec_name
 
     result = []
@@ -603,7 +603,7 @@ def test_op(
     strict: bool = False,
     limit: int | None = None,
 ) -> tuple[OpResult, list[tuple[OpCase, list[np.ndarray]]]]:
-    from ge.custom_op.op_check import opcheck, tolerance_of
+    from ge.opcheck import opcheck, tolerance_of
 
     start = time.perf_counter()
     if op.reference is None:

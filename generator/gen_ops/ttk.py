@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 if TYPE_CHECKING:
-    from ge.custom_op.op_check import OpCase
+    from ge.opcheck import OpCase
     from gen_ops.spec.model import OpSpec
 
 COLUMNS = (
@@ -91,8 +91,8 @@ def row(
     outputs: Sequence[np.ndarray],
     tolerance: Mapping[Any, tuple[float, float]],
 ) -> dict[str, str]:
-    from ge.custom_op.op_check import tolerance_of
     from ge.graph.numpy_dtypes import from_numpy_dtype
+    from ge.opcheck import tolerance_of
 
     arrays = [a for _, v in case.inputs for a in _flat(v)]
     ins = tuple(tuple(int(d) for d in a.shape) for a in arrays)

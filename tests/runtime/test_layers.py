@@ -23,6 +23,15 @@ LAYERS: dict[str, int] = {
     "ge.engine": 5,
     "ge.offline": 6,
     "ge.session": 6,
+    "ge.opcheck": 7,  # ops checked against their references (gen-ops test)
+}
+
+# Imports allowed to run back up, each with its reason: (package, package).
+EXCEPTIONS: dict[tuple[str, str], str] = {
+    ("ge.custom_op", "ge.opcheck"): (
+        "GE-style code calls ge.custom_op.opcheck; the package serves it from "
+        "ge.opcheck on first use (Note [opcheck's home])"
+    ),
 }
 
 Edges = dict[str, dict[str, list[str]]]  # package -> package -> where
@@ -33,7 +42,9 @@ def package_edges() -> Edges:
     for module in modules():
         for imported in module.imports():
             target = package_of(imported.target)
-            if target is not None and target != module.package:
+            if target is None or target == module.package:
+                continue
+            if (module.package, target) not in EXCEPTIONS:
                 edges[module.package][target].append(
                     f"{where(module, imported.line)} imports {imported.target}"
                 )
@@ -109,3 +120,21 @@ def test_function_level_imports_are_read() -> None:
     graph_module = next(m for m in modules() if m.name == "ge.graph.graph")
     assert any(i.target.startswith("ge.graph.air") for i in graph_module.imports())
     assert isinstance(graph_module, Module)
+
+
+def test_every_exception_is_still_needed() -> None:
+    """A named exception whose import is gone is taken out of the table."""
+    found = {
+        (module.package, package_of(imported.target))
+        for module in modules()
+        for imported in module.imports()
+    }
+    assert set(EXCEPTIONS) <= found, set(EXCEPTIONS) - found
+
+
+def test_ge_custom_op_serves_opcheck_from_its_home() -> None:
+    import ge.custom_op
+    import ge.opcheck
+
+    assert ge.custom_op.opcheck is ge.opcheck.opcheck
+    assert ge.custom_op.OpcheckReport is ge.opcheck.OpcheckReport

@@ -14,8 +14,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ge.custom_op.op_check import DEFAULT_TOLERANCE, compare, tolerance_of
 from ge.graph import DataType
+from ge.opcheck import DEFAULT_TOLERANCE, compare, tolerance_of
 
 ROOT = Path(__file__).resolve().parents[2]
 GEN_OPS = Path(sys.executable).parent / "gen-ops"
@@ -149,7 +149,7 @@ def test_opcheck_undeclared_and_error_cases() -> None:
     script = f"""
 import numpy as np
 from ge.custom_op import bootstrap
-from ge.custom_op.op_check import ErrorExpectation, OpCase, opcheck
+from ge.opcheck import ErrorExpectation, OpCase, opcheck
 bootstrap.load_custom_op_plugins({str(SCALE)!r})
 ok = OpCase((("x", np.ones(64, np.float32)), ("bias", None)), (("alpha", 2.0),))
 wrong = OpCase((("x", np.ones(64, np.float64)), ("bias", None)))
