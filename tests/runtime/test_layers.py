@@ -23,6 +23,7 @@ LAYERS: dict[str, int] = {
     "ge.engine": 5,
     "ge.offline": 6,
     "ge.session": 6,
+    "ge.passes": 6,  # GE's names for the engine's custom-pass machinery
 }
 
 Edges = dict[str, dict[str, list[str]]]  # package -> package -> where
