@@ -361,3 +361,138 @@ def test_passes_load_from_ascend_ge_py_pass_path(
     assert compiled.report.passes == {"FromFile": (1, 1)}
     (y,) = compiled.run([Tensor.from_numpy(X[:2].copy())])
     np.testing.assert_array_equal(y.numpy(), np.maximum(X[:2], 0))
+
+
+def test_an_input_used_twice_binds_one_tensor() -> None:
+    """x * x matches Mul(inputs[0], inputs[0]); x * y does not."""
+
+    @register_fusion_pass(name="Square", stage=PassStage.BEFORE_INFER_SHAPE)
+    class Square(PatternFusionPass):
+        @pattern
+        def square(self, inputs: Any) -> TensorHolder:
+            return inputs[0] * inputs[0]
+
+        def replacement(self, inputs: Any) -> TensorHolder:
+            return m.Pow(inputs[0], 2.0)
+
+    b = GraphBuilder("sq")
+    x = b.create_input(0, shape=[2, 3])
+    y = b.create_input(1, shape=[2, 3])
+    graph = b.build_and_reset([x * x + x * y])
+    compiled = compile_graph(graph)
+    assert compiled.report.passes == {"Square": (1, 1)}
+    a, c = X[:2].copy(), X[2:].copy()
+    (out,) = compiled.run([Tensor.from_numpy(a), Tensor.from_numpy(c)])
+    np.testing.assert_allclose(out.numpy(), a**2 + a * c, rtol=1e-6)
+
+
+def test_ir_attr_match_compares_the_attrs_the_pattern_sets() -> None:
+    @register_fusion_pass(name="TransposedOnly", stage=PassStage.BEFORE_INFER_SHAPE)
+    class TransposedOnly(PatternFusionPass):
+        def __init__(self) -> None:
+            super().__init__(
+                PatternMatcherConfigBuilder().enable_ir_attr_match().build()
+            )
+
+        @pattern
+        def p(self, inputs: Any) -> TensorHolder:
+            return m.MatMul(inputs[0], inputs[1], transpose_x2=True)
+
+        def replacement(self, inputs: Any) -> TensorHolder:
+            return m.MatMul(inputs[0], inputs[1], transpose_x2=True)
+
+    b = GraphBuilder("attrs")
+    x, w = b.create_input(0, shape=[4, 3]), b.create_input(1, shape=[3, 5])
+    graph = b.build_and_reset([m.MatMul(x, w)])
+    assert compile_graph(graph).report.passes == {"TransposedOnly": (0, 0)}
+
+
+def test_graph_output_intermediate_is_not_cut_and_context_options() -> None:
+    seen: list[str] = []
+
+    @register_fusion_pass(name="Opt", stage=PassStage.AFTER_ORIGIN_GRAPH_OPTIMIZE)
+    class Opt(PatternFusionPass):
+        @pattern
+        def p(self, inputs: Any) -> TensorHolder:
+            return m.Relu(m.Relu(inputs[0]))
+
+        def meet_requirements(
+            self, match_result: MatchResult, context: PassContext
+        ) -> bool:
+            seen.append(context.get_option_value("my.option"))
+            with pytest.raises(RuntimeError, match="not set"):
+                context.get_option_value("no.such.option")
+            return True
+
+        def replacement(self, inputs: Any, context: PassContext) -> TensorHolder:
+            seen.append(context.get_pass_name())
+            return m.Relu(inputs[0])
+
+    b = GraphBuilder("outs")
+    x = b.create_input(0, shape=[2, 3])
+    r1 = m.Relu(x)
+    b.set_graph_output(m.Relu(r1), 0)
+    b.set_graph_output(m.Relu(m.Relu(m.Abs(x))), 1)
+    b.set_graph_output(r1, 2)
+    graph = b.build_and_reset()
+    compiled = compile_graph(graph, {"my.option": "yes"})
+    assert compiled.report.passes == {"Opt": (1, 1)}
+    assert seen == ["yes", "Opt"]
+    x_value = X[:2].copy()
+    outs = [t.numpy() for t in compiled.run([Tensor.from_numpy(x_value)])]
+    relu = np.maximum(x_value, 0)
+    for got, want in zip(outs, [relu, np.abs(x_value), relu]):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_can_fuse_finds_a_cycle_through_an_outside_node() -> None:
+    b = GraphBuilder("cyc")
+    x = b.create_input(0, shape=[2])
+    a = m.Abs(x)
+    outside = m.Neg(a)
+    c = m.Add(a, outside)
+    graph = b.build_and_reset([c])
+    by_name = {n.name: n for n in graph.nodes}
+    inner, add = by_name[a.name], by_name[c.name]
+    check = can_fuse([inner, add])
+    assert not check.ok and "cycle" in check.reason
+    assert can_fuse([inner, by_name[outside.name], add]).ok
+    assert can_fuse([inner, by_name[x.name]]).ok is not False
+
+
+def test_a_replacement_of_the_wrong_arity_fails_the_compile() -> None:
+    @register_fusion_pass(name="TwoOutputs", stage=PassStage.BEFORE_INFER_SHAPE)
+    class TwoOutputs(PatternFusionPass):
+        @pattern
+        def p(self, inputs: Any) -> TensorHolder:
+            return m.Abs(inputs[0])
+
+        def replacement(self, inputs: Any) -> list[TensorHolder]:
+            return [m.Abs(inputs[0]), m.Neg(inputs[0])]
+
+    b = GraphBuilder("bad")
+    x = b.create_input(0, shape=[2])
+    with pytest.raises(CompileError, match="TwoOutputs.*2 output"):
+        compile_graph(b.build_and_reset([m.Abs(x)]))
+
+
+def test_infer_shape_from_a_match_result() -> None:
+    shapes: list[Any] = []
+
+    @register_fusion_pass(name="Shapes", stage=PassStage.AFTER_INFER_SHAPE)
+    class Shapes(PatternFusionPass):
+        @pattern
+        def p(self, inputs: Any) -> TensorHolder:
+            return m.MatMul(inputs[0], inputs[1]) + inputs[2]
+
+        def replacement(self, match_result: MatchResult) -> Graph:
+            b = GraphBuilder("replacement")
+            a, w, c = b.create_inputs(3)
+            graph = b.build_and_reset([m.MatMul(a, w, c)])
+            infer_shape(graph, match_result)
+            shapes.append([n.outputs[0].shape for n in graph.nodes])
+            return graph
+
+    (y,) = run(mlp_graph(), [X, W, C])
+    np.testing.assert_allclose(y, np.maximum(X @ W + C, 0), rtol=1e-6, atol=1e-6)
+    assert shapes == [[(4, 3), (3, 5), (5,), (4, 5)]]
