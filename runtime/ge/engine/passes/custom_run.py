@@ -340,6 +340,8 @@ def infer_for_passes(graph: Graph, input_metas: Sequence[TensorMeta] | None) -> 
 # -- fusion_result.json ------------------------------------------------------------
 
 EXPORT_COMPILE_STAT = "ge.exportCompileStat"
+# Set by a Session on its graphs' options: "<session>_<graph id>".
+COMPILE_ID = "ge.cpu.internal.sessionGraphId"
 _RESULTS: dict[str, dict[str, Any]] = {}
 _COMPILES = iter(range(1 << 62))
 
@@ -353,9 +355,8 @@ def record_compile(
     mode = options.get(EXPORT_COMPILE_STAT, "0").strip()
     if mode not in ("1", "2") or not stats:
         return None
-    session = options.get("ge.session_id", "0")
-    graph = options.get("ge.graph_id", str(next(_COMPILES)))
-    key = f"session_and_graph_id_{session}_{graph}"
+    ident = options.get(COMPILE_ID) or f"0_{next(_COMPILES)}"
+    key = f"session_and_graph_id_{ident}"
     _RESULTS[key] = {
         "graph_fusion": {
             name: {
