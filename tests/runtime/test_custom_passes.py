@@ -496,3 +496,35 @@ def test_infer_shape_from_a_match_result() -> None:
     (y,) = run(mlp_graph(), [X, W, C])
     np.testing.assert_allclose(y, np.maximum(X @ W + C, 0), rtol=1e-6, atol=1e-6)
     assert shapes == [[(4, 3), (3, 5), (5,), (4, 5)]]
+
+
+def test_stages_run_in_order_and_see_the_graph_of_their_stage() -> None:
+    """BeforeInferShape sees no inferred shapes, AfterInferShape does;
+    AfterBuiltinFusionPass and AfterOriginGraphOptimize run after constant
+    folding (the constant Exp is a Const by then)."""
+    seen: list[tuple[str, Any, list[str]]] = []
+
+    def recorder(stage: PassStage) -> None:
+        @register_fusion_pass(name=f"Look{stage.value}", stage=stage)
+        class Look(FusionBasePass):
+            def run(self, graph: Graph, context: PassContext) -> bool:
+                mm = next(n for n in graph.nodes if n.type == "MatMul")
+                kinds = sorted({n.type for n in graph.nodes})
+                seen.append((stage.value, mm.outputs[0].shape, kinds))
+                return True
+
+    for stage in reversed(list(PassStage)):  # registration order is not stage order
+        recorder(stage)
+    b = GraphBuilder("stages")
+    x = b.create_input(0, shape=[4, 3])
+    w = m.Exp(b.create_const(Tensor(W)))
+    y = m.MatMul(x, w)
+    compiled = compile_graph(b.build_and_reset([y]))
+    assert [s for s, _, _ in seen] == [s.value for s in PassStage]
+    assert seen[0][1] != (4, 5) and seen[1][1] == (4, 5)
+    assert "Exp" in seen[1][2] and "Exp" not in seen[2][2] and "Exp" not in seen[3][2]
+    (out,) = compiled.run([Tensor.from_numpy(X)])
+    np.testing.assert_allclose(out.numpy(), X @ np.exp(W), rtol=1e-5)
+    assert compiled.report.passes == {
+        f"Look{s.value}": (0, 0) for s in reversed(PassStage)
+    }
