@@ -51,7 +51,7 @@ from ge.engine.passes.custom_rewrite import (
     set_current_graph,
     splice,
 )
-from ge.graph.graph import Graph, TensorMeta
+from ge.graph.graph import Graph, Node, TensorMeta
 
 PASS_PATH_ENV = "ASCEND_GE_PY_PASS_PATH"
 MAX_REWRITES = 1000
@@ -229,7 +229,9 @@ def _run_pattern(
     patterns = [
         p if isinstance(p, Pattern) else Pattern(p) for p in instance.patterns()
     ]
-    refused: set[tuple[int, ...]] = set()
+    # Matches meet_requirements refused, by their nodes' ids (the nodes are
+    # kept, so no new node can take one of their ids).
+    refused: dict[tuple[int, ...], list[Node]] = {}
     for _ in range(MAX_REWRITES):
         done = False
         for pat in patterns:
@@ -252,7 +254,7 @@ def _run_pattern(
                 )
                 stats.match_times += 1
                 if not call_hook(instance.meet_requirements, match, context):
-                    refused.add(key)
+                    refused[key] = matched
                     continue
                 replacement = instance.build_replacement(match, context)
                 outputs = [
