@@ -528,3 +528,15 @@ def test_stages_run_in_order_and_see_the_graph_of_their_stage() -> None:
     assert compiled.report.passes == {
         f"Look{s.value}": (0, 0) for s in reversed(PassStage)
     }
+
+
+def test_node_queries_ge_passes_use() -> None:
+    graph = mlp_graph()
+    add = next(n for n in graph.nodes if n.type == "Add")
+    mm = next(n for n in graph.nodes if n.type == "MatMul")
+    assert add.get_inputs_size() == 2 and mm.get_inputs_size() == 3  # bias slot
+    assert add.get_outputs_size() == 1
+    assert add.get_in_data_nodes_and_port_indexes(0) == (mm, 0)
+    with pytest.raises(RuntimeError, match="not connected"):
+        mm.get_in_data_nodes_and_port_indexes(2)
+    assert not add.has_attr("value") and add.get_in_control_nodes() == []
