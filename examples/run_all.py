@@ -23,6 +23,8 @@ EXAMPLES = [
     ("tilelang_offline", "examples/tilelang_offline/run.py"),
     ("release_history", "examples/release_history/run.py"),
     ("es_cpp", "examples/es_cpp/run.py"),
+    ("constant_folding", "examples/constant_folding/run.py"),
+    ("fusion_pass", "examples/fusion_pass/run.py"),
 ]
 
 

@@ -23,6 +23,7 @@ LAYERS: dict[str, int] = {
     "ge.engine": 5,
     "ge.offline": 6,
     "ge.session": 6,
+    "ge.passes": 6,  # GE's names for the engine's custom-pass machinery
     "ge.opcheck": 7,  # ops checked against their references (gen-ops test)
 }
 

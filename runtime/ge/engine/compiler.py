@@ -39,6 +39,13 @@ from ge.engine.foreign_launch import bind_foreign
 from ge.engine.graph_order import topological_order
 from ge.engine.launches import Place, bind_launch
 from ge.engine.layout import ARENA, BufferKind, BufferLayout
+from ge.engine.passes.custom_run import (
+    EARLY,
+    LATE,
+    PassStats,
+    record_compile,
+    run_custom_passes,
+)
 from ge.engine.passes.folding import fold_constants
 from ge.engine.passes.fusion import FusedOp, declare_fused, fuse
 from ge.engine.passes.report import CompileReport, dump_stage
@@ -547,13 +554,23 @@ def compile_graph(
         raise CompileError(f"graph '{graph.name}': {exc}") from None
     report = CompileReport(switches.folding, switches.fusion)
     passes = options.get(NO_PASSES) != "1"
-    if passes:
+    stats: dict[str, PassStats] = {}
+    if passes:  # Note [Running custom passes]
         dump_stage(graph, "00_compile_begin")
+        graph = run_custom_passes(
+            graph, options, switches.pass_on, input_metas, EARLY, stats
+        )
     if switches.folding:  # Note [Constant folding]
         graph, report.folded = fold_constants(
             graph, options, cache, input_metas, compile_graph
         )
         dump_stage(graph, "01_after_constant_folding")
+    if passes:
+        graph = run_custom_passes(
+            graph, options, switches.pass_on, input_metas, LATE, stats
+        )
+        report.passes = {n: (s.match_times, s.effect_times) for n, s in stats.items()}
+        record_compile(options, stats)
     compiler = _Compiler(graph, options, cache, input_metas, variables)
     compiler.collect()
     if switches.fusion:  # Note [Fusion regions]

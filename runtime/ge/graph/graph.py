@@ -138,6 +138,31 @@ class Node(_Attributed):
     def __repr__(self) -> str:
         return f"Node({self.name!r}, {self.type!r})"
 
+    # -- GE's Node queries (what graph passes read) ---------------------------------
+
+    def get_inputs_size(self) -> int:
+        """Input slots (an absent optional input keeps its slot)."""
+        return len(self.inputs)
+
+    def get_outputs_size(self) -> int:
+        return len(self.outputs)
+
+    def has_attr(self, attr_name: str) -> bool:
+        return attr_name in self.attrs
+
+    def get_in_data_nodes_and_port_indexes(self, in_index: int) -> tuple[Node, int]:
+        """The producer of input ``in_index`` and its output index
+        (RuntimeError when the slot is absent or unconnected, as GE)."""
+        edge = self.inputs[in_index] if 0 <= in_index < len(self.inputs) else None
+        if edge is None:
+            raise RuntimeError(
+                f"input {in_index} of node '{self.name}' is not connected"
+            )
+        return edge.node, edge.index
+
+    def get_in_control_nodes(self) -> list[Node]:
+        return list(self.control_inputs)
+
 
 class Graph(_Attributed):
     """A built graph. Nodes are kept in creation order, which is a topological

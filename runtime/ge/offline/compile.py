@@ -264,6 +264,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         'e.g. {"Switch": {"GraphFusion": {"ALL": "off"}}} turns fusion and '
         "constant folding off",
     )
+    parser.add_argument(
+        "--export_compile_stat",
+        choices=["0", "1", "2"],
+        default="1",
+        help="ATC's fusion_result.json of the custom passes (docs/compiler.md, "
+        "Writing passes): 0 none, 1 at exit (default), 2 when the graph compiled",
+    )
     parser.add_argument("--version", action="version", version=f"ge-atc {__version__}")
     args = parser.parse_args(argv)
     for name, why in _IGNORED.items():
@@ -275,7 +282,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         output = output.with_name(output.name + ".om")
     try:
         with _OneLineWarnings():
-            options = {"ge.socVersion": "CPU"}
+            options = {
+                "ge.socVersion": "CPU",
+                "ge.exportCompileStat": args.export_compile_stat,
+            }
             if args.fusion_switch_file:
                 options["ge.fusionSwitchFile"] = args.fusion_switch_file
             data = compile_model(args.model, output, options)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import threading
 import warnings
 from collections.abc import Callable, Mapping, Sequence
@@ -14,6 +15,7 @@ from ge.engine.compiled import CompiledGraph
 from ge.engine.compiler import ImplCache, compile_graph
 from ge.engine.errors import CompileError, ExecuteError
 from ge.engine.loading import load_op_modules
+from ge.engine.passes.custom_run import COMPILE_ID
 from ge.engine.variables import VariableStore
 from ge.ge_global import global_options, is_initialized
 from ge.graph.graph import Graph, TensorMeta
@@ -39,6 +41,7 @@ class _Entry:
 
 
 THREADS_OPTION = "ge.cpu.threads"
+_SESSION_IDS = itertools.count(1)  # 0: compiles outside a Session
 
 
 def _device_threads(options: Mapping[str, str]) -> None:
@@ -64,6 +67,7 @@ class Session:
             raise TypeError("Session options are a dict of str to str")
         self._options = {**global_options(), **dict(options or {})}
         _device_threads(self._options)
+        self._session_id = next(_SESSION_IDS)
         self._graphs: dict[int, _Entry] = {}
         # Static graphs' fast run paths, by id (only graphs in _graphs; None
         # for a graph without one, so it is looked for once).
@@ -95,7 +99,13 @@ class Session:
             except ValueError as exc:
                 raise CompileError(str(exc)) from None
             self._graphs[graph_id] = _Entry(
-                graph, {**self._options, **dict(options or {})}
+                graph,
+                {
+                    **self._options,
+                    **dict(options or {}),
+                    # fusion_result.json's session_and_graph_id_<s>_<g>
+                    COMPILE_ID: f"{self._session_id}_{graph_id}",
+                },
             )
 
     def remove_graph(self, graph_id: int) -> None:

@@ -43,9 +43,15 @@ class CompileReport:
     regions: list[FusionRegion] = field(default_factory=list)
     # node -> why it was not fused with its producer(s)
     breaks: dict[str, str] = field(default_factory=dict)
+    # custom pass -> (matches found, rewrites done), as fusion_result.json
+    passes: dict[str, tuple[int, int]] = field(default_factory=dict)
 
     def text(self) -> str:
         lines = [
+            f"custom pass {name}: {m} match(es), {e} rewrite(s)"
+            for name, (m, e) in self.passes.items()
+        ]
+        lines += [
             f"constant folding: {'on' if self.folding else 'off'}, "
             f"{len(self.folded)} node(s) folded"
         ]

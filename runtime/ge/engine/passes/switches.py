@@ -36,11 +36,18 @@ class Switches:
 
     folding: bool = True
     fusion: bool = True
+    # GraphFusion entries of the switch file (custom passes by name).
+    graph_fusion: tuple[tuple[str, str], ...] = ()
+
+    def pass_on(self, name: str) -> bool:
+        """Whether the custom pass ``name`` runs: its entry in the file's
+        GraphFusion section, else its ``ALL``, else on."""
+        return _on(dict(self.graph_fusion), name)
 
     @staticmethod
     def of(options: Mapping[str, str]) -> Switches:
         if options.get(NO_PASSES) == "1":
-            return Switches(False, False)
+            return Switches(False, False, (("ALL", "off"),))
         folding = os.environ.get(FOLDING_ENV, "1").strip() != "0"
         fusion = os.environ.get(FUSION_ENV, "1").strip() != "0"
         path = options.get(FUSION_SWITCH_FILE)
@@ -49,6 +56,7 @@ class Switches:
             graph, ub = sections.get("GraphFusion", {}), sections.get("UBFusion", {})
             fusion = fusion and _on(graph, FUSION_PASS) and _on(ub, FUSION_PASS)
             folding = folding and _on(graph, FOLDING_PASS)
+            return Switches(folding, fusion, tuple(graph.items()))
         return Switches(folding, fusion)
 
 
