@@ -763,17 +763,20 @@ def _ref_pairs(
     ir_inputs: Sequence[IrInput], ir_outputs: Sequence[IrOutput]
 ) -> dict[int, int]:
     """GE's ref pairs: output instance -> input slot, for every output named
-    like an input (instance by instance for a dynamic pair)."""
-    starts: dict[str, tuple[int, int]] = {}
+    like an input of the same dynamic-ness (instance by instance for a
+    dynamic pair). A dynamic output named like a single input is no pair:
+    GE names its instances x0, x1, ... (W907)."""
+    starts: dict[str, tuple[int, int, bool]] = {}
     slot = 0
     for ir in ir_inputs:
-        starts[ir.name] = (slot, ir.count)
+        starts[ir.name] = (slot, ir.count, ir.kind is InputKind.DYNAMIC)
         slot += ir.count
     pairs: dict[int, int] = {}
     out = 0
     for output in ir_outputs:
-        if output.name in starts:
-            first, count = starts[output.name]
+        same = starts.get(output.name)
+        if same is not None and same[2] == output.dynamic:
+            first, count, _ = same
             for i in range(min(count, output.count)):
                 pairs[out + i] = first + i
         out += output.count
