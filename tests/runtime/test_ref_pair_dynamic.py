@@ -91,3 +91,21 @@ def test_the_es_runtime_library_pairs_the_same(tmp_path: Path) -> None:
     graph = Graph.load_from_air(tmp_path / "dup.air")
     (node,) = [n for n in graph.nodes if n.type == "DupNameOut"]
     assert node.ref_outputs == {2: 1, 3: 2}
+
+
+def test_an_unpaired_output_may_reuse_another_input(tmp_path: Path) -> None:
+    """Output x, single, named like dynamic input x, is no ref pair, so its
+    reuse_input is no second claim on memory (no E617)."""
+    specs = tmp_path / "specs"
+    specs.mkdir()
+    (specs / "unpaired.yaml").write_text(
+        "op: UnpairedReuse\nmodule: dupname\ninputs:\n"
+        "  - {name: x, dtype: float32, dynamic: true}\n"
+        "  - {name: b, dtype: float32}\n"
+        "outputs:\n  - {name: x, dtype: float32, reuse_input: b}\n"
+        "infer_meta:\n  x: {shape: same_as(b), dtype: b}\n"
+        "impl:\n  capabilities: [execute]\n"
+    )
+    _, sink = load_ops(specs)
+    codes = [d.code for d in sink.sorted()]
+    assert "W907" in codes and not any(c.startswith("E") for c in codes), codes
