@@ -39,10 +39,6 @@ STUB_OPS = f"{TESTS}/stub_geir_ops.cc"
 
 # Why a file of ours differs from gen_esb's, on purpose (docs/ge-compat.md).
 DEVIATIONS = {
-    "es_phony_dup_name_c.h": "not rendered: gen-ops refuses the op (E309: output "
-    "'x' is named like input 'x', a ref pair, but only the output is dynamic)",
-    "es_phony_dup_name.cpp": "not rendered: gen-ops refuses the op (E309)",
-    "es_phony_dup_name.h": "not rendered: gen-ops refuses the op (E309)",
     "es_phony_keyword.cpp": "node.SetSubgraph takes the IR name 'or'; gen_esb "
     "passes the C++ parameter name 'subgraph_or', which is no subgraph of the IR",
     "es_phony_opt_attrs.h": "includes es_log.h: gen_esb's header calls "

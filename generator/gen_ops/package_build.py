@@ -31,7 +31,13 @@ from typing import TYPE_CHECKING
 
 from gen_ops import __version__
 from gen_ops.emit.outputs import Target
-from gen_ops.emit.package_layout import Library, LinkInOps, distribution, stage
+from gen_ops.emit.package_layout import (
+    Library,
+    LinkInOps,
+    distribution,
+    es_library,
+    stage,
+)
 from gen_ops.spec import discovery
 
 if TYPE_CHECKING:
@@ -191,6 +197,57 @@ def require_tools() -> None:
             )
 
 
+def native_library(package: Path, module: str) -> Path | None:
+    """Build ``lib/libes_<m>.so`` in the staged ``package`` from its ES
+    sources (``src/*.cpp``) against the ES runtime library, when the module
+    has sources, a C++ compiler (``$CXX``, default ``g++``) is on PATH and
+    ``python -m ge.es`` gives the ES runtime library; its path, or None.
+    PackageError when the compiler fails (Note [ES library config])."""
+    import shutil
+    import subprocess
+
+    sources = sorted((package / "src").glob("*.cpp"))
+    compiler = shutil.which(os.environ.get("CXX", "g++"))
+    if not sources or compiler is None:
+        return None
+    flags = subprocess.run(
+        [sys.executable, "-m", "ge.es", "--includes", "--library-dir"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    import shlex
+
+    words = shlex.split(flags.stdout) if flags.returncode == 0 else []
+    if not words or not words[-1].startswith("/"):
+        # No ge runtime here (gen-ops runs without one), or it could not
+        # build libge_es.so: the wheel ships the headers and sources only.
+        return None
+    library = package / "lib" / es_library(module)
+    library.parent.mkdir()
+    command = [
+        compiler,
+        *words[:-1],
+        "-O2",
+        "-fPIC",
+        "-shared",
+        f"-Wl,-soname,{library.name}",
+        f"-I{package / 'include'}",
+        *map(str, sources),
+        f"-L{words[-1]}",
+        "-lge_es",
+        "-o",
+        str(library),
+    ]
+    result = subprocess.run(command, capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        raise PackageError(
+            f"building {library.name} from the module's ES sources failed:\n"
+            f"{shlex.join(command)}\n{result.stderr}"
+        )
+    return library
+
+
 def _built(root: Path, out: Path) -> list[Path]:
     try:
         from build import BuildBackendException, ProjectBuilder
@@ -233,7 +290,7 @@ def build(
     from gen_ops import pipeline
 
     out = excluded[0]
-    rendered = pipeline.render(ops, frozenset({Target.PYTHON, Target.IMPL}))
+    rendered = pipeline.render(ops, frozenset({Target.PYTHON, Target.IMPL, Target.ES}))
     library = Library(
         module=module,
         version=version,
@@ -254,4 +311,5 @@ def build(
                 "built. Put the file itself there, or move it out of the "
                 "directory of the author modules"
             ) from None
+        native_library(root / distribution(module), module)
         return install(_built(root, Path(tmp) / "dist"), out, lock_timeout)

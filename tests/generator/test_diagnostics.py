@@ -758,7 +758,7 @@ CASES: list[Case] = [
         infer_meta:
           y: {shape: [1], dtype: w}
     """)),
-    case("E309", "7:12", "ref pair with one side dynamic", with_ops("""
+    case("W907", "7:12", "output named like an input, one side dynamic", with_ops("""
         outputs:
           - {name: xs, dtype: float32}
     """)),

@@ -12,7 +12,9 @@ from helpers import ROOT, load_ops
 
 import ge.es.control as control
 import ge.es.custom as custom
+import ge.es.custom.attr_zoo_custom as zoo_module
 from ge.es import GraphBuilder, TensorHolder
+from ge.es._op_api import NO_DEFAULT
 from ge.graph import DataType, Graph, NamedAttrs, Tensor
 from gen_ops.spec.model import InputKind
 
@@ -188,7 +190,8 @@ def test_several_outputs_come_back_as_a_named_tuple() -> None:
     node = y.node
     assert node.inputs[1] is None and node.inputs[2] is None  # absent optionals
     assert len(node.inputs) == 3
-    assert node.get_attr("epsilon") == 1e-6 and node.get_attr("begin_norm_axis") == -1
+    assert node.get_attr("epsilon") == 1e-6
+    assert "begin_norm_axis" not in node.attrs  # at its default: off the node
     assert mean.data_type is DataType.DT_FLOAT
 
 
@@ -196,14 +199,22 @@ def test_attr_defaults_are_exact_and_immutable() -> None:
     b = GraphBuilder()
     (x,) = _inputs(b, 1)
     node = custom.AttrZooCustom(x, required_i=7).node
-    assert node.get_attr("i") == -(2**63)
-    assert node.get_attr("f") == 1e-8
-    assert node.get_attr("s") == 'tab\there "quoted" \\ ünïcode'
-    assert node.get_attr("dt") is DataType.DT_BF16
-    assert node.get_attr("by") == b"\x00\x01ab"
-    assert node.get_attr("lli") == ((), (2, 3), (4,))
-    assert node.get_attr("ldt") == (DataType.DT_FLOAT, DataType.DT_INT64)
-    assert "t" not in node.attrs and "na" not in node.attrs  # empty defaults
+    # Note [Defaults stay off the node]: only the required attr is written;
+    # the op table holds each default, exactly.
+    assert set(node.attrs) == {"required_i"}
+    table = {a.name: a.default for a in zoo_module._OP.attrs}
+    assert table["i"] == -(2**63)
+    assert table["f"] == 1e-8
+    assert table["s"] == 'tab\there "quoted" \\ ünïcode'
+    assert table["dt"] is DataType.DT_BF16
+    assert table["by"] == b"\x00\x01ab"
+    assert table["lli"] == ((), (2, 3), (4,))
+    assert table["ldt"] == (DataType.DT_FLOAT, DataType.DT_INT64)
+    assert table["t"] is NO_DEFAULT and table["na"] is NO_DEFAULT  # empty
+    given = custom.AttrZooCustom(
+        x, required_i=7, i=-(2**63) + 1, f=-1e-8, lli=[[], [2, 3], [4]]
+    ).node
+    assert set(given.attrs) == {"required_i", "i", "f"}  # lli equals its default
     defaults = inspect.signature(custom.AttrZooCustom).parameters
     assert all(not isinstance(p.default, (list, dict)) for p in defaults.values())
     named = NamedAttrs("conv", {"k": 3})

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from packaging.requirements import Requirement
+from test_package_contents import wheel_of
 
 from ge_ir.version import __version__
 from gen_ops.cli import main
@@ -25,7 +26,7 @@ def test_the_wheel_of_the_repository_module(
     argv = ["package", "--module", "custom", "--version", "2.0", "-q"]
     argv += ["--specs", str(ROOT / "specs"), "--scaffold-dir", str(ROOT / "ops")]
     assert main([*argv, "--out", str(tmp_path)]) == 0
-    wheel = tmp_path / "es_custom-2.0-py3-none-any.whl"
+    wheel = wheel_of(tmp_path, "2.0", "es_custom")
     assert (tmp_path / "es_custom-2.0.tar.gz").is_file()
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())

@@ -36,7 +36,8 @@ def test_the_example_runs_and_shows_each_step() -> None:
         "the rounding mode; no default suits all of them.",
         "--- Blend's signature in 2.0.0: Blend(x, y, parts_num, *, w=None, "
         "weight=1.0, bias=0.0, name=None) -> list[TensorHolder]",
-        "Blend(x, y, 2, alpha=0.5) -> node Blend_0: weight=0.5, bias=0.0, 2 parts",
+        "Blend(x, y, 2, alpha=0.5) -> node Blend_0: weight=0.5, "
+        "bias=default, not on the node, 2 parts",
         "Clip(x, lo=0.0, hi=2.0) -> TypeError: Clip() missing 1 required "
         "keyword-only argument: 'mode' (the break 2.0.0 marks)",
     ]:

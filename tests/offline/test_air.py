@@ -73,7 +73,7 @@ def zoo_attrs() -> dict[str, Any]:
         "f": -0.0,
         "b": False,
         "s": 'nul-free but \u00fcn\u00efc\u00f8de \U0001f600 and "quotes" \\ \t\n',
-        "dt": DataType.DT_BF16,
+        "dt": DataType.DT_FLOAT16,  # not its default (DT_BF16): on the node
         "t": Tensor(
             np.arange(6, dtype=np.int64).reshape(2, 3), data_type=DataType.DT_INT64
         ),

@@ -363,7 +363,7 @@ def test_dump_to_stream_readable_is_ges_readable_form() -> None:
         'graph("dumped"):\n'
         "  %x : [#users=1] = Node[type=Data] (attrs = {index: 0})\n"
         "  %split : [#users=2] = Node[type=SplitCustom] "
-        "(inputs = (x=%x), attrs = {num_split: 2, split_dim: 0})\n"
+        "(inputs = (x=%x), attrs = {num_split: 2})\n"  # split_dim at its default
         "  %ret : [#users=1] = get_element[node=%split](0)\n"
         "  %ret_1 : [#users=2] = get_element[node=%split](1)\n"
         "  %sum : [#users=1] = Node[type=Add] (inputs = (x1=%ret, x2=%ret_1))\n"

@@ -59,7 +59,6 @@ CODES: dict[str, CodeInfo] = {
     "E306": CodeInfo(Severity.ERROR, "REG_OP would declare a member twice"),
     "E307": CodeInfo(Severity.ERROR, "REG_OP would declare a system macro"),
     "E308": CodeInfo(Severity.ERROR, "op type is a node type the runtime reserves"),
-    "E309": CodeInfo(Severity.ERROR, "ref pair with only one side dynamic"),
     "E310": CodeInfo(Severity.ERROR, "parameter callers must pass is deprecated"),
     "E311": CodeInfo(Severity.ERROR, "earlier name cannot be kept as an alias"),
     "E401": CodeInfo(Severity.ERROR, "unknown dtype"),
@@ -110,6 +109,9 @@ CODES: dict[str, CodeInfo] = {
     "W904": CodeInfo(Severity.WARNING, "Python parameter renamed to avoid a clash"),
     "W905": CodeInfo(Severity.WARNING, "attr left out of the REG_OP header"),
     "W906": CodeInfo(Severity.WARNING, "reuse_input without a generated prototype"),
+    "W907": CodeInfo(
+        Severity.WARNING, "output named like an input of other dynamic-ness"
+    ),
     # gen-ops import: REG_OP headers.
     "I101": CodeInfo(Severity.ERROR, "cannot read header"),
     "I102": CodeInfo(Severity.ERROR, "no headers found"),

@@ -21,6 +21,12 @@ follows that and adds the implementations:
   share it and none owns a file another needs;
 - ``ge-stubs/es/<m>/__init__.pyi``: types ``ge.es.<m>`` for type checkers,
   which never run entry points (Note [Typing ge.es plugins]).
+- ``es_<m>/include/``, ``es_<m>/src/``: the module's C and C++ ES API
+  (gen-ops' ``es/``, without the ``es_all_ops`` aggregates of a module
+  not named ``all``), ``es_<m>/lib/libes_<m>.so`` built from those
+  sources against the ES runtime library when a C++ compiler is there
+  (``package_build``), and ``es_<m>/cmake/es_<m>Config.cmake``, so that
+  CMake's ``find_package(es_<m>)`` finds them (Note [ES library config]).
 
 Note [Typing ge.es plugins]: ``from ge.es.<m> import Op`` is served at run
 time by the entry point, which mypy and pyright cannot see. PEP 561 lets a
@@ -48,6 +54,8 @@ from gen_ops.emit.outputs import OutputFile
 from gen_ops.emit.writer import MANIFEST
 
 BUILDERS = "python/ge/es/{module}/"
+ES_INCLUDE = "es/include/"
+ES_SOURCES = "es/src/"
 STUBS = "ge-stubs"
 PROTOTYPES = "python/ge_impl/{module}/"
 ES_GROUP = "ge.es.plugins"
@@ -96,6 +104,99 @@ def _copy_rendered(files: Iterable[OutputFile], prefix: str, target: Path) -> in
             destination.write_text(file.content, encoding="utf-8")
             count += 1
     return count
+
+
+def es_library(module: str) -> str:
+    """The file name of a module's C/C++ ES library."""
+    return f"lib{distribution(module)}.so"
+
+
+def _copy_es(files: Iterable[OutputFile], module: str, package: Path) -> int:
+    """The module's C and C++ ES API into ``package``'s include/ and src/;
+    how many sources."""
+    aggregate = f"{ES_INCLUDE}es_all_ops"
+    chosen = [f for f in files if module == "all" or not f.path.startswith(aggregate)]
+    _copy_rendered(chosen, ES_INCLUDE, package / "include")
+    return _copy_rendered(chosen, ES_SOURCES, package / "src")
+
+
+# Note [ES library config]: es_<m>Config.cmake sits in es_<m>/cmake/ of the
+# installed wheel, which find_package(es_<m>) searches under any prefix in
+# CMAKE_PREFIX_PATH as <prefix>/<name>*/cmake/: the site-packages directory
+# (or es_<m> itself) is enough. It names paths relative to itself only, so
+# the wheel installs anywhere. The ES runtime library (libge_es.so, which
+# libes_<m>.so needs) is not in the wheel: ge-ops builds it per compiler, so
+# the config asks ``python -m ge.es --includes --library-dir`` of the Python
+# in ES_PYTHON (a cache variable; python3 on PATH by default) where it is.
+# Without libes_<m>.so (no compiler when the wheel was built) the package is
+# not found, saying why. Targets: es_<m>::es_<m> (its include directory,
+# the library, and es_<m>::ge_es, the runtime with its headers).
+def cmake_config(module: str) -> str:
+    """es_<m>Config.cmake (Note [ES library config])."""
+    name = distribution(module)
+    return (
+        _CMAKE_CONFIG.replace("@NAME@", name)
+        .replace("@LIB@", es_library(module))
+        .replace("@MODULE@", module)
+    )
+
+
+_CMAKE_CONFIG = """\
+# Written by gen-ops package: find_package(@NAME@) for the C and C++ ES API
+# of ge.es.@MODULE@. Target @NAME@::@NAME@; ES_PYTHON is the Python whose ge
+# runtime provides libge_es.so (python -m ge.es).
+get_filename_component(_@NAME@_root "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
+set(@NAME@_INCLUDE_DIRS "${_@NAME@_root}/include")
+set(@NAME@_LIBRARY "${_@NAME@_root}/lib/@LIB@")
+if(NOT EXISTS "${@NAME@_LIBRARY}")
+  set(@NAME@_FOUND FALSE)
+  set(@NAME@_NOT_FOUND_MESSAGE
+      "${@NAME@_LIBRARY} is missing: the wheel was built without a C++ compiler")
+  return()
+endif()
+if(NOT ES_PYTHON)
+  find_program(ES_PYTHON NAMES python3 python)
+endif()
+set(ES_PYTHON "${ES_PYTHON}" CACHE FILEPATH "The Python of the ge runtime")
+execute_process(
+  COMMAND "${ES_PYTHON}" -m ge.es --includes --library-dir
+  OUTPUT_VARIABLE _@NAME@_flags
+  ERROR_VARIABLE _@NAME@_error
+  RESULT_VARIABLE _@NAME@_status
+  OUTPUT_STRIP_TRAILING_WHITESPACE)
+if(NOT _@NAME@_status EQUAL 0)
+  set(@NAME@_FOUND FALSE)
+  set(@NAME@_NOT_FOUND_MESSAGE
+      "${ES_PYTHON} -m ge.es failed (set ES_PYTHON): ${_@NAME@_error}")
+  return()
+endif()
+separate_arguments(_@NAME@_words UNIX_COMMAND "${_@NAME@_flags}")
+set(_@NAME@_runtime_includes "")
+set(_@NAME@_runtime_dir "")
+foreach(_@NAME@_word IN LISTS _@NAME@_words)
+  if(_@NAME@_word MATCHES "^-I(.+)$")
+    list(APPEND _@NAME@_runtime_includes "${CMAKE_MATCH_1}")
+  elseif(NOT _@NAME@_word MATCHES "^-")
+    set(_@NAME@_runtime_dir "${_@NAME@_word}")
+  endif()
+endforeach()
+if(NOT TARGET @NAME@::@NAME@)
+  add_library(@NAME@::ge_es SHARED IMPORTED)
+  set_target_properties(@NAME@::ge_es PROPERTIES
+    IMPORTED_LOCATION "${_@NAME@_runtime_dir}/libge_es.so"
+    IMPORTED_NO_SONAME TRUE
+    INTERFACE_INCLUDE_DIRECTORIES "${_@NAME@_runtime_includes}"
+    INTERFACE_COMPILE_FEATURES cxx_std_17)
+  add_library(@NAME@::@NAME@ SHARED IMPORTED)
+  set_target_properties(@NAME@::@NAME@ PROPERTIES
+    IMPORTED_LOCATION "${@NAME@_LIBRARY}"
+    IMPORTED_SONAME "@LIB@"
+    INTERFACE_INCLUDE_DIRECTORIES "${@NAME@_INCLUDE_DIRS}"
+    INTERFACE_LINK_LIBRARIES @NAME@::ge_es)
+endif()
+set(@NAME@_LIBRARIES @NAME@::@NAME@)
+set(@NAME@_FOUND TRUE)
+"""
 
 
 def _skipped(path: Path) -> bool:
@@ -234,16 +335,45 @@ def pyproject(library: Library, roots: list[str]) -> str:
             f"{_toml(entry)} = {_toml(package)}"
             for entry, package, _, _ in library.ops_packages()
         ]
+    sdist = [*roots, "README.md", HATCH_HOOK]
     lines += [
         "",
         "[tool.hatch.build.targets.wheel]",
         f"only-include = [{', '.join(_toml(r) for r in roots)}]",
         "",
+        "[tool.hatch.build.targets.wheel.hooks.custom]",
+        "",
         "[tool.hatch.build.targets.sdist]",
-        f"only-include = [{', '.join(_toml(r) for r in [*roots, 'README.md'])}]",
+        f"only-include = [{', '.join(_toml(r) for r in sdist)}]",
+        f"exclude = [{_toml(name + '/lib')}]",
         "",
     ]
     return "\n".join(lines)
+
+
+# The op library's hatchling build hook: a wheel holding libes_<m>.so is
+# tagged for this interpreter and platform, not py3-none-any.
+HATCH_HOOK = "hatch_build.py"
+_HATCH_HOOK_TEXT = """\
+# Written by gen-ops package: a wheel holding the native ES library
+# (@NAME@/lib/@LIB@) is tagged for this Python and platform.
+from pathlib import Path
+
+from hatchling.builders.hooks.plugin.interface import BuildHookInterface
+
+
+class NativeLibraryTag(BuildHookInterface):
+    def initialize(self, version, build_data):
+        if (Path(self.root) / "@NAME@" / "lib" / "@LIB@").is_file():
+            build_data["pure_python"] = False
+            build_data["infer_tag"] = True
+"""
+
+
+def hatch_hook(module: str) -> str:
+    return _HATCH_HOOK_TEXT.replace("@NAME@", distribution(module)).replace(
+        "@LIB@", es_library(module)
+    )
 
 
 def readme(library: Library) -> str:
@@ -279,6 +409,10 @@ def stage(library: Library, rendered: list[OutputFile], root: Path) -> None:
     stub = root / STUBS / "es" / library.module / "__init__.pyi"
     stub.parent.mkdir(parents=True)
     stub.write_text(stub_text(library.module), encoding="utf-8")
+    if _copy_es(rendered, library.module, package):
+        config = package / "cmake" / f"{name}Config.cmake"
+        config.parent.mkdir()
+        config.write_text(cmake_config(library.module), encoding="utf-8")
     prototypes = root / "ge_impl" / library.module
     if _copy_rendered(rendered, PROTOTYPES.format(module=library.module), prototypes):
         (prototypes / "py.typed").write_text("", encoding="utf-8")
@@ -292,4 +426,5 @@ def stage(library: Library, rendered: list[OutputFile], root: Path) -> None:
             encoding="utf-8",
         )
     (root / "pyproject.toml").write_text(pyproject(library, roots), encoding="utf-8")
+    (root / HATCH_HOOK).write_text(hatch_hook(library.module), encoding="utf-8")
     (root / "README.md").write_text(readme(library), encoding="utf-8")

@@ -14,8 +14,14 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from gen_ops.base.resources import template_dir
-from gen_ops.emit.literals import cpp_comment_lines, py_docstring_body, py_flat, py_str
-from gen_ops.emit.pyformat import LINE_LENGTH
+from gen_ops.emit.literals import (
+    PyTree,
+    cpp_comment_lines,
+    py_docstring_body,
+    py_flat,
+    py_str,
+)
+from gen_ops.emit.pyformat import LINE_LENGTH, layout
 
 if TYPE_CHECKING:
     import jinja2
@@ -48,12 +54,34 @@ def _tuple_argument(items: list[str], head: str, indent: int) -> str:
     pad = " " * indent
     if not items:
         return f"{pad}{head}(),"
-    if len(items) == 1:
+    if len(items) == 1 and "\n" not in items[0]:
         line = f"{pad}{head}({items[0]},),"
         if len(line) <= LINE_LENGTH:
             return line
     inner = [f"{pad}    {item}," for item in items]
     return "\n".join([f"{pad}{head}(", *inner, f"{pad}),"])
+
+
+def _py_call(
+    args: list[str], func: str, tree: PyTree | None, keyword: str, indent: int
+) -> str:
+    """``func(args..., keyword=<tree>)`` (the keyword argument only when
+    ``tree`` is not None) as black writes it as an item of a tuple at
+    ``indent``: one line when it fits, else the arguments on one line of
+    their own when they fit, else one per line with a trailing comma (a long
+    literal laid out by pyformat.layout)."""
+    flat = list(args) + ([] if tree is None else [keyword + py_flat(tree)])
+    line = f"{func}({', '.join(flat)})"
+    if indent + len(line) + 1 <= LINE_LENGTH:  # + the tuple's comma
+        return line
+    pad = " " * (indent + 4)
+    body = ", ".join(flat)
+    if indent + 4 + len(body) <= LINE_LENGTH:
+        return f"{func}(\n{pad}{body}\n{' ' * indent})"
+    inner = [f"{pad}{arg}," for arg in args]
+    if tree is not None:
+        inner.append(pad + layout(keyword, tree, ",", indent + 4))
+    return "\n".join([f"{func}(", *inner, " " * indent + ")"])
 
 
 def _rendered_by(items: Iterable[Any], macro: Callable[[Any], str]) -> list[str]:
@@ -110,6 +138,7 @@ def environment() -> jinja2.Environment:
         docstring=_docstring,
         cpp_comment=_cpp_comment,
         tuple_argument=_tuple_argument,
+        py_call=_py_call,
         rendered_by=_rendered_by,
     )
     return env

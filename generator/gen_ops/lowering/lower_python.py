@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
 
+from ge_ir.attrs import AttrType
+from gen_ops.emit.literals import PyTree, py_default_tree
 from gen_ops.emit.outputs import Shared
 from gen_ops.emit.pyformat import format_python
 from gen_ops.emit.render import render
@@ -30,7 +32,14 @@ from gen_ops.lowering.facts import OpFacts, by_module
 from gen_ops.lowering.imports import ImportLine, Imports, bound_names
 from gen_ops.lowering.names import NODE_NAME, PythonNames, python_names
 from gen_ops.lowering.signature import Param
-from gen_ops.spec.model import DtypeKind, DtypeRuleKind, InputKind, OpSpec, Output
+from gen_ops.spec.model import (
+    Attr,
+    DtypeKind,
+    DtypeRuleKind,
+    InputKind,
+    OpSpec,
+    Output,
+)
 
 
 @dataclass(frozen=True)
@@ -68,6 +77,9 @@ class TableAttr:
     required: bool
     derive: RuleRef | None
     param: str | None
+    # An optional attr's default as a literal tree (literals.PyTree), which
+    # the builder leaves off the node (Note [Defaults stay off the node]).
+    default: PyTree | None = None
 
 
 @dataclass(frozen=True)
@@ -162,6 +174,7 @@ def lower(op: OpSpec, code: bool = True) -> PyBuilder:
                     RuleRef(a.derive.kind.value, a.derive.input) if a.derive else None
                 ),
                 param=_renamed(a.name, names.params.get(("attr", a.name))),
+                default=_table_default(a),
             )
             for a in op.attrs
         ),
@@ -189,6 +202,21 @@ def imported_names(op: OpSpec) -> frozenset[str]:
 
 def _article(word: str) -> str:
     return "an" if word[:1] in "AEIOU" else "a"
+
+
+def _table_default(attr: Attr) -> PyTree | None:
+    """The default the op table records for ``attr``: an optional attr's,
+    except an empty tensor or named_attrs (None: the builder never writes
+    those unless given)."""
+    if attr.default is None or attr.derive is not None:
+        return None
+    if attr.default.value is None or attr.type in _NO_TABLE_DEFAULT:
+        return None
+    return py_default_tree(attr.type, attr.default)
+
+
+# Attr types whose value is an object the table does not spell.
+_NO_TABLE_DEFAULT = frozenset({AttrType.TENSOR, AttrType.NAMED_ATTRS})
 
 
 def _renamed(ir_name: str, param: str | None) -> str | None:

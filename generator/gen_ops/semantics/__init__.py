@@ -6,7 +6,7 @@ range of diagnostic codes, around a small shared context (``context``):
 - ``names``: module, op type and element names; REG_OP members (E3xx, W901,
   W902, W904); ``text``: free text (E303);
 - ``dtypes``: type variables, dtype names and named sets (E4xx, W903);
-- ``elements``: inputs, outputs and graphs (E301, E305, E309, E605);
+- ``elements``: inputs, outputs and graphs (E301, E305, E605, W907);
 - ``attrs``: defaults and derived attrs (E5xx);
 - ``rules``: count, derive and infer_meta rules (E6xx), parsed by
   ``rule_syntax``;

@@ -1,5 +1,5 @@
 """Inputs, outputs and graphs: each declaration checked and built into the
-model (E301, E305, E309, E605; their dtypes: ``semantics.dtypes``, count
+model (E301, E305, E605, W907; their dtypes: ``semantics.dtypes``, count
 rules: ``semantics.rules``)."""
 
 from __future__ import annotations
@@ -59,7 +59,8 @@ def outputs(
     attrs: list[Attr],
 ) -> list[Output]:
     """The spec's outputs in IR order. An output named like an input is GE's
-    ref pair; both are dynamic or neither (E309)."""
+    ref pair when both are dynamic or neither; when only one is, it is no
+    pair, only a name GE's generated code prefixes (W907)."""
     check_unique(ctx, "outputs")
     by_input = {i.name: i for i in inputs}
     by_attr = {a.name: a for a in attrs}
@@ -70,11 +71,14 @@ def outputs(
         ref = by_input.get(name)
         if ref is not None and (ref.kind is InputKind.DYNAMIC) != dynamic:
             ctx.report(
-                "E309",
+                "W907",
                 where + ("name",),
-                f"output '{name}' is named like input '{name}' (a ref pair) but only "
-                "one of them is dynamic",
-                "rename the output, or make both dynamic or neither",
+                f"output '{name}' is named like input '{name}' but only one of them "
+                "is dynamic, so they are no ref pair: the output does not write "
+                "the input in place (GE names a dynamic output's instances "
+                f"{name}0, {name}1, ...); its generated names take the prefix ref_",
+                "rename the output if it is not meant to share the name, or make "
+                "both dynamic or neither for an in-place pair",
             )
         count: CountRule | None = None
         if "count" in item and not dynamic:

@@ -70,7 +70,7 @@ def _dtype_words(item: Input | Output) -> str:
 
 
 def _refusal(
-    output: Output, source: Input, taken: dict[str, str]
+    output: Output, source: Input, taken: dict[str, str], paired: bool
 ) -> tuple[str, str] | None:
     """Why the pair cannot share memory whatever the graph, and what to do
     (E617); None when it can."""
@@ -84,7 +84,7 @@ def _refusal(
             f"input '{source.name}' is dynamic (a list of tensors)",
             "name a required or optional input, or remove reuse_input",
         )
-    if output.ref_input is not None:
+    if paired:  # a ref pair (W907 when named alike but not paired)
         return (
             f"output '{output.name}' is named like input '{output.ref_input}', a ref "
             "pair that shares its memory already",
@@ -123,7 +123,9 @@ def _accepted(
             or f"name an input of {ctx.op}: {', '.join(by_input) or 'none'}",
         )
         return False
-    refused = _refusal(output, source, taken)
+    ref = by_input.get(output.ref_input or "")
+    paired = ref is not None and (ref.kind is InputKind.DYNAMIC) == output.dynamic
+    refused = _refusal(output, source, taken, paired)
     if refused is not None:
         ctx.report(
             "E617",

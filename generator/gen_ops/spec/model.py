@@ -157,7 +157,8 @@ class Output:
     dtype: DtypeConstraint
     doc: str
     span: Span
-    # An output named like an input is GE's ref (in-place) pair.
+    # An output named like an input (its generated names take ref_): GE's
+    # ref (in-place) pair when both are dynamic or neither (W907 otherwise).
     ref_input: str | None = None
     # ``reuse_input:``: the input whose memory the output may take (GE's
     # TensorUtils::SetReuseInput / SetReuseInputIndex; Note [Reuse input]).

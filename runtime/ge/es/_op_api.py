@@ -10,6 +10,7 @@ the rules live in one place and generated code stays small.
 from __future__ import annotations
 
 import enum
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -129,6 +130,17 @@ class Output:
     dtype_from: Rule | None = None
 
 
+class _NoDefault:
+    """The default of an attr that has none (required, derived, or an empty
+    tensor or named_attrs)."""
+
+    def __repr__(self) -> str:
+        return "NO_DEFAULT"
+
+
+NO_DEFAULT: Any = _NoDefault()
+
+
 @dataclass(frozen=True)
 class Attr:
     name: str
@@ -136,6 +148,21 @@ class Attr:
     required: bool = False
     derive: Rule | None = None
     param: str | None = None
+    # The IR default of an optional attr (Note [Defaults stay off the node]).
+    default: Any = NO_DEFAULT
+
+
+def same_value(a: Any, b: Any) -> bool:
+    """Whether two checked attr values are exactly the same: the same type,
+    floats equal bit for bit in sign (-0.0 is not 0.0), NaN never equal,
+    lists item by item."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, float):
+        return a == b and math.copysign(1.0, a) == math.copysign(1.0, b)
+    if isinstance(a, (tuple, list)):
+        return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b))
+    return bool(a == b)
 
 
 @dataclass(frozen=True)
@@ -202,6 +229,12 @@ class OpDef:
         self.input_constraints = self.rules.inputs
         self.output_constraints = self.rules.outputs
         self._attr_types = {a.name: AttrType(a.type) for a in self.attrs}
+        # Each default as a checked value (Note [Defaults stay off the node]).
+        self._defaults = {
+            a.name: check_attr_value(self._attr_types[a.name], a.default)
+            for a in self.attrs
+            if a.default is not NO_DEFAULT
+        }
 
     def function(self, fn: Any) -> Any:
         """The builder function, taking earlier parameter names and warning
@@ -265,7 +298,7 @@ class OpDef:
             inputs=holders,
             ir_outputs=tuple(ir_outputs),
             outputs=metas,
-            attrs=attr_values,
+            attrs=_off_default(self, attr_values),
             subgraphs=subgraphs,
             dtype_rules=self.rules,
         )
@@ -597,6 +630,28 @@ def _attr_values(
     return values
 
 
+def _off_default(
+    op: OpDef, values: Mapping[str, tuple[AttrType, Any]]
+) -> dict[str, tuple[AttrType, Any]]:
+    """The attrs the node stores: every value but an optional attr's that is
+    exactly its default.
+
+    Note [Defaults stay off the node]: GE's forward compatibility rests on a
+    builder writing an optional attr only when it differs from its IR
+    default (gen_esb's generated code does the same), so a graph built
+    against a newer op, with the new attr left at its default, still loads
+    where the op is older, and a graph written before an optional attr was
+    added reads the same as one written after. Whoever reads the node
+    (infer, the compiler, kernels) takes the default from the op's
+    registered prototype when the attr is absent. The builder itself uses
+    the full values (counts, infer) before leaving these off."""
+    return {
+        name: value
+        for name, value in values.items()
+        if name not in op._defaults or not same_value(value[1], op._defaults[name])
+    }
+
+
 def _instance_count(
     op: OpDef,
     item: Output,
@@ -708,17 +763,20 @@ def _ref_pairs(
     ir_inputs: Sequence[IrInput], ir_outputs: Sequence[IrOutput]
 ) -> dict[int, int]:
     """GE's ref pairs: output instance -> input slot, for every output named
-    like an input (instance by instance for a dynamic pair)."""
-    starts: dict[str, tuple[int, int]] = {}
+    like an input of the same dynamic-ness (instance by instance for a
+    dynamic pair). A dynamic output named like a single input is no pair:
+    GE names its instances x0, x1, ... (W907)."""
+    starts: dict[str, tuple[int, int, bool]] = {}
     slot = 0
     for ir in ir_inputs:
-        starts[ir.name] = (slot, ir.count)
+        starts[ir.name] = (slot, ir.count, ir.kind is InputKind.DYNAMIC)
         slot += ir.count
     pairs: dict[int, int] = {}
     out = 0
     for output in ir_outputs:
-        if output.name in starts:
-            first, count = starts[output.name]
+        same = starts.get(output.name)
+        if same is not None and same[2] == output.dynamic:
+            first, count, _ = same
             for i in range(min(count, output.count)):
                 pairs[out + i] = first + i
         out += output.count

@@ -19,7 +19,7 @@ _OP = _api.OpDef(
     attrs=(
         _api.Attr("dst_type", "dtype", required=True),
         _api.Attr("src_type", "dtype", derive=_api.Derive.dtype("x")),
-        _api.Attr("truncate", "bool"),
+        _api.Attr("truncate", "bool", default=False),
     ),
 )
 

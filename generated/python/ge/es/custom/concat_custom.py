@@ -18,7 +18,7 @@ _OP = _api.OpDef(
     outputs=(_api.Output("y", "T"),),
     attrs=(
         _api.Attr("N", "int", derive=_api.Derive.len("x")),
-        _api.Attr("concat_dim", "int"),
+        _api.Attr("concat_dim", "int", default=0),
     ),
 )
 

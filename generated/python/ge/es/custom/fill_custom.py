@@ -21,8 +21,8 @@ _OP = _api.OpDef(
     ),
     attrs=(
         _api.Attr("shape", "list_int", required=True),
-        _api.Attr("dtype", "dtype"),
-        _api.Attr("value", "float"),
+        _api.Attr("dtype", "dtype", default=DataType.DT_FLOAT),
+        _api.Attr("value", "float", default=0.0),
     ),
 )
 

@@ -25,8 +25,8 @@ _OP = _api.OpDef(
         _api.Output("rstd", ("float32",)),
     ),
     attrs=(
-        _api.Attr("begin_norm_axis", "int"),
-        _api.Attr("epsilon", "float"),
+        _api.Attr("begin_norm_axis", "int", default=-1),
+        _api.Attr("epsilon", "float", default=1e-5),
     ),
 )
 

@@ -18,8 +18,8 @@ _OP = _api.OpDef(
     outputs=(_api.Output("y", "T"),),
     attrs=(
         _api.Attr("paddings", "list_list_int", required=True),
-        _api.Attr("mode", "str"),
-        _api.Attr("pad_value", "float"),
+        _api.Attr("mode", "str", default="constant"),
+        _api.Attr("pad_value", "float", default=0.0),
     ),
 )
 

@@ -17,8 +17,8 @@ _OP = _api.OpDef(
     inputs=(_api.Input("x", "T"),),
     outputs=(_api.Output("y", "T"),),
     attrs=(
-        _api.Attr("axes", "list_int"),
-        _api.Attr("keep_dims", "bool"),
+        _api.Attr("axes", "list_int", default=()),
+        _api.Attr("keep_dims", "bool", default=False),
     ),
 )
 

@@ -17,7 +17,7 @@ _OP = _api.OpDef(
         _api.Input("bias", "T", optional=True),
     ),
     outputs=(_api.Output("y", "T"),),
-    attrs=(_api.Attr("alpha", "float"),),
+    attrs=(_api.Attr("alpha", "float", default=1.0),),
 )
 
 

@@ -16,7 +16,7 @@ _OP = _api.OpDef(
     outputs=(_api.Output("y", "T", dynamic=True, count=_api.Count.attr("num_split")),),
     attrs=(
         _api.Attr("num_split", "int", required=True),
-        _api.Attr("split_dim", "int"),
+        _api.Attr("split_dim", "int", default=0),
     ),
 )
 

@@ -23,9 +23,9 @@ _OP = _api.OpDef(
     inputs=(_api.Input("x", "T"),),
     outputs=(_api.Output("y", "T"),),
     attrs=(
-        _api.Attr("base", "float"),
-        _api.Attr("scale", "float"),
-        _api.Attr("shift", "float"),
+        _api.Attr("base", "float", default=-1.0),
+        _api.Attr("scale", "float", default=1.0),
+        _api.Attr("shift", "float", default=0.0),
     ),
 )
 

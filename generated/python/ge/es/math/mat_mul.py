@@ -19,8 +19,8 @@ _OP = _api.OpDef(
     ),
     outputs=(_api.Output("y", "T"),),
     attrs=(
-        _api.Attr("transpose_x1", "bool"),
-        _api.Attr("transpose_x2", "bool"),
+        _api.Attr("transpose_x1", "bool", default=False),
+        _api.Attr("transpose_x2", "bool", default=False),
     ),
 )
 

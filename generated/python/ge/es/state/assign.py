@@ -18,8 +18,8 @@ _OP = _api.OpDef(
     ),
     outputs=(_api.Output("ref", "T"),),
     attrs=(
-        _api.Attr("validate_shape", "bool"),
-        _api.Attr("use_locking", "bool"),
+        _api.Attr("validate_shape", "bool", default=True),
+        _api.Attr("use_locking", "bool", default=False),
     ),
 )
 

@@ -1,6 +1,7 @@
 // ge-ops' ES runtime library: CompliantNodeBuilder (V1 and V2 IR
 // definitions) and AddEdgeAndUpdatePeerDesc.
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -323,6 +324,7 @@ ge::GNode CompliantNodeBuilder::Build() const {
   node->name = def.name;
   node->type = def.type;
   std::map<std::string, std::pair<int32_t, int64_t>> input_slots;  // name -> (first slot, count)
+  std::set<std::string> dynamic_inputs;
   int32_t slot = 0;
   for (const auto &each : def.inputs) {
     const char *kind = each.second == kEsIrInputDynamic    ? "dynamic"
@@ -335,6 +337,9 @@ ge::GNode CompliantNodeBuilder::Build() const {
     }
     node->ir_inputs.push_back({each.first, kind, n});
     input_slots[each.first] = {slot, n};
+    if (each.second == kEsIrInputDynamic) {
+      dynamic_inputs.insert(each.first);
+    }
     slot += static_cast<int32_t>(n);
   }
   node->inputs.assign(static_cast<size_t>(slot), {nullptr, 0});
@@ -355,11 +360,14 @@ ge::GNode CompliantNodeBuilder::Build() const {
       meta.dtype = found->second.has_dtype ? found->second.dtype : meta.dtype;
       meta.format = found->second.has_format ? found->second.format : meta.format;
     }
-    // GE's ref pairs: an output named like an input reuses its slots.
+    // GE's ref pairs: an output named like an input reuses its slots, when
+    // both are dynamic or neither (a dynamic output's instances are named
+    // x0, x1, ... in GE, so they do not pair with a single input x).
     const auto same = input_slots.find(each.first);
+    const bool pairs = same != input_slots.end() && dynamic_inputs.count(each.first) == (dynamic ? 1U : 0U);
     for (int64_t i = 0; i < n; ++i) {
       node->outputs.push_back(meta);
-      if (same != input_slots.end() && i < same->second.second) {
+      if (pairs && i < same->second.second) {
         node->ref_outputs.emplace_back(out_index, same->second.first + static_cast<int32_t>(i));
       }
       ++out_index;

@@ -17,8 +17,8 @@ _OP = _api.OpDef(
     ),
     outputs=(_api.Output("_y", ("float32", "float16", "int32")),),
     attrs=(
-        _api.Attr("_kernel", "str"),
-        _api.Attr("out_type", "dtype"),
+        _api.Attr("_kernel", "str", default=""),
+        _api.Attr("out_type", "dtype", default=DataType.DT_UNDEFINED),
     ),
 )
 

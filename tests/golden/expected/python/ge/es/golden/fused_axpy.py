@@ -23,7 +23,7 @@ _OP = _api.OpDef(
         _api.Output("y", "T"),
         _api.Output("residual", "T"),
     ),
-    attrs=(_api.Attr("alpha", "float"),),
+    attrs=(_api.Attr("alpha", "float", default=1.0),),
 )
 
 

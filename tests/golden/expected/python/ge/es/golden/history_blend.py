@@ -20,8 +20,8 @@ _OP = _api.OpDef(
     ),
     outputs=(_api.Output("z", ("float32",)),),
     attrs=(
-        _api.Attr("scale", "float"),
-        _api.Attr("k", "int"),
+        _api.Attr("scale", "float", default=0.5),
+        _api.Attr("k", "int", default=0),
     ),
     graphs=(_api.Graph("body"),),
 )

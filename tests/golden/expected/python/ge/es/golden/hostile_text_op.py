@@ -14,8 +14,19 @@ _OP = _api.OpDef(
     inputs=(_api.Input("x", ("float32",)),),
     outputs=(_api.Output("y", ("float32",)),),
     attrs=(
-        _api.Attr("label", "str"),
-        _api.Attr("names", "list_str"),
+        _api.Attr("label", "str", default='""" */ \\ \n #endif {{ x }} ünï'),
+        _api.Attr(
+            "names",
+            "list_str",
+            default=(
+                'a"b',
+                "c'd",
+                "e\\f",
+                "?? trigraph ??/",
+                "bidi \u202eoverride\u202c \u2066isolate\u2069 \u200fmark",
+                "separators \u2028 \u2029 \u0085 and a BOM \ufeff",
+            ),
+        ),
     ),
 )
 

@@ -16,7 +16,7 @@ _OP = _api.OpDef(
         _api.Output("y", ("int8", "uint8")),
         _api.Output("scale", ("float32",)),
     ),
-    attrs=(_api.Attr("mode", "str"),),
+    attrs=(_api.Attr("mode", "str", default="signed"),),
 )
 
 

@@ -24,9 +24,9 @@ _OP = _api.OpDef(
         _api.Output("name", ("float32",)),
     ),
     attrs=(
-        _api.Attr("lambda", "int", param="attr_lambda"),
-        _api.Attr("owner_builder", "bool"),
-        _api.Attr("class_num", "int"),
+        _api.Attr("lambda", "int", param="attr_lambda", default=1),
+        _api.Attr("owner_builder", "bool", default=False),
+        _api.Attr("class_num", "int", default=0),
     ),
     graphs=(_api.Graph("if", param="subgraph_if"),),
 )

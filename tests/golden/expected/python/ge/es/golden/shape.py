@@ -14,7 +14,7 @@ _OP = _api.OpDef(
     outputs=(
         _api.Output("y", ("int32", "int64"), dtype_from=_api.DtypeFrom.attr("dtype")),
     ),
-    attrs=(_api.Attr("dtype", "dtype"),),
+    attrs=(_api.Attr("dtype", "dtype", default=DataType.DT_INT32),),
 )
 
 

@@ -24,7 +24,7 @@ _OP = _api.OpDef(
     ),
     attrs=(
         _api.Attr("k", "int", required=True),
-        _api.Attr("index_dtype", "dtype"),
+        _api.Attr("index_dtype", "dtype", default=DataType.DT_INT32),
     ),
 )
 

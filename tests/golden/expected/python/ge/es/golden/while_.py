@@ -16,7 +16,7 @@ _OP = _api.OpDef(
     outputs=(
         _api.Output("output", "ALL", dynamic=True, count=_api.Count.len("input")),
     ),
-    attrs=(_api.Attr("parallel_iterations", "int"),),
+    attrs=(_api.Attr("parallel_iterations", "int", default=10),),
     graphs=(
         _api.Graph("cond"),
         _api.Graph("body"),
