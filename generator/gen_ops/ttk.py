@@ -3,8 +3,9 @@ of a CANN ops-test-kit (TTK) case table for its GEIR mode (``ttk geir``).
 
 One CSV per op, ``DIR/<file stem>.csv``. TTK reads a table whose first row
 names the columns and whose cells hold Python literals (tuples, dicts);
-GEIR mode is chosen by its subcommand, not by a column. The columns written
-are the case columns TTK's kernel and GEIR tables share (docs/opcheck.md,
+GEIR mode is assumed to be chosen by its subcommand, not by a column
+(unconfirmed against TTK). The columns written are TTK's documented
+Kernel-mode case columns, assumed shared with GEIR tables (docs/opcheck.md,
 "Exporting to TTK"): per-input shapes, dtypes and formats, the same for the
 outputs (from the reference), original shapes and formats (ND: the same),
 attrs as a dict, the finite value range of each input, and (rtol, atol)
