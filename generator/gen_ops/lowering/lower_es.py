@@ -35,7 +35,9 @@ from gen_ops.spec.model import Attr, InputKind, OpSpec
 
 # gen_esb's --h_guard_prefix: inserted into every header guard, so that two
 # generations (internal and external ops) can share op names. Set for a run
-# by ``guard_prefix``; the render cache keys on it (cli._render_options).
+# by ``guard_prefix`` (``render_run.render``, from ``RenderOptions``'
+# ``h_guard_prefix`` field, which puts it in the render cache's key and in
+# ``--check``: Note [Render options]).
 _GUARD_PREFIX: contextvars.ContextVar[str] = contextvars.ContextVar(
     "es_guard_prefix", default=""
 )
