@@ -7,7 +7,9 @@ Both launch the same C kernel (add_kernel.c). AnnotatedAddCustom compiles it
 once per shape and declares its launch: the generated declare_launch_args
 (from the spec's launch_args) asks launch_config for the binary and
 block_dim, and from then on runs never call back into Python.
-NoRefreshAddCustom launches it from execute on every run.
+NoRefreshAddCustom launches it from execute on every run. AnnotatedAddCustom
+has that execute too (the runtime runs the declared launch; gen-ops test
+runs both and compares their bits, docs/opcheck.md).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from ge.custom_op import (
     register_op_impl,
 )
 from ge.device import rt
-from ge.device.kernels import build_kernel, load_kernel
+from ge.device.kernels import Kernel, build_kernel, load_kernel
 from ge.runtime import Tensor
 
 BLOCK = 1024  # floats per block, as in add_kernel.c
@@ -74,6 +76,11 @@ class AnnotatedAddCustom(AnnotatedAddCustomBase):
         except KeyError:
             raise RuntimeError("AnnotatedAddCustom compile cache miss") from None
 
+    def execute(self, x1: Tensor, x2: Tensor) -> None:
+        """The same kernel launched from Python (when a run takes this path)."""
+        kernel = load_kernel(SOURCE, KERNEL, name="add_kernel")  # built once
+        _execute(kernel, self.OP_TYPE, x1, x2)
+
 
 @register_op_impl(op_type=NoRefreshAddCustomBase.OP_TYPE)
 class NoRefreshAddCustom(NoRefreshAddCustomBase):
@@ -83,18 +90,23 @@ class NoRefreshAddCustom(NoRefreshAddCustomBase):
         self._kernel = load_kernel(SOURCE, KERNEL, name="add_kernel")
 
     def execute(self, x1: Tensor, x2: Tensor) -> None:
-        # The checks of _blocks, in the order that costs least per run: the
-        # output has x1's shape by construction.
-        ctx = get_execute_ctx()
-        shape = x1.shape
-        out = ctx.malloc_output_tensor(0, shape, x1.format, x1.data_type)
-        dims = shape.storage_shape
-        if x2.storage_shape != dims:
-            raise ValueError(f"{self.OP_TYPE} requires matching tensor shapes")
-        blocks, rest = divmod(dims.get_shape_size(), BLOCK)
-        if rest or not blocks:
-            raise ValueError(
-                f"{self.OP_TYPE}: the sample kernel needs a positive multiple of "
-                f"{BLOCK} elements"
-            )
-        rt.launch(self._kernel, blocks, ctx.get_stream(), [x1.addr, x2.addr, out.addr])
+        _execute(self._kernel, self.OP_TYPE, x1, x2)
+
+
+def _execute(kernel: Kernel, op_type: str, x1: Tensor, x2: Tensor) -> None:
+    """Allocate the output and launch the kernel (an execute callback's body)."""
+    # The checks of _blocks, in the order that costs least per run: the
+    # output has x1's shape by construction.
+    ctx = get_execute_ctx()
+    shape = x1.shape
+    out = ctx.malloc_output_tensor(0, shape, x1.format, x1.data_type)
+    dims = shape.storage_shape
+    if x2.storage_shape != dims:
+        raise ValueError(f"{op_type} requires matching tensor shapes")
+    blocks, rest = divmod(dims.get_shape_size(), BLOCK)
+    if rest or not blocks:
+        raise ValueError(
+            f"{op_type}: the sample kernel needs a positive multiple of "
+            f"{BLOCK} elements"
+        )
+    rt.launch(kernel, blocks, ctx.get_stream(), [x1.addr, x2.addr, out.addr])

@@ -149,40 +149,64 @@ def _slot_key(op: OpSpec, name: str) -> str | None:
     return f"input:{name}"
 
 
-def _numpy_dtypes(dtypes: Sequence[DataType]) -> list[DataType]:
+def not_drawn(dtype: DataType) -> str | None:
+    """Why cases of ``dtype`` cannot be drawn; None when they can (numpy's
+    number types, and bfloat16, the float8 types and int4 through
+    ml_dtypes, ge.opcheck_raw)."""
     from ge.graph.numpy_dtypes import has_numpy_dtype, to_numpy_dtype
-    from ge.graph.types import DataType
+    from ge.opcheck_raw import RAW
 
-    return [
-        d
-        for d in dtypes
-        if has_numpy_dtype(d)
-        and (to_numpy_dtype(d).kind in "biufc" or d is DataType.DT_BF16)
-    ]
+    name = dtype.spec_name
+    if dtype in RAW or (has_numpy_dtype(dtype) and name == "bfloat16"):
+        return None
+    if has_numpy_dtype(dtype) and to_numpy_dtype(dtype).kind in "biufc":
+        return None
+    if name == "string":
+        return "not a number type"
+    if name.startswith(("qint", "quint")):
+        return "a quantised type: neither numpy nor ml_dtypes has a dtype for it"
+    if name.startswith("hifloat"):
+        return "Huawei's HiFloat format: neither numpy nor ml_dtypes has it"
+    return (
+        "the runtime holds it only as bytes and opcheck maps no ml_dtypes dtype to it"
+    )
 
 
-def combos(op: OpSpec) -> tuple[list[dict[str, DataType]], list[str]]:
-    """Every combination of the dtypes the inputs' keys may take (numpy's
-    dtypes only), and what was left out."""
+def _numpy_dtypes(dtypes: Sequence[DataType]) -> list[DataType]:
+    return [d for d in dtypes if not_drawn(d) is None]
+
+
+def combos(op: OpSpec) -> tuple[list[dict[str, DataType]], dict[str, str]]:
+    """Every combination of the dtypes the inputs' keys may take (those
+    ``not_drawn`` allows), and what was left out, with the reason."""
     keys: dict[str, list[DataType]] = {}
-    left: list[str] = []
+    left: dict[str, str] = {}
     for item in op.inputs:
         key = _slot_key(op, item.name)
         if key is None or key in keys:
             continue
         dtypes = item.dtype.var.dtypes if item.dtype.var else item.dtype.dtypes
         usable = _numpy_dtypes(dtypes)
-        left += [d.spec_name for d in dtypes if d not in usable]
+        left.update(
+            {d.spec_name: not_drawn(d) or "" for d in dtypes if d not in usable}
+        )
         keys[key] = usable
     for var in op.type_vars:  # a variable only outputs take (CastCustom's DstT)
         if var.kind is TypeVarKind.TENSOR and var.name not in keys:
             keys[var.name] = _numpy_dtypes(var.dtypes)
+            left.update(
+                {
+                    d.spec_name: not_drawn(d) or ""
+                    for d in var.dtypes
+                    if d not in keys[var.name]
+                }
+            )
     names = list(keys)
     result = [dict(zip(names, c)) for c in itertools.product(*keys.values())]
     if len(result) > MAX_COMBOS:  # spread over all of them, deterministically
         step = len(result) / MAX_COMBOS
         result = [result[int(i * step)] for i in range(MAX_COMBOS)]
-    return result, sorted(set(left))
+    return result, dict(sorted(left.items()))
 
 
 def _grid(op: OpSpec) -> list[dict[str, Any]]:
@@ -280,9 +304,37 @@ def _values_of(op: OpSpec, name: str) -> SampleValues:
     return SampleValues(own.range or base.range, own.special or base.special)
 
 
+_ML_FLOATS = ("bfloat16", "float8_e4m3fn", "float8_e5m2")  # ml_dtypes' names
+_ML_INTS = ("int4",)
+
+
+def _kind(dtype: np.dtype) -> str:
+    """numpy's kind letter, with ml_dtypes' floats "f" and its int4 "i"
+    (their own letters vary: "V", or "f" for float8_e5m2)."""
+    if dtype.name in _ML_FLOATS:
+        return "f"
+    return "i" if dtype.name in _ML_INTS else dtype.kind
+
+
+def _finfo(dtype: np.dtype) -> Any:
+    if dtype.name in _ML_FLOATS:
+        import ml_dtypes
+
+        return ml_dtypes.finfo(dtype)
+    return np.finfo(dtype)
+
+
+def _iinfo(dtype: np.dtype) -> Any:
+    if dtype.name in _ML_INTS:
+        import ml_dtypes
+
+        return ml_dtypes.iinfo(dtype)
+    return np.iinfo(dtype)
+
+
 def _special(value: str | float, dtype: np.dtype) -> Any:
-    if dtype.kind in "fc" or dtype.name == "bfloat16":
-        info = np.finfo(dtype)
+    if _kind(dtype) in "fc":
+        info = _finfo(dtype)
         table = {
             "0": 0.0,
             "-0.0": -0.0,
@@ -295,8 +347,8 @@ def _special(value: str | float, dtype: np.dtype) -> Any:
             "one": 1.0,
             "-one": -1.0,
         }
-    elif dtype.kind in "iu":
-        ii = np.iinfo(dtype)
+    elif _kind(dtype) in "iu":
+        ii = _iinfo(dtype)
         table = {
             "0": 0,
             "min": ii.min,
@@ -320,8 +372,8 @@ def _array(
     low, high = values.range or (-10.0, 10.0)
     if dtype.kind == "b":
         a = rng.integers(0, 2, size=shape).astype(bool)
-    elif dtype.kind in "iu":
-        ii = np.iinfo(dtype)
+    elif _kind(dtype) in "iu":
+        ii = _iinfo(dtype)
         lo, hi = max(int(math.ceil(low)), ii.min), min(int(math.floor(high)), ii.max)
         a = rng.integers(lo, max(lo, hi) + 1, size=shape).astype(dtype)
     elif dtype.kind == "c":
@@ -344,7 +396,7 @@ def _array(
 
 def build_case(op: OpSpec, drawn: Drawn, shape: SampleShape | None = None) -> OpCase:
     """The OpCase of a drawn case (``shape``: another rule, for errors)."""
-    from ge.graph.numpy_dtypes import to_numpy_dtype
+    from ge.opcheck_raw import numpy_dtype_of
     from ge.opcheck import OpCase
     from ge_ir.types import dtype_from_spec_name
 
@@ -371,7 +423,7 @@ def build_case(op: OpSpec, drawn: Drawn, shape: SampleShape | None = None) -> Op
         if dtype is None:
             dtype = first or item.dtype.dtypes[0]
         first = first or dtype
-        np_dtype = to_numpy_dtype(dtype)
+        np_dtype = numpy_dtype_of(dtype)
         values = _values_of(op, item.name)
         dims = rule.get(item.name)
         if dims is None:
@@ -486,7 +538,7 @@ def _undeclared(op: OpSpec, case: OpCase) -> list[OpCase]:
 
 
 def _errors(op: OpSpec, drawn: Drawn) -> list[ErrorExpectation]:
-    from ge.graph.numpy_dtypes import to_numpy_dtype
+    from ge.opcheck_raw import numpy_dtype_of
     from ge.opcheck import ErrorExpectation
     from ge_ir.types import dtype_from_spec_name
 
@@ -504,7 +556,7 @@ def _errors(op: OpSpec, drawn: Drawn) -> list[ErrorExpectation]:
                     n,
                     (
                         v.astype(
-                            to_numpy_dtype(dtype_from_spec_name(dict(error.dtypes)[n]))
+                            numpy_dtype_of(dtype_from_spec_name(dict(error.dtypes)[n]))
                         )
                         if n in dict(error.dtypes) and isinstance(v, np.ndarray)
                         else v
@@ -592,6 +644,7 @@ class OpResult:
     note: str = ""
     failure: dict[str, Any] | None = None
     checked: dict[str, int] | None = None  # cases each property was checked on
+    not_drawn: dict[str, str] | None = None  # declared dtypes never drawn: why
 
 
 def test_op(
@@ -684,16 +737,17 @@ def test_op(
             time.perf_counter() - start,
             note=note,
             checked=checked,
+            not_drawn=combos(op)[1],
         ),
         exported,
     )
 
 
 def _np_dtype(value: Any) -> Any:
-    from ge.graph.numpy_dtypes import to_numpy_dtype
+    from ge.opcheck_raw import numpy_dtype_of
     from ge.graph.types import DataType as RtDataType
 
-    return to_numpy_dtype(value) if isinstance(value, RtDataType) else value
+    return numpy_dtype_of(value) if isinstance(value, RtDataType) else value
 
 
 def main(argv: Sequence[str]) -> int:
@@ -774,8 +828,13 @@ def main(argv: Sequence[str]) -> int:
 
 def _line(result: OpResult) -> str:
     if result.status == "ok":
-        return f"ok    {result.op}: {result.cases} case(s), {result.seconds:.1f}s" + (
-            f"\n      {result.note}" if result.note else ""
+        skipped = "; ".join(
+            f"{d} ({why})" for d, why in (result.not_drawn or {}).items()
+        )
+        return (
+            f"ok    {result.op}: {result.cases} case(s), {result.seconds:.1f}s"
+            + (f"\n      {result.note}" if result.note else "")
+            + (f"\n      declared, not drawn: {skipped}" if skipped else "")
         )
     if result.status in ("skipped", "error"):
         return f"{'skip' if result.status == 'skipped' else 'ERROR'}  {result.op}: {result.note}"

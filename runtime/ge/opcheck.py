@@ -48,8 +48,10 @@ from typing import Any
 
 import numpy as np
 
-from ge.graph.numpy_dtypes import from_numpy_dtype, to_numpy_dtype
+from ge.engine.compiler import EXECUTE_PATH
 from ge.graph.types import DataType
+from ge.opcheck_raw import array_of, data_type_of, from_bytes, numeric, numpy_dtype_of
+from ge.opcheck_raw import to_bytes, to_tensor
 
 __all__ = [
     "DEFAULT_TOLERANCE",
@@ -68,10 +70,14 @@ PROPERTIES = ("reference", "infer_meta", "paths", "memory", "undeclared", "error
 # per element; integers and bool compare bit-exact. The float rows allow a
 # few ulps of the dtype at 1.0 (a kernel computing in a wider type and
 # rounding once differs from numpy by at most one rounding); float16 and
-# bfloat16 are computed in float and rounded once, so one ulp there.
+# bfloat16 (and the float8 types, drawn through ml_dtypes) are computed in
+# float and rounded once, so one ulp there (at 1.0: 2**-7 for bfloat16, 2**-3
+# for float8_e4m3fn, 2**-2 for float8_e5m2).
 DEFAULT_TOLERANCE: dict[DataType, tuple[float, float]] = {
     DataType.DT_FLOAT16: (1e-3, 1e-3),
     DataType.DT_BF16: (8e-3, 8e-3),
+    DataType.DT_FLOAT8_E4M3FN: (0.125, 0.125),
+    DataType.DT_FLOAT8_E5M2: (0.25, 0.25),
     DataType.DT_FLOAT: (1e-5, 1.3e-6),
     DataType.DT_DOUBLE: (1e-7, 1e-7),
     DataType.DT_COMPLEX64: (1e-5, 1.3e-6),
@@ -114,7 +120,7 @@ class OpCase:
                 return [one(x) for x in v]
             return {
                 "shape": list(v.shape),
-                "dtype": from_numpy_dtype(v.dtype).spec_name,
+                "dtype": data_type_of(v.dtype).spec_name,
             }
 
         return {
@@ -198,7 +204,9 @@ def compare(
     actual: np.ndarray, expected: np.ndarray, atol: float, rtol: float
 ) -> tuple[bool, float, str]:
     """Whether ``actual`` matches ``expected``; the worst excess error and
-    where it is."""
+    where it is. float8 and int4 arrays (ml_dtypes) compare as the float32
+    and int8 values they hold."""
+    actual, expected = numeric(actual), numeric(np.asarray(expected))
     if actual.dtype.kind in "biu" or (atol == 0 and rtol == 0):
         want = expected.astype(actual.dtype)
         same = actual == want
@@ -252,7 +260,7 @@ def _expected(reference: Callable[..., Any], case: OpCase) -> list[np.ndarray]:
         for _, v in case.inputs
     ]
     attrs = {
-        k: (to_numpy_dtype(v) if isinstance(v, DataType) else v) for k, v in case.attrs
+        k: (numpy_dtype_of(v) if isinstance(v, DataType) else v) for k, v in case.attrs
     }
     with np.errstate(all="ignore"):
         result = reference(*args, **attrs)
@@ -284,7 +292,7 @@ def _graph(
     def data(array: np.ndarray) -> Any:
         holder = builder.create_input(
             len(arrays),
-            data_type=from_numpy_dtype(array.dtype),
+            data_type=data_type_of(array.dtype),
             shape=list(array.shape),
         )
         arrays.append(array)
@@ -336,11 +344,15 @@ class _Guarded:
 
 
 def _guarded_like(array: np.ndarray) -> _Guarded:
-    g = _Guarded(array.shape, from_numpy_dtype(array.dtype), array.nbytes)
-    g.owner.array[GUARD : GUARD + array.nbytes] = (
-        np.ascontiguousarray(array).view(np.uint8).reshape(-1)
-    )
+    data = to_bytes(array)
+    g = _Guarded(array.shape, data_type_of(array.dtype), len(data))
+    g.owner.array[GUARD : GUARD + len(data)] = np.frombuffer(data, np.uint8)
     return g
+
+
+def _guarded_output(out: np.ndarray) -> _Guarded:
+    """A guarded buffer for an output like ``out`` (its tensor's bytes)."""
+    return _Guarded(out.shape, data_type_of(out.dtype), len(to_bytes(out)))
 
 
 class _GuardedAllocator:
@@ -426,17 +438,18 @@ class _Runner:
         self.session = Session({})
         self.ref_inputs = ref_inputs
 
-    def run(self, case: OpCase) -> tuple[Any, list[np.ndarray], list[np.ndarray]]:
-        from ge.graph import Tensor
-
+    def run(
+        self, case: OpCase, options: Mapping[str, str] | None = None
+    ) -> tuple[Any, list[np.ndarray], list[np.ndarray]]:
+        """One run of a new graph of ``case`` (compiled with ``options``)."""
         graph, arrays = _graph(self.fn, case, f"opcheck_{self.op_type}")
         gid = next(_ids)
-        self.session.add_graph(gid, graph)
+        self.session.add_graph(gid, graph, options)
         try:
-            outs = self.session.run_graph(gid, [Tensor.from_numpy(a) for a in arrays])
+            outs = self.session.run_graph(gid, [to_tensor(a) for a in arrays])
         finally:
             self.session.remove_graph(gid)
-        return graph, arrays, [o.numpy() for o in outs]
+        return graph, arrays, [array_of(o) for o in outs]
 
     def accepted_before_running(self, case: OpCase) -> bool:
         """Whether a graph of ``case`` is built and compiled (so that only
@@ -461,7 +474,7 @@ class _Runner:
         from ge.device import rt
 
         ins = [_guarded_like(a) for a in arrays]
-        results = [_Guarded(o.shape, from_numpy_dtype(o.dtype), o.nbytes) for o in outs]
+        results = [_guarded_output(o) for o in outs]
         for g in [*ins, *results]:
             g.fill_guards(pattern)
         for g in results:  # outputs start as the pattern too: a skipped element shows
@@ -486,8 +499,62 @@ class _Runner:
                 "a byte outside a workspace or the arena was written: "
                 + ", ".join(allocator.broken),
             )
-        got = [g.body().view(o.dtype).reshape(o.shape) for g, o in zip(results, outs)]
+        got = [
+            from_bytes(g.body().tobytes(), o.shape, o.dtype)
+            for g, o in zip(results, outs)
+        ]
         return got, ins, results
+
+    def refreshed(
+        self, graph: Any, arrays: list[np.ndarray], outs: list[np.ndarray]
+    ) -> list[list[bytes]]:
+        """The outputs' bits of REFRESH_ROUNDS runs of one compiled graph,
+        each with every input and output in new buffers, allocated in a
+        shuffled order after a spacer of random size; the buffers of the
+        runs before stay allocated with their bytes overwritten (0xFF, a NaN
+        in every float type), so an address kept from an earlier run (a
+        launch argument not refreshed) reads other values."""
+        from ge.device import rt
+        from ge.device.memory import DeviceBuffer
+
+        rng = np.random.default_rng(len(arrays) * 7919 + len(outs))
+        gid = next(_ids)
+        self.session.add_graph(gid, graph)
+        stream = rt.create_stream()
+        kept: list[Any] = []
+        bits: list[list[bytes]] = []
+        try:
+            for _ in range(REFRESH_ROUNDS):
+                kept.append(DeviceBuffer(int(rng.integers(1, 16)) * GUARD))
+                order = rng.permutation(len(arrays) + len(outs))
+                made: dict[int, _Guarded] = {}
+                for k in order:
+                    if k < len(arrays):
+                        made[int(k)] = _guarded_like(arrays[k])
+                    else:
+                        made[int(k)] = _guarded_output(outs[k - len(arrays)])
+                ins = [made[k] for k in range(len(arrays))]
+                results = [made[len(arrays) + j] for j in range(len(outs))]
+                self.session.run_graph_with_stream_async(
+                    gid, stream, [g.tensor for g in ins], [g.tensor for g in results]
+                )
+                rt.synchronize_stream(stream)
+                bits.append(
+                    [
+                        _bits([from_bytes(g.body().tobytes(), o.shape, o.dtype)])[0]
+                        for g, o in zip(results, outs)
+                    ]
+                )
+                for g in made.values():
+                    g.owner.array[:] = 0xFF
+                kept.extend(made.values())
+        finally:
+            self.session.remove_graph(gid)
+            rt.destroy_stream(stream)
+        return bits
+
+
+REFRESH_ROUNDS = 3
 
 
 def _check_case(
@@ -497,6 +564,7 @@ def _check_case(
     table: Mapping[DataType, tuple[float, float]] | None,
     props: frozenset[str],
     offline: bool,
+    both: bool,
     block_counts: Sequence[int],
     report: OpcheckReport,
 ) -> None:
@@ -520,8 +588,8 @@ def _check_case(
                 f"{len(outs)} output(s), the reference gives {len(expected)}",
             )
         for j, (o, e) in enumerate(zip(outs, expected)):
-            want = case.out_dtypes[j] if case.out_dtypes else from_numpy_dtype(e.dtype)
-            got_dtype = from_numpy_dtype(o.dtype)
+            want = case.out_dtypes[j] if case.out_dtypes else data_type_of(e.dtype)
+            got_dtype = data_type_of(o.dtype)
             if tuple(o.shape) != tuple(e.shape) or got_dtype != want:
                 raise _Fail(
                     "infer_meta",
@@ -537,7 +605,7 @@ def _check_case(
                     "reference",
                     f"output {j} has shape {list(o.shape)}, expected {list(e.shape)}",
                 )
-            atol, rtol = tolerance_of(from_numpy_dtype(o.dtype), table)
+            atol, rtol = tolerance_of(data_type_of(o.dtype), table)
             ok, worst, where = compare(o, e, atol, rtol)
             worst_all = max(worst_all, worst)
             if not ok:
@@ -557,10 +625,7 @@ def _check_case(
                     raise _Fail(
                         "memory", f"input {k}: a byte outside the input was written"
                     )
-                if (
-                    k not in runner.ref_inputs
-                    and g.body().tobytes() != np.ascontiguousarray(a).tobytes()
-                ):
+                if k not in runner.ref_inputs and g.body().tobytes() != to_bytes(a):
                     raise _Fail("memory", f"input {k} was modified")
             runs.append(_bits(got))
         if runs[0] != runs[1]:
@@ -575,12 +640,21 @@ def _check_case(
         _, _, again = runner.run(case)
         if _bits(again) != first:
             raise _Fail("paths", "a second run gave other bits")
-        refreshed, _, _ = runner.guarded(graph, arrays, outs, 0)
-        if _bits(refreshed) != first:
-            raise _Fail(
-                "paths",
-                "a run with reallocated buffers (address refresh) gave other bits",
-            )
+        for k, got_bits in enumerate(runner.refreshed(graph, arrays, outs)):
+            if got_bits != first:
+                raise _Fail(
+                    "paths",
+                    f"run {k + 1} of one compiled graph with its buffers reallocated "
+                    "and shuffled (address refresh) gave other bits",
+                )
+        if both:  # Note [Execute or declared launch]
+            _, _, executed = runner.run(case, {EXECUTE_PATH: "1"})
+            if _bits(executed) != first:
+                raise _Fail(
+                    "paths",
+                    "the execute callback and the declared launch "
+                    "(declare_launch_args) give other bits",
+                )
         for cores in block_counts:
             for threads, min_blocks in ((1, 1 << 30), (2, 1)):
                 with _device(threads, min_blocks, cores):
@@ -599,7 +673,6 @@ def _check_case(
 def _offline(
     graph: Any, arrays: list[np.ndarray], outs: list[np.ndarray], first: list[bytes]
 ) -> None:
-    from ge.graph import Tensor
     from ge.offline import OfflineError, compile_model, load_model
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -609,9 +682,9 @@ def _offline(
         except OfflineError:
             return  # an execute node cannot go offline (reported as skipped)
         model = load_model(path)
-        results = [Tensor(np.zeros(o.shape, o.dtype)) for o in outs]
-        model.execute([Tensor.from_numpy(a) for a in arrays], results)
-        if _bits([r.numpy() for r in results]) != first:
+        results = [to_tensor(np.zeros(o.shape, o.dtype)) for o in outs]
+        model.execute([to_tensor(a) for a in arrays], results)
+        if _bits([array_of(r) for r in results]) != first:
             raise _Fail("paths", "the offline model (ge-atc) gave other bits")
 
 
@@ -665,9 +738,8 @@ def opcheck(
     ref_inputs = frozenset(
         names.index(o.ref_input) for o in proto.outputs if o.ref_input in names
     )
-    offline = impl.has(Capability.DECLARE_LAUNCH_ARGS) and not impl.has(
-        Capability.EXECUTE
-    )
+    offline = impl.has(Capability.DECLARE_LAUNCH_ARGS)  # runs as a declared launch
+    both = offline and impl.has(Capability.EXECUTE)
     report = OpcheckReport(op_type)
     if not offline and "paths" in props:
         report.skipped.append("paths/offline: the op runs through execute")
@@ -686,6 +758,7 @@ def opcheck(
                     tolerance,
                     props,
                     offline,
+                    both,
                     block_counts,
                     report,
                 )

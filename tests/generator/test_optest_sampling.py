@@ -90,3 +90,53 @@ def test_special_values_appear(name: str, size: int, seed: int) -> None:
         assert (a == info.min).any() and (a == info.max).any()
     else:
         assert a.any()  # "one" is True
+
+
+def _spec(tmp_path: Path, dtypes: str) -> OpSpec:
+    specs = tmp_path / "specs"
+    specs.mkdir()
+    (specs / "raw_neg.yaml").write_text(f"""op: RawNeg
+module: custom
+doc: Negation of the types held only as bytes.
+dtypes:
+  T: [{dtypes}]
+inputs:
+  - {{name: x, dtype: T, doc: The input.}}
+outputs:
+  - {{name: y, dtype: T, doc: The result.}}
+reference: -x
+samples:
+  values: {{special: [0, nan, max, min, one, -one]}}
+""")
+    sink = Sink()
+    (op,) = pipeline.load_and_check(discovery.discover([specs], sink), sink)
+    assert not sink.has_errors, [d.format() for d in sink.sorted()]
+    return op
+
+
+def test_ml_dtypes_types_are_drawn_and_the_rest_listed_with_a_reason(
+    tmp_path: Path,
+) -> None:
+    import ml_dtypes
+
+    op = _spec(
+        tmp_path, "float8_e4m3fn, float8_e5m2, int4, hifloat8, qint8, complex32, string"
+    )
+    every, left = optest.combos(op)
+    assert [c["T"].spec_name for c in every] == ["float8_e4m3fn", "float8_e5m2", "int4"]
+    assert set(left) == {"hifloat8", "qint8", "complex32", "string"}
+    assert all(left.values())  # each with its reason
+    assert "HiFloat" in left["hifloat8"] and "quantised" in left["qint8"]
+    seen = set()
+    for drawn in optest.enumerate_cases(op, 0):
+        (x,) = [v for _, v in optest.build_case(op, drawn).inputs]
+        seen.add(x.dtype.name)
+        if x.dtype.name == "int4":
+            info = ml_dtypes.iinfo(x.dtype)
+            wide = x.astype(np.int8)
+            assert (wide == info.min).any() and (wide == info.max).any()
+        else:
+            wide = x.astype(np.float32)
+            assert np.isnan(wide).any()
+            assert (wide == float(ml_dtypes.finfo(x.dtype).max)).any()
+    assert seen == {"float8_e4m3fn", "float8_e5m2", "int4"}

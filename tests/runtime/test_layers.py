@@ -24,6 +24,7 @@ LAYERS: dict[str, int] = {
     "ge.offline": 6,
     "ge.session": 6,
     "ge.passes": 6,  # GE's names for the engine's custom-pass machinery
+    "ge.opcheck_raw": 6,  # opcheck's arrays of the dtypes held only as bytes
     "ge.opcheck": 7,  # ops checked against their references (gen-ops test)
 }
 

@@ -173,3 +173,79 @@ print("fine")
         timeout=300,
     )
     assert done.stdout.strip() == "fine", done.stderr
+
+
+# An op over the types the runtime holds only as bytes (docs/opcheck.md,
+# "Dtypes"): negation by the bits (the sign bit of a float8; each int4
+# nibble in two's complement), its input and output read and written as
+# bytes. opcheck passes ml_dtypes arrays as those bytes and compares the
+# outputs as numbers; a wrong reference must fail for each type.
+_RAW_OP = """
+import ctypes
+import numpy as np
+import ml_dtypes
+import ge.es._op_api as api
+from ge.custom_op import DtypeRules, get_execute_ctx, register_op, register_op_impl
+from ge.graph import DataType
+from ge.opcheck import OpCase, opcheck
+from ge.runtime import TensorDesc
+
+OP = "OpcheckRawNeg"
+T = ("float8_e4m3fn", "float8_e5m2", "int4")
+DEF = api.OpDef(OP, type_vars={"T": T}, inputs=(api.Input("x", "T"),),
+                outputs=(api.Output("y", "T"),))
+
+@register_op(op_type=OP, output_names=("y",), dtype_rules=DtypeRules.from_table(
+    type_vars={"T": T}, inputs={"x": "T"}, outputs={"y": "T"}))
+def infer(x: TensorDesc) -> TensorDesc:
+    return TensorDesc(x.shape, x.data_type)
+
+@register_op_impl(op_type=OP)
+class RawNeg:
+    def execute(self, x) -> None:
+        ctx = get_execute_ctx()
+        y = ctx.malloc_output_tensor(0, x.shape, x.format, x.data_type)
+        data = np.frombuffer(ctypes.string_at(x.addr, x.size), np.uint8)
+        if x.data_type == DataType.DT_INT4:
+            low, high = (-(data & 0x0F)) & 0x0F, (-(data >> 4)) & 0x0F
+            out = (low | (high << 4)).astype(np.uint8)
+        else:
+            out = data ^ np.uint8(0x80)
+        ctypes.memmove(y.addr, out.tobytes(), x.size)
+
+def neg(x):
+    if x.dtype.name == "int4":
+        return ((-x.astype(np.int8) + 8) % 16 - 8).astype(x.dtype)
+    return -x
+
+rng = np.random.default_rng(5)
+cases = []
+for name in T:
+    dtype = np.dtype(getattr(ml_dtypes, name))
+    if name == "int4":
+        x = rng.integers(-8, 8, size=(3, 7)).astype(dtype)  # odd: a half byte
+    else:
+        x = rng.uniform(-8, 8, size=(3, 7)).astype(dtype)
+        x.reshape(-1)[:2] = np.array([np.nan, 0.0]).astype(dtype)
+    cases.append(OpCase((("x", x),)))
+build = lambda x: DEF.build(inputs={"x": x})
+r = opcheck(OP, cases, reference=neg, builder=build)
+assert r.ok and r.cases == 3, r.as_dict()
+assert r.checked["reference"] == r.checked["memory"] == r.checked["paths"] == 3
+for case in cases:
+    wrong = opcheck(OP, [case], reference=lambda x: x, builder=build,
+                    properties=("reference",))
+    assert [f.property for f in wrong.failures] == ["reference"], wrong.as_dict()
+print("fine")
+"""
+
+
+def test_opcheck_draws_types_held_only_as_bytes() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", _RAW_OP],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.stdout.strip() == "fine", done.stderr

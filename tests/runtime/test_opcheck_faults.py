@@ -71,6 +71,47 @@ def _reduce(*patches: tuple[str, str]) -> str:
     return text
 
 
+# AnnotatedAddCustom mutants (its execute and its declared launch, the two
+# paths of an op that has both): the original module with texts replaced.
+ADD_OPS = ROOT / "examples" / "annotated_args_refresh" / "add_ops.py"
+_DECLARED = """    def execute(self, x1: Tensor, x2: Tensor) -> None:
+        \"\"\"The same kernel"""
+_DECLARE_WRONG_INPUT = (
+    """    def declare_launch_args(self, x1: Tensor, x2: Tensor, output0: Tensor) -> None:
+        from ge.custom_op import AnnotatedKernelLaunchInfo, get_declare_launch_args_ctx
+
+        config = self.launch_config(x1, x2, output0)
+        ctx = get_declare_launch_args_ctx()
+        args = ctx.create_kernel_args()
+        args.append_input(0, x1)
+        args.append_input(0, x1)  # x2's slot
+        args.append_output(0, output0)
+        ctx.add_launch(
+            AnnotatedKernelLaunchInfo(
+                kernel_name=KERNEL,
+                kernel_bin=config.kernel_bin,
+                block_dim=config.block_dim,
+                stream_id=ctx.get_stream_id(),
+            ),
+            args,
+        )
+
+"""
+    + _DECLARED
+)
+_EXECUTE_ADD = "        _execute(kernel, self.OP_TYPE, x1, x2)\n"
+
+
+def _add_ops(*patches: tuple[str, str]) -> str:
+    text = ADD_OPS.read_text().replace(
+        "Path(__file__).resolve().parent", f"Path({str(ADD_OPS.parent)!r})"
+    )
+    for old, new in patches:
+        assert text.count(old) == 1, old
+        text = text.replace(old, new)
+    return text
+
+
 @dataclass(frozen=True)
 class Mutant:
     name: str  # the fault, as docs/opcheck.md's table names it
@@ -157,9 +198,22 @@ MUTANTS = [
         _reduce((_EXECUTE, _BY_BLOCKS)),
         "paths",
     ),
+    Mutant(
+        "declared launch reads the wrong input",
+        "AnnotatedAddCustom",
+        _add_ops((_DECLARED, _DECLARE_WRONG_INPUT)),
+        "reference",
+    ),
+    Mutant(
+        "execute and the declared launch disagree",
+        "AnnotatedAddCustom",
+        _add_ops((_EXECUTE_ADD, "        _execute(kernel, self.OP_TYPE, x1, x1)\n")),
+        "paths",
+    ),
 ]
 
 ORIGINALS = {
+    "AnnotatedAddCustom": ADD_OPS,
     "ScaleCustom": ROOT / "ops" / "custom" / "scale_custom.py",
     "ReduceSumCustom": ROOT / "ops" / "custom" / "reduce_sum_custom.py",
 }

@@ -62,6 +62,14 @@ from ge.graph.types import DataType
 
 UNKNOWN_RANK = (-2,)  # GE's shape of unknown rank
 
+# Note [Execute or declared launch]: a node whose implementation has both
+# ``execute`` and ``declare_launch_args`` runs its declared launch (address
+# refresh, no Python per run). ``gen-ops test`` (ge.opcheck) compiles the
+# graph again with this option "1" to run the same node through ``execute``
+# and compare the bits of the two paths (docs/opcheck.md, "paths"); it is
+# not a GE option.
+EXECUTE_PATH = "ge.cpu.internal.executePath"
+
 
 def nbytes(meta: TensorMeta) -> int:
     """Bytes of a tensor of concrete shape (ValueError over the limits)."""
@@ -407,7 +415,10 @@ class _Compiler:
             )
             if op.impl.has(Capability.COMPILE):  # whatever runs the node, as GE does
                 self._compile_once(call, arena)
-            if op.impl.has(Capability.DECLARE_LAUNCH_ARGS):
+            if op.impl.has(Capability.DECLARE_LAUNCH_ARGS) and not (
+                op.impl.has(Capability.EXECUTE)
+                and self.options.get(EXECUTE_PATH) == "1"
+            ):  # Note [Execute or declared launch]
                 start = tasks.launch_count
                 self._declare(call, arena, tasks)
                 _segment(steps, start, tasks.launch_count)

@@ -53,6 +53,14 @@ class AnnotatedAddCustomBase(abc.ABC):
     OP_TYPE = OP_TYPE
 
     @abc.abstractmethod
+    def execute(
+        self,
+        x1: Tensor,
+        x2: Tensor,
+    ) -> None:
+        """Run the op: allocate the outputs with get_execute_ctx() and launch the kernel."""
+
+    @abc.abstractmethod
     def compile(
         self,
         x1: Tensor,
