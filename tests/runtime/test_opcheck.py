@@ -249,3 +249,13 @@ def test_opcheck_draws_types_held_only_as_bytes() -> None:
         timeout=300,
     )
     assert done.stdout.strip() == "fine", done.stderr
+
+
+def test_an_op_without_implementation_is_reported_as_such() -> None:
+    done = gen_ops("test", "--ops", "AttrZooCustom", "--format", "json")
+    assert done.returncode == 0, done.stderr
+    (result,) = json.loads(done.stdout)["ops"]
+    assert result["status"] == "skipped"
+    assert result["note"].startswith("no implementation"), result
+    text = gen_ops("test", "--ops", "AttrZooCustom")
+    assert "skip  AttrZooCustom: no implementation" in text.stdout
