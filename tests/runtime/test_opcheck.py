@@ -122,27 +122,82 @@ def test_unloadable_implementation_is_an_error(tmp_path: Path) -> None:
     assert "cannot load the implementations" in done.stderr
 
 
-def test_ttk_export_reads_back(tmp_path: Path) -> None:
+# The columns of a TTK Kernel case table, in the order of the kit's example
+# tables (examples/case_store/kernel/*.csv in hicann/ops-test-kit), then the
+# one column GEIR adds (docs/Operator_Test_Guides/GEIR_Case_Writing.md).
+TTK_GEIR_COLUMNS = (
+    "testcase_name,network_name,op_name,input_shapes,input_dtypes,input_formats,"
+    "output_shapes,output_dtypes,output_formats,input_ori_shapes,input_ori_formats,"
+    "output_ori_shapes,output_ori_formats,attributes,input_data_ranges,"
+    "precision_tolerances,absolute_precision,output_inplace_indexes,"
+    "output_shape_unknown_indexes,is_enabled,remark,soc_series,priority,"
+    "dump_file_prefix,manual_input_binaries,manual_golden_binaries,dyn_input_shapes"
+).split(",")
+
+
+def test_ttk_export_has_the_kits_columns_and_reads_back_to_the_cases(
+    tmp_path: Path,
+) -> None:
+    from gen_ops import optest, pipeline, ttk
+    from gen_ops.base.diagnostics import Sink
+    from gen_ops.spec import discovery
+
     out = tmp_path / "ttk"
+    opp = os.pathsep.join(
+        [str(SCALE), str(ROOT / "ops" / "custom" / "sum_n_custom.py")]
+    )
     done = gen_ops(
-        "test", "--ops", "ScaleCustom", "--export-ttk", str(out), "--format", "json"
+        "test",
+        "--ops",
+        "ScaleCustom,SumNCustom",
+        "--export-ttk",
+        str(out),
+        "--format",
+        "json",
+        opp=opp,
     )
     assert done.returncode == 0, done.stderr
-    (result,) = json.loads(done.stdout)["ops"]
-    from gen_ops import ttk
-
-    rows = ttk.read(out / "scale_custom.csv")
-    assert len(rows) == result["cases"]
-    header = (out / "scale_custom.csv").read_text().splitlines()[0].split(",")
-    assert tuple(header) == ttk.COLUMNS
-    for r in rows:
-        assert r["op_name"] == "ScaleCustom"
-        assert r["input_dtypes"][0] == "float32" and r["output_dtypes"] == ("float32",)
-        assert r["output_shapes"] == (r["input_shapes"][0],)
-        assert set(r["attributes"]) == {"alpha"}
-        assert r["precision_tolerances"] == ((1.3e-06, 1e-05),)
-        low, high = r["input_data_ranges"][0]
-        assert low <= high
+    results = {r["op"]: r for r in json.loads(done.stdout)["ops"]}
+    for stem, op_type, op_name in [
+        ("scale_custom", "ScaleCustom", "scale_custom"),
+        ("sum_n_custom", "SumNCustom", "sum_n_custom"),
+    ]:
+        header = (out / f"{stem}.csv").read_text().splitlines()[0].split(",")
+        assert header == TTK_GEIR_COLUMNS
+        rows = ttk.read(out / f"{stem}.csv")
+        assert len(rows) == results[op_type]["cases"]
+        sink = Sink()
+        (op,) = pipeline.load_and_check(
+            discovery.discover([ROOT / "specs" / f"{stem}.yaml"], sink), sink
+        )
+        drawn = list(optest.enumerate_cases(op, 0))
+        for row, one in zip(rows, drawn):  # every case passed: the same order
+            case = optest.build_case(op, one)
+            assert row["op_name"] == op_name
+            assert row["remark"] == f"gen-ops test seed {case.seed}"
+            shapes, dtypes = [], []
+            for _, value in case.inputs:
+                if value is None:  # an absent optional input
+                    shapes.append(None)
+                    dtypes.append(None)
+                elif isinstance(value, list):  # a dynamic input: a TensorList
+                    shapes.append(tuple(v.shape for v in value))
+                    dtypes.append(tuple(str(v.dtype) for v in value))
+                else:
+                    shapes.append(value.shape)
+                    dtypes.append(str(value.dtype))
+            assert row["input_shapes"] == tuple(shapes)
+            assert row["dyn_input_shapes"] == row["input_shapes"]
+            assert row["input_dtypes"] == tuple(dtypes)
+            assert row["attributes"] == dict(case.attrs)
+            assert row["output_dtypes"] == ("float32",)
+            assert row["precision_tolerances"] == ((1.3e-06, 1e-05),)
+            assert row["is_enabled"] is True and row["output_inplace_indexes"] == ()
+    scale = ttk.read(out / "scale_custom.csv")
+    assert any(r["input_shapes"][1] is None for r in scale)  # bias absent
+    assert all(r["output_shapes"] == (r["input_shapes"][0],) for r in scale)
+    sums = ttk.read(out / "sum_n_custom.csv")
+    assert all(isinstance(r["input_shapes"][0][0], tuple) for r in sums)
 
 
 def test_opcheck_undeclared_and_error_cases() -> None:
