@@ -55,6 +55,8 @@ def one_run(seed: int) -> dict[str, Any]:
         "ops": len(ops),
         "cases": sum(o["cases"] for o in ops),
         "checked": checked,
+        "undeclared": sum((o.get("checked") or {}).get("undeclared", 0) for o in ops),
+        "errors": sum((o.get("checked") or {}).get("errors", 0) for o in ops),
         "slowest": sorted(
             ((o["op"], round(o["seconds"], 2), o["cases"]) for o in ops),
             key=lambda t: -t[1],

@@ -320,7 +320,7 @@ def _finfo(dtype: np.dtype) -> Any:
     if dtype.name in _ML_FLOATS:
         import ml_dtypes
 
-        return ml_dtypes.finfo(dtype)
+        return ml_dtypes.finfo(dtype)  # type: ignore[no-untyped-call]
     return np.finfo(dtype)
 
 
@@ -328,7 +328,7 @@ def _iinfo(dtype: np.dtype) -> Any:
     if dtype.name in _ML_INTS:
         import ml_dtypes
 
-        return ml_dtypes.iinfo(dtype)
+        return ml_dtypes.iinfo(dtype)  # type: ignore[no-untyped-call]
     return np.iinfo(dtype)
 
 
