@@ -17,6 +17,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Sequence
 
+from ge.custom_op.contexts import EagerOpExecutionContext
 from ge.custom_op.subgraphs import Subgraph, SubgraphTable
 from ge.device import rt
 from ge.engine.compiled import CompiledGraph
@@ -110,7 +111,11 @@ class CompiledSubgraph(Subgraph):
                 )
         regions = rt.CALLBACK.get()
         context = None if regions is None else regions.context
-        stream = rt.DEFAULT_STREAM if context is None else context.get_stream()
+        stream = (  # the calling execute's stream, when there is one
+            context.get_stream()
+            if isinstance(context, EagerOpExecutionContext)
+            else rt.DEFAULT_STREAM
+        )
         plan.run_at([t.addr for t in inputs], [t.addr for t in outputs], stream)
 
 
