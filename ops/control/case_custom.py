@@ -8,9 +8,10 @@ straight into the node's outputs (ops/control/_branches.py).
 
 from __future__ import annotations
 
+from ge_impl.control.case_custom import CaseCustomBase
+
 from ge.custom_op import get_execute_ctx, get_infer_meta_ctx, register_op_impl
 from ge.runtime import Tensor, TensorDesc
-from ge_impl.control.case_custom import CaseCustomBase
 
 from ._branches import agreed_outputs, branch_index, run_branch
 

@@ -8,9 +8,10 @@ node's outputs (ops/control/_branches.py).
 
 from __future__ import annotations
 
+from ge_impl.control.if_custom import IfCustomBase
+
 from ge.custom_op import get_execute_ctx, get_infer_meta_ctx, register_op_impl
 from ge.runtime import Tensor, TensorDesc
-from ge_impl.control.if_custom import IfCustomBase
 
 from ._branches import agreed_outputs, condition, run_branch
 
