@@ -234,9 +234,8 @@ class Graph(_Attributed):
                 )
             if index != position:
                 raise ValueError(
-                    f"graph '{self._name}': no Data node has index {position} (the "
-                    f"next, '{node.name}', has {index}); the graph's {len(data)} "
-                    f"input(s) must be numbered 0..{len(data) - 1}"
+                    f"graph '{self._name}': Data node '{node.name}' has index {index}, "
+                    f"but the graph has {len(data)} input(s), numbered 0..{len(data) - 1}"
                 )
             if len(node.outputs) != 1:
                 raise ValueError(
