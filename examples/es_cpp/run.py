@@ -11,8 +11,11 @@ calls with ``g++`` against the ES runtime library (``python -m ge.es
   ``ge.es.control``) and compares them with the loaded ones structurally:
   nodes, IR layouts, edges, attrs (optional attrs as the op's prototype
   resolves them: C++ leaves an attr at its default off the node), subgraphs
-  and graph outputs. ``if.air`` (IfCustom) is compared, not run: the CPU
-  runtime does not execute subgraph ops.
+  and graph outputs;
+- loads ``if.air`` (IfCustom, a subgraph op: then_branch scales by 2,
+  else_branch by 1, both ScaleCustom) and runs it with cond 1 and 0,
+  printing each result beside numpy's answer and the result of the same
+  graph built in Python (ops/control implements IfCustom).
 
 Run from the repository root: ``python examples/es_cpp/run.py``.
 """
@@ -31,7 +34,10 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
-os.environ.setdefault("ASCEND_CUSTOM_OPP_PATH", str(ROOT / "ops" / "custom"))
+os.environ.setdefault(
+    "ASCEND_CUSTOM_OPP_PATH",
+    os.pathsep.join(str(ROOT / "ops" / m) for m in ("custom", "control")),
+)
 
 from ge.custom_op import get_registered_op_proto_by_op_type  # noqa: E402
 from ge.engine.infer import attr_values  # noqa: E402
@@ -213,6 +219,39 @@ def run_main(graph: Graph) -> bool:
     return ok
 
 
+def _head(values: np.ndarray) -> str:
+    return "[" + ", ".join(f"{v:.4f}" for v in values[:3]) + ", ...]"
+
+
+def run_if(loaded: Graph, built: Graph) -> bool:
+    """if.air and the same graph built in Python, run with cond 1 and 0,
+    each beside numpy's answer (then_branch: x * 2, else_branch: x * 1)."""
+    x = np.random.default_rng(1).standard_normal(64).astype(np.float32)
+    api = GeApi()
+    api.ge_initialize({"ge.exec.deviceId": "0", "ge.graphRunMode": "1"})
+    ok = True
+    try:
+        session = Session({})
+        session.add_graph(0, loaded)
+        session.add_graph(1, built)
+        for cond in (1, 0):
+            inputs = [Tensor.from_numpy(np.array(cond, np.int32)), Tensor.from_numpy(x)]
+            got = session.run_graph(0, inputs)[0].numpy()
+            python = session.run_graph(1, inputs)[0].numpy()
+            want = x * np.float32(2.0 if cond else 1.0)
+            same = np.allclose(got, want, rtol=1e-6, atol=1e-6)
+            same = same and np.array_equal(got, python)
+            ok = ok and same
+            print(
+                f"[es_cpp] if.air cond={cond}: runtime {_head(got)} numpy "
+                f"{_head(want)} Python-built {_head(python)}: "
+                + ("PASS" if same else "FAIL")
+            )
+    finally:
+        api.ge_finalize()
+    return ok
+
+
 def main() -> int:
     with tempfile.TemporaryDirectory(prefix="es_cpp_") as temp:
         workdir = Path(temp)
@@ -223,6 +262,7 @@ def main() -> int:
             for name in ("main", "if")
         }
     ok = run_main(loaded["main"])
+    ok = run_if(loaded["if"], python_if()) and ok
     for name, built in (("main", python_main()), ("if", python_if())):
         diff = differences(structure(loaded[name]), structure(built))
         print(

@@ -88,25 +88,47 @@ def _helpers() -> dict[str, Any]:
     return {"np": np, "numpy": np, "math": math, "where": np.where, "dtype": np.dtype}
 
 
+def project_function(op: OpSpec, text: str) -> Callable[..., Any]:
+    """``module:function``: ``module`` a dotted path to a file under the
+    op's project, or an importable module."""
+    module_name, _, name = text.partition(":")
+    file = op.project / Path(*module_name.split(".")).with_suffix(".py")
+    if file.is_file():
+        spec = importlib.util.spec_from_file_location(
+            f"_gen_ops_reference_{module_name.replace('.', '_')}", file
+        )
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    else:
+        module = importlib.import_module(module_name)
+    fn: Callable[..., Any] = getattr(module, name)
+    return fn
+
+
+def graph_builder(op: OpSpec) -> Callable[..., Any] | None:
+    """For a subgraph op, its ``ge.es`` builder called with what
+    ``samples.graphs`` returns for the case (subgraphs, dynamic output
+    counts) added to its arguments; None for other ops."""
+    if op.samples is None or op.samples.graphs is None:
+        return None
+    make = project_function(op, op.samples.graphs)
+    es = importlib.import_module(f"ge.es.{op.module}")
+    build: Callable[..., Any] = getattr(es, op.op_type)
+
+    def builder(*inputs: Any, **attrs: Any) -> Any:
+        return build(*inputs, **attrs, **make(*inputs, **attrs))
+
+    return builder
+
+
 def reference_function(op: OpSpec) -> Callable[..., Any]:
     """The op's reference as a function of its inputs (positionally) and
     attrs (by keyword)."""
     assert op.reference is not None
     text = op.reference.text
     if op.reference.function:
-        module_name, _, name = text.partition(":")
-        file = op.project / Path(*module_name.split(".")).with_suffix(".py")
-        if file.is_file():
-            spec = importlib.util.spec_from_file_location(
-                f"_gen_ops_reference_{module_name.replace('.', '_')}", file
-            )
-            assert spec is not None and spec.loader is not None
-            module = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(module)
-        else:
-            module = importlib.import_module(module_name)
-        fn: Callable[..., Any] = getattr(module, name)
-        return fn
+        return project_function(op, text)
     code = compile(ast.parse(text, mode="eval"), f"<{op.op_type} reference>", "eval")
     names = [i.name for i in op.inputs]
 
@@ -677,6 +699,8 @@ def test_op(
     ]
     drawn_all = drawn_all[:limit]
 
+    builder = graph_builder(op)
+
     def check(drawn: Drawn, first: bool) -> OpcheckReport:
         case = build_case(op, drawn)
         return opcheck(
@@ -684,6 +708,7 @@ def test_op(
             [case],
             reference=reference,
             module=op.module,
+            builder=builder,
             tolerance=tolerance,
             undeclared=_undeclared(op, case) if first else (),
             errors=_errors(op, drawn) if first else (),

@@ -180,6 +180,12 @@ def test_example_builds_runs_and_matches_python() -> None:
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "main.air run in a Session against numpy: PASS" in result.stdout
+    # The C++-built subgraph op runs, matching numpy and the Python-built graph.
+    for cond in (1, 0):
+        line = next(
+            t for t in result.stdout.splitlines() if f"if.air cond={cond}:" in t
+        )
+        assert line.endswith("PASS"), result.stdout
     assert result.stdout.count("same nodes, edges, attrs and outputs: PASS") == 2
 
 

@@ -1378,6 +1378,23 @@ case("E703", "6:11", "library and kernel", """
           errors:
             - {dtypes: {x: float99}, raises: TypeError}
     """),
+    case("E628", "6:11", "samples.graphs for an op without graphs", """
+        op: A
+        inputs:
+          - {name: x, dtype: float32}
+        outputs: [{name: y, dtype: float32}]
+        samples:
+          graphs: ops.control._samples:if_custom
+    """),
+    case("E628", "7:1", "a subgraph op with a reference and no samples.graphs", """
+        op: A
+        inputs:
+          - {name: x, dtype: float32}
+        outputs: [{name: y, dtype: float32}]
+        graphs:
+          - {name: body}
+        reference: x
+    """),
     case("W906", "5:44", "reuse_input without a generated prototype", """
         op: A
         inputs:

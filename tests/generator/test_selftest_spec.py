@@ -57,8 +57,15 @@ def test_function_reference_dynamic_shapes_and_tolerance() -> None:
 
 
 def test_specs_without_the_keys_have_none() -> None:
-    op = load("if_custom.yaml")
+    op = load("attr_zoo_custom.yaml")
     assert op.reference is None and op.samples is None and op.tolerance == ()
+
+
+def test_subgraph_op_samples_name_their_graph_function() -> None:
+    op = load("if_custom.yaml")
+    assert op.samples is not None
+    assert op.samples.graphs == "ops.control._samples:if_custom"
+    assert load("scale_custom.yaml").samples.graphs is None  # type: ignore[union-attr]
 
 
 def test_math_specs_all_have_references() -> None:

@@ -9,6 +9,9 @@ namespace ge {
 ///
 /// Runs the branch that branch_index selects (the last one when out of range).
 ///
+/// A subgraph op: every branch takes the inputs (their Data nodes by index)
+/// and must give outputs of the same shapes and dtypes.
+///
 /// Inputs:
 ///   branch_index (required, int32): A scalar index.
 ///   input (dynamic, ALL): The inputs of every branch.

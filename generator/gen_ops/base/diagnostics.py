@@ -94,6 +94,7 @@ CODES: dict[str, CodeInfo] = {
     "E623": CodeInfo(Severity.ERROR, "sample attr value does not fit"),
     "E624": CodeInfo(Severity.ERROR, "tolerance or sample values name the unknown"),
     "E625": CodeInfo(Severity.ERROR, "error case cannot be checked"),
+    "E628": CodeInfo(Severity.ERROR, "samples.graphs does not fit the op"),
     "E701": CodeInfo(
         Severity.ERROR, "launch argument names an unknown input, output or attr"
     ),

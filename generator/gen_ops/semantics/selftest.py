@@ -36,6 +36,7 @@ from gen_ops.spec.model import (
     Samples,
     SampleShape,
     SampleValues,
+    Subgraph,
     Tolerance,
 )
 from gen_ops.spec.source import YamlPath
@@ -388,7 +389,36 @@ def samples(
         values=values,
         input_values=tuple(per_input),
         errors=tuple(errors),
+        graphs=data.get("graphs"),
     )
+
+
+def check_sample_graphs(
+    ctx: Checker,
+    graphs: list[Subgraph],
+    meaning: Reference | None,
+    drawn: Samples | None,
+) -> None:
+    """A subgraph op is tested with the subgraphs ``samples.graphs`` builds;
+    an op without subgraphs has none to build (E628)."""
+    given = drawn is not None and drawn.graphs is not None
+    if given and not graphs:
+        ctx.report(
+            "E628",
+            ("samples", "graphs"),
+            "samples.graphs builds subgraphs, but the op has no graphs",
+            "remove samples.graphs, or declare the op's graphs",
+        )
+    elif graphs and meaning is not None and not given:
+        names = ", ".join(g.name for g in graphs)
+        ctx.report(
+            "E628",
+            ctx.key(("reference",)),
+            f"the op has subgraphs ({names}) and a reference, but no "
+            "samples.graphs to build them",
+            "add samples.graphs: module:function returning the builder's "
+            "subgraph arguments (docs/opcheck.md)",
+        )
 
 
 def tolerance(

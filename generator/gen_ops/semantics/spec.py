@@ -48,6 +48,7 @@ def check_spec(spec: LoadedSpec, sink: Sink) -> OpSpec | None:
     meaning = selftest.reference(ctx, inputs, attr_list)
     drawn = selftest.samples(ctx, inputs, outputs, attr_list)
     tolerances = selftest.tolerance(ctx, inputs, outputs)
+    selftest.check_sample_graphs(ctx, graphs, meaning, drawn)
     if ctx.failed():
         return None
     op = OpSpec(

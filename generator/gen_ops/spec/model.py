@@ -363,6 +363,8 @@ class Samples:
     values: SampleValues = SampleValues()
     input_values: tuple[tuple[str, SampleValues], ...] = ()
     errors: tuple[ErrorCase, ...] = ()
+    # A subgraph op's sample subgraphs: ``module:function`` (docs/opcheck.md).
+    graphs: str | None = None
 
 
 @dataclass(frozen=True)

@@ -45,6 +45,7 @@ from ge.custom_op.registry import (
     get_registered_op_impls,
     register_op_impl,
 )
+from ge.custom_op.subgraphs import Subgraph
 from ge_ir.dtype_rules import DtypeRules
 
 __all__ = [
@@ -67,6 +68,7 @@ __all__ = [
     "OpImplDescriptor",
     "PortableLibraries",
     "RuntimeAttrs",
+    "Subgraph",
     "WorkspaceAddr",
     "clear_registered_op_impls",
     "compile_external",

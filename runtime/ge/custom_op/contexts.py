@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from ge.custom_op.portable import ForeignLaunchInfo
+from ge.custom_op.subgraphs import NO_SUBGRAPHS, Subgraph, SubgraphTable
 from ge.device.args import MAX_BLOCK_DIM
 from ge.device.args import scalar_bits as _device_scalar_bits
 from ge.device.rt import CALLBACK
@@ -263,12 +264,42 @@ def _workspace_size(size: object) -> int:
 # --- infer_meta ------------------------------------------------------------------
 
 
-class InferMetaContext:
-    """What infer_meta may ask beyond its arguments: instance counts."""
+class _Subgraphs:
+    """A node's subgraphs, for the contexts that hand them out (Note
+    [Subgraph ops] in ``ge.custom_op.subgraphs``)."""
 
-    def __init__(self, node_name: str, outputs: Sequence[IrSlot]) -> None:
+    _subgraphs: SubgraphTable
+
+    def get_subgraph_names(self) -> list[str]:
+        """The IR names of the node's subgraphs, in IR order."""
+        return self._subgraphs.names()
+
+    def get_subgraph(self, name: str) -> Subgraph:
+        """The subgraph of IR name ``name`` (a ``GRAPH``)."""
+        return self._subgraphs.get(name)
+
+    def get_dynamic_subgraph_num(self, name: str) -> int:
+        """How many graphs the ``DYNAMIC_GRAPH`` ``name`` holds."""
+        return self._subgraphs.count(name)
+
+    def get_dynamic_subgraph(self, name: str, index: int) -> Subgraph:
+        """Graph ``index`` of the ``DYNAMIC_GRAPH`` ``name``."""
+        return self._subgraphs.dynamic(name, index)
+
+
+class InferMetaContext(_Subgraphs):
+    """What infer_meta may ask beyond its arguments: instance counts, and
+    the node's subgraphs."""
+
+    def __init__(
+        self,
+        node_name: str,
+        outputs: Sequence[IrSlot],
+        subgraphs: SubgraphTable = NO_SUBGRAPHS,
+    ) -> None:
         self._node = node_name
         self._outputs = list(outputs)
+        self._subgraphs = subgraphs
 
     def get_node_name(self) -> str:
         return self._node
@@ -305,8 +336,9 @@ class OutputAllocator:
         raise NotImplementedError
 
 
-class EagerOpExecutionContext:
-    """Inputs, attrs, output allocation and workspaces of one execute call."""
+class EagerOpExecutionContext(_Subgraphs):
+    """Inputs, attrs, output allocation, workspaces and subgraphs of one
+    execute call."""
 
     def __init__(
         self,
@@ -319,8 +351,10 @@ class EagerOpExecutionContext:
         attrs: RuntimeAttrs,
         runtime: OutputAllocator,
         stream: int,
+        subgraphs: SubgraphTable = NO_SUBGRAPHS,
     ) -> None:
         self._node = node_name
+        self._subgraphs = subgraphs
         self._lease = lease
         self._inputs = list(inputs)
         self._ir_inputs = list(ir_inputs)
@@ -344,6 +378,7 @@ class EagerOpExecutionContext:
         attr_items: Sequence[tuple[str, AttrType, Any]],
         runtime: OutputAllocator,
         stream: int,
+        subgraphs: SubgraphTable = NO_SUBGRAPHS,
     ) -> EagerOpExecutionContext:
         """The context of one execute call from what the runtime prepared
         when it compiled the node (nothing checked again; ``inputs`` is
@@ -351,6 +386,7 @@ class EagerOpExecutionContext:
         are made when first asked for."""
         ctx = cls.__new__(cls)
         ctx._node = node_name
+        ctx._subgraphs = subgraphs
         ctx._lease = lease
         ctx._inputs = inputs
         ctx._ir_inputs = ir_inputs  # type: ignore[assignment]

@@ -25,6 +25,7 @@ from typing import Any, NoReturn, Protocol
 import numpy as np
 
 from ge.custom_op.contexts import IrSlot
+from ge.custom_op.subgraphs import NO_SUBGRAPHS, SubgraphTable
 from ge.device import rt
 from ge.device.memory import DeviceBuffer
 from ge.device.native import KernelFault, PackedRun, Task, fault_message, library
@@ -66,6 +67,9 @@ class ExecuteStep:
     outputs: list[int]
     attrs: list[tuple[str, AttrType, Any]]
     kwargs: dict[str, Any]
+    # The node's subgraphs, compiled on demand (Note [Subgraph ops] in
+    # ge.custom_op.subgraphs).
+    subgraphs: SubgraphTable = NO_SUBGRAPHS
 
 
 @dataclass
@@ -402,6 +406,34 @@ class CompiledGraph:
             else:
                 memory.give_back(self, state)
         return list(outputs)
+
+    def run_at(
+        self, inputs: Sequence[int], outputs: Sequence[int], stream: int
+    ) -> None:
+        """Run once on tensors at the addresses ``inputs``, writing outputs at
+        ``outputs``: a subgraph run from its node's callback, whose tensors
+        ``ge.engine.subgraphs`` checked against the plan (Note [Subgraph ops]
+        in ``ge.custom_op.subgraphs``)."""
+        try:
+            state = self._free.pop()
+        except IndexError:  # the plan runs on several threads at once
+            state = self._new_state()
+        try:
+            addrs = state.addrs
+            for i, addr in enumerate(inputs):
+                addrs[self._first_input + i] = addr
+            for j, addr in enumerate(outputs):
+                addrs[self._first_output + j] = addr
+            if self.only_tasks:
+                if fault := self._ge_run_state(state.run_arg):
+                    self._fault(fault, 0)
+            else:
+                self._run_steps(state, stream)
+            for j, source in self.output_copies:
+                info = self.tensors[source]
+                ctypes.memmove(outputs[j], state.address(info), info.nbytes)
+        finally:
+            self._free.append(state)
 
     def _bind(
         self,

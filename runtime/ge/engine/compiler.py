@@ -24,6 +24,7 @@ import numpy as np
 from ge.custom_op.contexts import ArgSlot, IrSlot, LaunchSlotKind
 from ge.custom_op.portable import ForeignLaunchInfo
 from ge.custom_op.registry import Capability, OpImplDescriptor, get_registered_op_impl
+from ge.custom_op.subgraphs import NO_SUBGRAPHS, SubgraphTable
 from ge.device.kernels import BadKernelBinary, load_binary
 from ge.device.memory import DeviceBuffer
 from ge.engine import infer
@@ -52,6 +53,7 @@ from ge.engine.passes.report import CompileReport, dump_stage
 from ge.engine.passes.switches import NO_PASSES, Switches
 from ge.engine.plan import Interval, plan
 from ge.engine.reuse import reuse_slots, share_reused_inputs
+from ge.engine.subgraphs import subgraphs_of
 from ge.engine.tasks import TaskTable
 from ge.engine.variables import VARIABLE, VariableStore, offline_refusal
 from ge.graph.attrs import AttrType
@@ -138,6 +140,8 @@ class _Op:
     proto_attrs: list[tuple[str, AttrType, Any]]
     # (output, input slot) pairs that may share memory (Note [Reuse input]).
     reuse: tuple[tuple[int, int], ...] = ()
+    # Its subgraphs, compiled on demand (Note [Subgraph ops]).
+    subgraphs: SubgraphTable = NO_SUBGRAPHS
 
 
 class _Compiler:
@@ -267,7 +271,10 @@ class _Compiler:
                 )
             inputs.append(self.tensor_of[key])
         in_metas = [None if t is None else self.tensors[t].meta for t in inputs]
-        out_metas = infer.infer_op(node, proto, in_metas)
+        subgraphs = NO_SUBGRAPHS
+        if node.subgraphs:  # Note [Subgraph ops] in ge.custom_op.subgraphs
+            subgraphs = subgraphs_of(node, infer.node_label(node), self._subgraph)
+        out_metas = infer.infer_op(node, proto, in_metas, subgraphs)
         infer.check_dtypes(node, proto, in_metas, out_metas)
         impl = get_registered_op_impl(node.type)
         if impl is None:
@@ -288,8 +295,14 @@ class _Compiler:
                 outputs,
                 infer.attr_values(node, proto),
                 reuse_slots(node, proto),
+                subgraphs,
             )
         )
+
+    def _subgraph(self, graph: Graph, metas: Sequence[TensorMeta]) -> CompiledGraph:
+        """A subgraph compiled as this graph is: same options, session
+        cache and variables (Note [Subgraph ops] in ge.custom_op.subgraphs)."""
+        return compile_graph(graph, self.options, self.cache, metas, self.variables)
 
     # -- memory ---------------------------------------------------------------------
 
@@ -419,6 +432,12 @@ class _Compiler:
                 op.impl.has(Capability.EXECUTE)
                 and self.options.get(EXECUTE_PATH) == "1"
             ):  # Note [Execute or declared launch]
+                if op.subgraphs:
+                    raise CompileError(
+                        f"{infer.node_label(op.node)} has subgraphs, which only an "
+                        "execute callback can run; give the implementation execute "
+                        "instead of declare_launch_args"
+                    )
                 start = tasks.launch_count
                 self._declare(call, arena, tasks)
                 _segment(steps, start, tasks.launch_count)
@@ -433,6 +452,7 @@ class _Compiler:
                         op.outputs,
                         op.proto_attrs,
                         call.kwargs,
+                        op.subgraphs,
                     )
                 )
         return CompiledGraph(

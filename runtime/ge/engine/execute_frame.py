@@ -221,6 +221,7 @@ class ExecuteFrame(OutputAllocator):
             self.attrs,
             self,
             stream,
+            self.step.subgraphs,
         )
         args = views if self.flat else grouped(self.bounds, views)
         regions.context = ctx

@@ -15,6 +15,7 @@ from typing import Any
 from ge.custom_op import bootstrap, builtin
 from ge.custom_op.contexts import InferMetaContext, IrSlot, inferring
 from ge.custom_op.proto import OpProto, get_registered_op_proto_by_op_type
+from ge.custom_op.subgraphs import NO_SUBGRAPHS, SubgraphTable
 from ge.engine.errors import CompileError
 from ge.graph.attrs import AttrType
 from ge.graph.graph import InputKind, Node, TensorMeta
@@ -108,9 +109,13 @@ def _desc(meta: TensorMeta) -> TensorDesc:
 
 
 def infer_op(
-    node: Node, proto: OpProto, inputs: list[TensorMeta | None]
+    node: Node,
+    proto: OpProto,
+    inputs: list[TensorMeta | None],
+    subgraphs: SubgraphTable = NO_SUBGRAPHS,
 ) -> list[TensorMeta]:
-    """Run the prototype's infer_meta for ``node``; the output metas."""
+    """Run the prototype's infer_meta for ``node`` (its context handing out
+    ``subgraphs``); the output metas."""
     args: list[Any] = []
     slot = 0
     for ir in node.ir_inputs:
@@ -129,10 +134,13 @@ def infer_op(
             IrSlot(o.name, InputKind.of_output(o.dynamic), o.count)
             for o in node.ir_outputs
         ],
+        subgraphs,
     )
     try:
         with inferring(ctx):
             result = proto.infer_meta(*args, **kwargs)
+    except CompileError as exc:  # a subgraph's: it names the node already
+        raise CompileError(str(exc)) from exc
     except Exception as exc:
         raise CompileError(
             f"{node_label(node)}: infer_meta failed: {type(exc).__name__}: {exc}"

@@ -36,6 +36,15 @@ def model_data(compiled: CompiledGraph) -> ModelData:
     """A compiled graph as model file contents; OfflineError if some node
     runs through a Python execute callback."""
     execute_nodes = [s.node for s in compiled.steps if isinstance(s, ExecuteStep)]
+    with_subgraphs = [n for n in execute_nodes if n.subgraphs]
+    if with_subgraphs:  # Note [Subgraph ops] in ge.custom_op.subgraphs
+        names = ", ".join(f"'{n.name}' ({n.type})" for n in with_subgraphs)
+        raise OfflineError(
+            f"graph '{compiled.name}' cannot run offline: node(s) {names} are "
+            "subgraph ops, which run their subgraphs from a Python execute "
+            "callback; a model file holds no subgraphs (docs/model-format.md). "
+            "Run the graph in a Session, or from its graph file (load_from_air)"
+        )
     if execute_nodes:
         names = ", ".join(f"'{n.name}' ({n.type})" for n in execute_nodes)
         raise OfflineError(

@@ -31,6 +31,9 @@ def CaseCustom(
 ) -> list[TensorHolder]:
     """Runs the branch that branch_index selects (the last one when out of range).
 
+    A subgraph op: every branch takes the inputs (their Data nodes by index)
+    and must give outputs of the same shapes and dtypes.
+
     Args:
         branch_index: A scalar index. Dtype int32.
         input: The inputs of every branch. A list of tensors, dtype ALL.

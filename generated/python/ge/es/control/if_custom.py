@@ -35,7 +35,9 @@ def IfCustom(
 ) -> list[TensorHolder]:
     """Runs then_branch or else_branch on the inputs, by the value of cond.
 
-    A subgraph op: the graph builder and REG_OP only (no CPU implementation).
+    A subgraph op: both branches take the inputs (their Data nodes by index)
+    and must give outputs of the same shapes and dtypes. A scalar cond is true
+    when non-zero; a cond of any other shape when it has elements.
 
     Args:
         cond: A scalar; non-zero selects then_branch. Dtype bool, int32.
