@@ -45,6 +45,7 @@ touches a file of ge-ops.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -196,6 +197,45 @@ if(NOT TARGET @NAME@::@NAME@)
 endif()
 set(@NAME@_LIBRARIES @NAME@::@NAME@)
 set(@NAME@_FOUND TRUE)
+"""
+
+
+# es_<m>ConfigVersion.cmake: find_package(es_<m> 1.2) takes the package when
+# its version is at least the one asked for and has the same major number
+# (CMake's SameMajorVersion rule), and EXACT asks for the same release. CMake
+# compares dotted integers, so the PEP 440 version's release segment stands
+# for it (1.2.0rc1 is 1.2.0 here). A version range, CMake 3.19's
+# `1.2...<2`, is checked against its bounds.
+def cmake_config_version(version: str) -> str:
+    """es_<m>ConfigVersion.cmake for a library of ``version`` (PEP 440)."""
+    match = re.match(r"\d+(?:\.\d+)*", version)
+    release = match.group() if match else "0"
+    return _CMAKE_CONFIG_VERSION.replace("@VERSION@", release).replace(
+        "@MAJOR@", release.split(".")[0]
+    )
+
+
+_CMAKE_CONFIG_VERSION = """\
+# Written by gen-ops package: the version find_package checks (same major
+# number, at least the version asked for).
+set(PACKAGE_VERSION "@VERSION@")
+set(PACKAGE_VERSION_COMPATIBLE FALSE)
+set(PACKAGE_VERSION_EXACT FALSE)
+if(PACKAGE_FIND_VERSION_RANGE)
+  if(PACKAGE_VERSION VERSION_GREATER_EQUAL PACKAGE_FIND_VERSION_MIN
+     AND ((PACKAGE_FIND_VERSION_RANGE_MAX STREQUAL "INCLUDE"
+           AND PACKAGE_VERSION VERSION_LESS_EQUAL PACKAGE_FIND_VERSION_MAX)
+          OR (PACKAGE_FIND_VERSION_RANGE_MAX STREQUAL "EXCLUDE"
+              AND PACKAGE_VERSION VERSION_LESS PACKAGE_FIND_VERSION_MAX)))
+    set(PACKAGE_VERSION_COMPATIBLE TRUE)
+  endif()
+elseif(NOT PACKAGE_VERSION VERSION_LESS PACKAGE_FIND_VERSION
+       AND PACKAGE_FIND_VERSION_MAJOR STREQUAL "@MAJOR@")
+  set(PACKAGE_VERSION_COMPATIBLE TRUE)
+  if(PACKAGE_FIND_VERSION STREQUAL PACKAGE_VERSION)
+    set(PACKAGE_VERSION_EXACT TRUE)
+  endif()
+endif()
 """
 
 
@@ -352,19 +392,72 @@ def pyproject(library: Library, roots: list[str]) -> str:
 
 
 # The op library's hatchling build hook: a wheel holding libes_<m>.so is
-# tagged for this interpreter and platform, not py3-none-any.
+# tagged for this interpreter and platform, not py3-none-any; a wheel built
+# from the sdist builds libes_<m>.so first where it can (the hook's comment).
 HATCH_HOOK = "hatch_build.py"
 _HATCH_HOOK_TEXT = """\
-# Written by gen-ops package: a wheel holding the native ES library
-# (@NAME@/lib/@LIB@) is tagged for this Python and platform.
+# Written by gen-ops package. The wheel holds the native ES library
+# (@NAME@/lib/@LIB@) and is then tagged for this Python and platform. The
+# sdist has no library: a wheel built from it builds one here, as gen-ops
+# package does, when a C++ compiler ($CXX, default g++) and a Python whose
+# ge runtime gives the ES runtime library ($ES_PYTHON, this Python, or
+# python3 on PATH: python -m ge.es) are found; without them the wheel holds
+# the headers and sources only.
+import os
+import shlex
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
+LIBRARY = "@NAME@/lib/@LIB@"
+
+
+def es_runtime_flags():
+    for python in (os.environ.get("ES_PYTHON"), sys.executable, shutil.which("python3")):
+        if not python:
+            continue
+        try:
+            done = subprocess.run(
+                [python, "-m", "ge.es", "--includes", "--library-dir"],
+                capture_output=True, text=True, check=False,
+            )
+        except OSError:
+            continue
+        words = shlex.split(done.stdout) if done.returncode == 0 else []
+        if words and words[-1].startswith("/"):
+            return words
+    return None
+
+
+def build_library(root):
+    package = root / "@NAME@"
+    sources = sorted((package / "src").glob("*.cpp"))
+    compiler = shutil.which(os.environ.get("CXX", "g++"))
+    words = es_runtime_flags() if sources and compiler else None
+    if words is None:
+        return False
+    library = root / LIBRARY
+    library.parent.mkdir(exist_ok=True)
+    subprocess.run(
+        [compiler, *words[:-1], "-O2", "-fPIC", "-shared",
+         "-Wl,-soname," + library.name, "-I" + str(package / "include"),
+         *map(str, sources), "-L" + words[-1], "-lge_es", "-o", str(library)],
+        check=True,
+    )
+    return True
+
 
 class NativeLibraryTag(BuildHookInterface):
     def initialize(self, version, build_data):
-        if (Path(self.root) / "@NAME@" / "lib" / "@LIB@").is_file():
+        if self.target_name != "wheel":
+            return
+        root = Path(self.root)
+        if not (root / LIBRARY).is_file() and build_library(root):
+            build_data["force_include"][str(root / LIBRARY)] = LIBRARY
+        if (root / LIBRARY).is_file():
             build_data["pure_python"] = False
             build_data["infer_tag"] = True
 """
@@ -413,6 +506,8 @@ def stage(library: Library, rendered: list[OutputFile], root: Path) -> None:
         config = package / "cmake" / f"{name}Config.cmake"
         config.parent.mkdir()
         config.write_text(cmake_config(library.module), encoding="utf-8")
+        version = package / "cmake" / f"{name}ConfigVersion.cmake"
+        version.write_text(cmake_config_version(library.version), encoding="utf-8")
     prototypes = root / "ge_impl" / library.module
     if _copy_rendered(rendered, PROTOTYPES.format(module=library.module), prototypes):
         (prototypes / "py.typed").write_text("", encoding="utf-8")

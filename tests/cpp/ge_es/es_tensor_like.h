@@ -1,7 +1,11 @@
-// GE's "es_tensor_like.h", abridged: EsTensorLike (neither copied nor moved)
-// and ResolveBuilder over the kinds of argument generated code passes.
-#ifndef GE_OPS_TESTS_GE_ES_ES_TENSOR_LIKE_H_
-#define GE_OPS_TESTS_GE_ES_ES_TENSOR_LIKE_H_
+// GE's EsTensorLike and ResolveBuilder: declarations of "es_tensor_like.h"
+// (GE inc/external/ge/eager_style_graph_builder/cpp/es_tensor_like.h at
+// ffdcbc9f74), with GE's signatures and include guard, written for ge-ops'
+// tests (see README.md). EsTensorLike is neither copied nor moved; its
+// converting constructors are what a C++ caller may pass for an input.
+// ResolveBuilder keeps its body: generated headers instantiate it.
+#ifndef AIR_CXX_COMPILER_GRAPH_EAGER_STYLE_GRAPH_BUILDER_ES_TENSOR_LIKE_H_
+#define AIR_CXX_COMPILER_GRAPH_EAGER_STYLE_GRAPH_BUILDER_ES_TENSOR_LIKE_H_
 #include <cstddef>
 #include <memory>
 #include <vector>
@@ -19,13 +23,21 @@ class EsTensorLike {
   EsTensorLike(const std::vector<int64_t> &values);
   EsTensorLike(const std::vector<float> &values);
   ~EsTensorLike();
+
   EsTensorLike(const EsTensorLike &) = delete;
   EsTensorLike(EsTensorLike &&) = delete;
   EsTensorLike &operator=(const EsTensorLike &) = delete;
   EsTensorLike &operator=(EsTensorLike &&) = delete;
+
   EsCGraphBuilder *GetOwnerBuilder() const;
   EsTensorHolder ToTensorHolder(EsCGraphBuilder *graph) const;
+
+ private:
+  class EsTensorLikeImpl;
+  std::unique_ptr<EsTensorLikeImpl> impl_;
 };
+
+// Inline in GE, each returning the first builder found (or nullptr).
 EsCGraphBuilder *ResolveBuilderImpl(const EsTensorLike &tensor_like);
 EsCGraphBuilder *ResolveBuilderImpl(const std::vector<EsTensorHolder> &tensors);
 EsCGraphBuilder *ResolveBuilderImpl(EsCTensorHolder *esb_tensor);
@@ -37,13 +49,10 @@ inline EsCGraphBuilder *ResolveBuilder() {
   return nullptr;
 }
 template <typename T, typename... Ts>
-EsCGraphBuilder *ResolveBuilder(const T &first, const Ts &...rest) {
-  EsCGraphBuilder *builder = ResolveBuilderImpl(first);
-  if (builder != nullptr) {
-    return builder;
-  }
-  return ResolveBuilder(rest...);
+inline EsCGraphBuilder *ResolveBuilder(const T &first, const Ts &...rest) {
+  EsCGraphBuilder *found = ResolveBuilderImpl(first);
+  return found != nullptr ? found : ResolveBuilder(rest...);
 }
 }  // namespace es
 }  // namespace ge
-#endif  // GE_OPS_TESTS_GE_ES_ES_TENSOR_LIKE_H_
+#endif  // AIR_CXX_COMPILER_GRAPH_EAGER_STYLE_GRAPH_BUILDER_ES_TENSOR_LIKE_H_
