@@ -28,6 +28,7 @@ from ge.custom_op.contexts import (
     get_execute_ctx,
     get_infer_meta_ctx,
 )
+from ge.custom_op.kernels import OpBackend, register_kernel
 from ge.custom_op.external import ExternalCompileError, compile_external
 from ge.custom_op.portable import ForeignLaunchInfo, LibraryConfig, PortableLibraries
 from ge.custom_op.proto import (
@@ -64,6 +65,7 @@ __all__ = [
     "OpCase",
     "OpCompileContext",
     "OpcheckReport",
+    "OpBackend",
     "OpImplDescriptor",
     "PortableLibraries",
     "RuntimeAttrs",
@@ -84,6 +86,7 @@ __all__ = [
     "get_registered_op_protos",
     "opcheck",
     "register_op",
+    "register_kernel",
     "register_op_impl",
 ]
 

@@ -66,6 +66,9 @@ class ExecuteStep:
     outputs: list[int]
     attrs: list[tuple[str, AttrType, Any]]
     kwargs: dict[str, Any]
+    # The execute this step calls, bound to ``instance`` (Note [Kernel
+    # backends] in ge.custom_op.kernels); None: ``instance.execute``.
+    execute: Any = None
 
 
 @dataclass

@@ -49,7 +49,8 @@ from ge.engine.passes.custom_run import (
 from ge.engine.passes.folding import fold_constants
 from ge.engine.passes.fusion import FusedOp, declare_fused, fuse
 from ge.engine.passes.report import CompileReport, dump_stage
-from ge.engine.passes.switches import NO_PASSES, Switches
+from ge.custom_op.kernels import OpBackend
+from ge.engine.passes.switches import FOLDING_PASS, HOST_KERNELS, NO_PASSES, Switches
 from ge.engine.plan import Interval, plan
 from ge.engine.reuse import reuse_slots, share_reused_inputs
 from ge.engine.tasks import TaskTable
@@ -387,6 +388,7 @@ class _Compiler:
     ) -> CompiledGraph:
         tasks = TaskTable(self.layout)
         steps: list[ExecuteStep | TaskSegment] = []
+        host_kernels = self.options.get(HOST_KERNELS) == "1"
         for op in self.ops:
             if isinstance(op, FusedOp):  # Note [Fusion regions]
                 start = tasks.launch_count
@@ -405,9 +407,10 @@ class _Compiler:
                 op.outputs,
                 {name: infer.python_attr(value) for name, _, value in op.proto_attrs},
             )
-            if op.impl.has(Capability.COMPILE):  # whatever runs the node, as GE does
+            host = host_kernels and op.impl.host_kernel is not None
+            if op.impl.has(Capability.COMPILE) and not host:  # as GE does
                 self._compile_once(call, arena)
-            if op.impl.has(Capability.DECLARE_LAUNCH_ARGS):
+            if op.impl.has(Capability.DECLARE_LAUNCH_ARGS) and not host:
                 start = tasks.launch_count
                 self._declare(call, arena, tasks)
                 _segment(steps, start, tasks.launch_count)
@@ -422,6 +425,7 @@ class _Compiler:
                         op.outputs,
                         op.proto_attrs,
                         call.kwargs,
+                        _bound_execute(op.impl, call.instance, host),
                     )
                 )
         return CompiledGraph(
@@ -504,6 +508,15 @@ class _Compiler:
             )
 
 
+def _bound_execute(impl: OpImplDescriptor, instance: Any, host: bool) -> Any:
+    """The execute a step calls (Note [Kernel backends] in
+    ge.custom_op.kernels); None: the instance's ``execute``."""
+    if not impl.kernels:
+        return None
+    function = impl.execute_function(OpBackend.HOST if host else None)
+    return function.__get__(instance, type(instance))
+
+
 def _segment(steps: list[ExecuteStep | TaskSegment], start: int, end: int) -> None:
     """Launches ``start..end`` join the task segment before them, if any."""
     if steps and isinstance(steps[-1], TaskSegment) and steps[-1].end == start:
@@ -562,7 +575,7 @@ def compile_graph(
         )
     if switches.folding:  # Note [Constant folding]
         graph, report.folded = fold_constants(
-            graph, options, cache, input_metas, compile_graph
+            graph, options, cache, input_metas, compile_graph, report
         )
         dump_stage(graph, "01_after_constant_folding")
     if passes:
@@ -570,6 +583,10 @@ def compile_graph(
             graph, options, switches.pass_on, input_metas, LATE, stats
         )
         report.passes = {n: (s.match_times, s.effect_times) for n, s in stats.items()}
+        if report.fold_candidates:  # custom ops with constant inputs, GE's pass name
+            stats[FOLDING_PASS] = PassStats(
+                report.fold_candidates, len(report.host_folded)
+            )
         record_compile(options, stats)
     compiler = _Compiler(graph, options, cache, input_metas, variables)
     compiler.collect()

@@ -227,7 +227,7 @@ class ExecuteFrame(OutputAllocator):
         bound = CALLBACK.set(regions)  # Note [One binding per call] in ge.device.rt
         try:
             kwargs = self.step.kwargs
-            execute = self.step.instance.execute
+            execute = self.step.execute or self.step.instance.execute
             result = execute(*args, **kwargs) if kwargs else execute(*args)
         except Exception as exc:
             raise ExecuteError(
