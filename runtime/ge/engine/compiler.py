@@ -28,6 +28,7 @@ from ge.device.kernels import BadKernelBinary, load_binary
 from ge.device.memory import DeviceBuffer
 from ge.engine import infer
 from ge.engine.callbacks import NodeCall, call_compile, call_declare
+from ge.engine.dds import DataDependentGraph, DataDependentShape
 from ge.engine.compiled import (
     CompiledGraph,
     ExecuteStep,
@@ -62,6 +63,8 @@ from ge.graph.tensor import Tensor as GraphTensor
 from ge.graph.types import DataType
 
 UNKNOWN_RANK = (-2,)  # GE's shape of unknown rank
+# Nodes that are no op with an infer_meta (their unknown dims are the graph's).
+_NOT_OPS = frozenset({"Data", "RefData", "Const", "Constant", "Variable"})
 
 
 def nbytes(meta: TensorMeta) -> int:
@@ -163,6 +166,10 @@ class _Compiler:
         self, node: Node, index: int, meta: TensorMeta, buffer: int = ARENA
     ) -> int:
         if not _concrete(meta):
+            if node.type not in _NOT_OPS and meta.shape is not None:
+                raise DataDependentShape(
+                    node, index, meta
+                )  # Note [Data-dependent shapes]
             raise CompileError(
                 f"{infer.node_label(node)} output {index} has no concrete shape "
                 f"({meta.describe()}); give the graph inputs concrete shapes, or run it "
@@ -589,7 +596,19 @@ def compile_graph(
             )
         record_compile(options, stats)
     compiler = _Compiler(graph, options, cache, input_metas, variables)
-    compiler.collect()
+    try:
+        compiler.collect()
+    except DataDependentShape as dds:  # Note [Data-dependent shapes] in ge.engine.dds
+        return DataDependentGraph(  # type: ignore[return-value]
+            graph,
+            dds.node,
+            options,
+            cache,
+            input_metas,
+            variables,
+            compile_graph,
+            report,
+        )
     if switches.fusion:  # Note [Fusion regions]
         report.regions, report.breaks = fuse(compiler)
     if passes:
