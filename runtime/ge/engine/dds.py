@@ -196,6 +196,9 @@ def call_execute(
             )
         )
         outputs.regions.add(tensor.addr, tensor.size)
+    for i in infer.host_inputs(node):  # GE's input_kinds, as the execute path
+        if views[i] is not None:
+            views[i]._placement = TensorPlacement.kOnHost  # type: ignore[union-attr]
     ir_inputs = [IrSlot(ir.name, ir.kind, ir.count) for ir in node.ir_inputs]
     ir_outputs = [
         IrSlot(ir.name, InputKind.of_output(ir.dynamic), ir.count)

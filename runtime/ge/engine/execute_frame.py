@@ -39,11 +39,13 @@ from ge.device import rt
 from ge.device.memory import DeviceBuffer
 from ge.device.rt import CALLBACK
 from ge.engine.errors import ExecuteError
+from ge.engine.infer import host_inputs
 from ge.graph.graph import InputKind
 from ge.graph.types import DataType
 from ge.runtime.lease import Lease
 from ge.runtime.tensor import Tensor as RuntimeTensor
 from ge.runtime.tensor import ViewTemplate
+from ge.runtime.types import TensorPlacement
 
 _new = object.__new__
 
@@ -97,6 +99,9 @@ class ExecuteFrame(OutputAllocator):
             s.kind is not InputKind.DYNAMIC and s.count == 1 for s in step.ir_inputs
         )
         self.bounds = slot_bounds(step.ir_inputs)
+        # Non-tensor inputs the kernel reads on the host (GE's input_kinds):
+        # their views say kOnHost; the CPU device's memory is the host's.
+        self.host_inputs = host_inputs(step.node)
         # One template per distinct key: a call makes their shape and format
         # objects once, and its views of that key share them.
         keys: dict[object, int] = {}
@@ -207,6 +212,11 @@ class ExecuteFrame(OutputAllocator):
             addr = addrs[buffer] + offset
             spans.append((addr, size))
             views.append(template.view(addr, lease, parts[part]))
+        if self.host_inputs:
+            for i in self.host_inputs:
+                view = views[i]
+                if view is not None:
+                    view._placement = TensorPlacement.kOnHost
         regions = _new(rt.RegionSet)
         regions.spans, regions.launches, regions.lease = spans, self.launches, lease
         self.lease, self.parts, self.spans, self.regions = lease, parts, spans, regions
