@@ -21,12 +21,13 @@ HERE = Path(__file__).resolve().parent
 os.environ.setdefault("ASCEND_CUSTOM_OPP_PATH", str(HERE / "where_like_op.py"))
 sys.path.insert(0, str(HERE))
 
+from where_like_op import WhereLike  # noqa: E402
+
 import ge.es.math as m  # noqa: E402
 from ge.es import GraphBuilder  # noqa: E402
 from ge.ge_global import GeApi  # noqa: E402
 from ge.graph import DataType, Format, Tensor  # noqa: E402
 from ge.session import Session  # noqa: E402
-from where_like_op import WhereLike  # noqa: E402
 
 INPUTS = [
     [True, False, True, False, True, False, False, True],  # GE's sample: [4, 1]

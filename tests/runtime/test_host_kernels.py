@@ -261,7 +261,7 @@ def _class_body_error(body: str) -> str:
         "register_op_impl": register_op_impl,
     }
     with pytest.raises(TypeError) as info:
-        exec(body, namespace)  # noqa: S102 - a class body, as a user writes it
+        exec(body, namespace)
     return str(info.value)
 
 

@@ -28,8 +28,8 @@ from ge.custom_op.contexts import (
     get_execute_ctx,
     get_infer_meta_ctx,
 )
-from ge.custom_op.kernels import OpBackend, register_kernel
 from ge.custom_op.external import ExternalCompileError, compile_external
+from ge.custom_op.kernels import OpBackend, register_kernel
 from ge.custom_op.portable import ForeignLaunchInfo, LibraryConfig, PortableLibraries
 from ge.custom_op.proto import (
     clear_registered_op_protos,

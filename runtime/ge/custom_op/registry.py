@@ -12,8 +12,7 @@ from __future__ import annotations
 import enum
 import inspect
 import threading
-from collections.abc import Callable
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -205,7 +204,7 @@ def register_op_impl(*, op_type: str) -> Callable[[type], type]:
         descriptor = describe(cls, op_type)
         sink.current().register_impl(descriptor)
         # What a subclass inherits (Note [Kernel backends]).
-        setattr(cls, "__ge_kernels__", dict(descriptor.kernels))
+        cls.__ge_kernels__ = dict(descriptor.kernels)
         return cls
 
     return decorate

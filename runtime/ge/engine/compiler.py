@@ -22,19 +22,20 @@ from typing import Any
 import numpy as np
 
 from ge.custom_op.contexts import ArgSlot, IrSlot, LaunchSlotKind
+from ge.custom_op.kernels import OpBackend
 from ge.custom_op.portable import ForeignLaunchInfo
 from ge.custom_op.registry import Capability, OpImplDescriptor, get_registered_op_impl
 from ge.device.kernels import BadKernelBinary, load_binary
 from ge.device.memory import DeviceBuffer
 from ge.engine import infer
 from ge.engine.callbacks import NodeCall, call_compile, call_declare
-from ge.engine.dds import DataDependentGraph, DataDependentShape
 from ge.engine.compiled import (
     CompiledGraph,
     ExecuteStep,
     TaskSegment,
     TensorInfo,
 )
+from ge.engine.dds import DataDependentGraph, DataDependentShape
 from ge.engine.errors import CompileError
 from ge.engine.foreign_launch import bind_foreign
 from ge.engine.graph_order import topological_order
@@ -50,7 +51,6 @@ from ge.engine.passes.custom_run import (
 from ge.engine.passes.folding import fold_constants
 from ge.engine.passes.fusion import FusedOp, declare_fused, fuse
 from ge.engine.passes.report import CompileReport, dump_stage
-from ge.custom_op.kernels import OpBackend
 from ge.engine.passes.switches import FOLDING_PASS, HOST_KERNELS, NO_PASSES, Switches
 from ge.engine.plan import Interval, plan
 from ge.engine.reuse import reuse_slots, share_reused_inputs

@@ -39,8 +39,12 @@ from typing import Any
 
 import numpy as np
 
-from ge.custom_op.contexts import EagerOpExecutionContext, IrSlot, OutputAllocator
-from ge.custom_op.contexts import RuntimeAttrs
+from ge.custom_op.contexts import (
+    EagerOpExecutionContext,
+    IrSlot,
+    OutputAllocator,
+    RuntimeAttrs,
+)
 from ge.custom_op.registry import get_registered_op_impl
 from ge.device import rt
 from ge.device.memory import DeviceBuffer

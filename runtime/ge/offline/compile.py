@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 
 from ge._container import FileFormatError
-from ge.engine.compiled import CompiledGraph, ExecuteStep
 from ge.engine import infer
+from ge.engine.compiled import CompiledGraph, ExecuteStep
 from ge.engine.compiler import ImplCache, compile_graph
 from ge.engine.dds import DataDependentGraph
 from ge.engine.errors import CompileError, describe
