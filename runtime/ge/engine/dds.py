@@ -58,7 +58,7 @@ from ge.graph.tensor import Tensor as GraphTensor
 from ge.graph.types import DataType
 from ge.runtime.lease import Lease
 from ge.runtime.tensor import Tensor as RuntimeTensor
-from ge.runtime.tensor import borrow
+from ge.runtime.tensor import borrow, place_on_host, settable_output, written_dims
 from ge.runtime.types import TensorPlacement
 
 _DATA = ("Data", "RefData")
@@ -94,7 +94,7 @@ class _Outputs(OutputAllocator):
         self.buffers: dict[int, DeviceBuffer] = {}
         self.views: dict[int, RuntimeTensor] = {}
         self.workspaces: list[DeviceBuffer] = []
-        self.allocated: dict[int, tuple[Any, Any]] = {}  # the shapes as allocated
+        self.allocated: dict[int, object] = {}  # tokens of settable_output
         self.regions = rt.RegionSet({}, [], lease)
 
     def allocate(
@@ -119,10 +119,8 @@ class _Outputs(OutputAllocator):
             placement=TensorPlacement.kOnDeviceHbm,
             lease=self.lease,
         )
-        view._writable = True
-        view._shape._settable = True
+        self.allocated[index] = settable_output(view)
         self.buffers[index], self.views[index] = buffer, view
-        self.allocated[index] = (view._shape._origin, view._shape._storage)
         self.regions.add(buffer.addr, size)
         return view
 
@@ -142,29 +140,23 @@ class _Outputs(OutputAllocator):
         """Output ``index`` cut to the real shape execute wrote."""
         label = f"node '{self.node.name}' ({self.node.type}) output {index}"
         view, buffer = self.views[index], self.buffers[index]
-        shape = view._shape
-        origin, storage = self.allocated[index]
-        # the shape execute set: the storage shape, else the origin shape
-        real = tuple(
-            (shape._storage if shape._storage is not storage else shape._origin)._dims
-        )
-        del origin
+        real = written_dims(view, self.allocated[index])
         meta = self.metas[index]
         if not _fits(meta.shape, real):
             raise ExecuteError(
                 f"{label}: execute wrote the shape {list(real)}, which is not "
                 f"{meta.describe()} as infer_meta said"
             )
-        size = tensor_nbytes(real, view._data_type)
-        if size > view._size:
+        size = tensor_nbytes(real, view.data_type)
+        if size > view.size:
             raise ExecuteError(
                 f"{label}: the real shape {list(real)} needs {size} bytes, more than "
-                f"the {view._size} execute allocated; allocate the upper bound"
+                f"the {view.size} execute allocated; allocate the upper bound"
             )
         raw = (ctypes.c_char * size).from_address(buffer.addr) if size else b""
-        array = np.frombuffer(bytes(raw), dtype=to_numpy_dtype(view._data_type))
+        array = np.frombuffer(bytes(raw), dtype=to_numpy_dtype(view.data_type))
         return GraphTensor(
-            array.reshape(real), data_type=view._data_type, format=meta.format
+            array.reshape(real), data_type=view.data_type, format=meta.format
         )
 
 
@@ -202,7 +194,7 @@ def call_execute(
         outputs.regions.add(tensor.addr, tensor.size)
     for i in infer.host_inputs(node):  # GE's input_kinds, as the execute path
         if views[i] is not None:
-            views[i]._placement = TensorPlacement.kOnHost  # type: ignore[union-attr]
+            place_on_host(views[i])  # type: ignore[arg-type]
     ir_inputs = [IrSlot(ir.name, ir.kind, ir.count) for ir in node.ir_inputs]
     ir_outputs = [
         IrSlot(ir.name, InputKind.of_output(ir.dynamic), ir.count)

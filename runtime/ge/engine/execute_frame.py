@@ -44,8 +44,7 @@ from ge.graph.graph import InputKind
 from ge.graph.types import DataType
 from ge.runtime.lease import Lease
 from ge.runtime.tensor import Tensor as RuntimeTensor
-from ge.runtime.tensor import ViewTemplate
-from ge.runtime.types import TensorPlacement
+from ge.runtime.tensor import ViewTemplate, place_on_host
 
 _new = object.__new__
 
@@ -216,7 +215,7 @@ class ExecuteFrame(OutputAllocator):
             for i in self.host_inputs:
                 view = views[i]
                 if view is not None:
-                    view._placement = TensorPlacement.kOnHost
+                    place_on_host(view)
         regions = _new(rt.RegionSet)
         regions.spans, regions.launches, regions.lease = spans, self.launches, lease
         self.lease, self.parts, self.spans, self.regions = lease, parts, spans, regions
