@@ -25,6 +25,7 @@ from typing import Any
 __all__ = ["OpBackend", "register_kernel", "collect_kernels"]
 
 _COLLECTOR = "__ge_pending_custom_op_kernels__"
+INHERITED_KERNELS = "__ge_kernels__"  # set on a registered class
 
 
 class OpBackend(enum.Enum):
@@ -130,7 +131,7 @@ def collect_kernels(cls: type) -> dict[OpBackend, Callable[..., Any]]:
             )
         return dict(collector.bindings)
     for klass in cls.__mro__:
-        own = klass.__dict__.get("__ge_kernels__")
+        own = klass.__dict__.get(INHERITED_KERNELS)
         if own is not None:
             return dict(own)
         if _plain(klass.__dict__.get("execute")) is not None:

@@ -18,7 +18,7 @@ from types import MappingProxyType
 from typing import Any
 
 from ge.custom_op import sink
-from ge.custom_op.kernels import OpBackend, collect_kernels
+from ge.custom_op.kernels import INHERITED_KERNELS, OpBackend, collect_kernels
 
 __all__ = [
     "Capability",
@@ -84,7 +84,7 @@ class OpImplDescriptor:
         for which in (OpBackend.DEVICE, OpBackend.HOST):
             if which in self.kernels:
                 return self.kernels[which]
-        return inspect.getattr_static(self.cls, "execute")  # type: ignore[no-any-return]
+        return inspect.getattr_static(self.cls, "execute")
 
     def ge_interfaces(self) -> list[str]:
         """GE's interface names, in GE's order."""
@@ -204,7 +204,7 @@ def register_op_impl(*, op_type: str) -> Callable[[type], type]:
         descriptor = describe(cls, op_type)
         sink.current().register_impl(descriptor)
         # What a subclass inherits (Note [Kernel backends]).
-        cls.__ge_kernels__ = dict(descriptor.kernels)
+        setattr(cls, INHERITED_KERNELS, dict(descriptor.kernels))
         return cls
 
     return decorate

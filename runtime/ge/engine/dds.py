@@ -420,8 +420,8 @@ class DataDependentGraph:
         all_inputs = inputs + results
         suffix = self._suffix(all_inputs)
         if memory is not None:
-            return suffix.run(all_inputs, outputs, stream, memory)  # type: ignore[no-any-return]
-        return suffix.run(all_inputs, outputs, stream)  # type: ignore[no-any-return]
+            return suffix.run(all_inputs, outputs, stream, memory)
+        return suffix.run(all_inputs, outputs, stream)
 
     def fast_runner(self) -> Callable[[Any, Any], list[Any] | None]:
         """No fast path: every run takes ``run`` (None: fall back)."""

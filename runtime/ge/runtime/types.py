@@ -146,6 +146,7 @@ class StorageShape:
     # call (Note [Data-dependent shapes] in ge.engine.dds); other views share
     # their shape objects and are immutable.
     __slots__ = ("_origin", "_storage", "_lease", "_settable")
+    _settable: bool
 
     def __init__(
         self,
