@@ -25,6 +25,8 @@ EXAMPLES = [
     ("es_cpp", "examples/es_cpp/run.py"),
     ("constant_folding", "examples/constant_folding/run.py"),
     ("fusion_pass", "examples/fusion_pass/run.py"),
+    ("host_kernel", "examples/host_kernel/run.py"),
+    ("data_dependent_shape", "examples/data_dependent_shape/run.py"),
 ]
 
 

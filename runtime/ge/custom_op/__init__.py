@@ -29,6 +29,7 @@ from ge.custom_op.contexts import (
     get_infer_meta_ctx,
 )
 from ge.custom_op.external import ExternalCompileError, compile_external
+from ge.custom_op.kernels import OpBackend, register_kernel
 from ge.custom_op.portable import ForeignLaunchInfo, LibraryConfig, PortableLibraries
 from ge.custom_op.proto import (
     clear_registered_op_protos,
@@ -65,6 +66,7 @@ __all__ = [
     "OpCase",
     "OpCompileContext",
     "OpcheckReport",
+    "OpBackend",
     "OpImplDescriptor",
     "PortableLibraries",
     "RuntimeAttrs",
@@ -86,6 +88,7 @@ __all__ = [
     "get_registered_op_protos",
     "opcheck",
     "register_op",
+    "register_kernel",
     "register_op_impl",
 ]
 

@@ -3,6 +3,8 @@
 Capabilities come from reflection (docs/ge-compat.md, "register_op_impl"): a callable
 ``execute`` (EagerExecuteOp), ``compile`` (CompilableOp),
 ``declare_launch_args`` (AnnotatedArgsOp). No base class is required.
+``execute`` may be registered per backend with ``register_kernel``
+(Note [Kernel backends] in ``ge.custom_op.kernels``).
 """
 
 from __future__ import annotations
@@ -10,11 +12,13 @@ from __future__ import annotations
 import enum
 import inspect
 import threading
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from ge.custom_op import sink
+from ge.custom_op.kernels import INHERITED_KERNELS, OpBackend, collect_kernels
 
 __all__ = [
     "Capability",
@@ -58,9 +62,37 @@ class OpImplDescriptor:
     interfaces: tuple[Capability, ...]  # in GE's order
     cls: type
     source: str = ""  # file:line of the class statement, taken at registration
+    # backend -> its execute function (Note [Kernel backends])
+    kernels: Mapping[OpBackend, Callable[..., Any]] = field(
+        default_factory=lambda: MappingProxyType({}), compare=False, repr=False
+    )
 
     def has(self, capability: Capability) -> bool:
         return capability in self.interfaces
+
+    @property
+    def host_kernel(self) -> Callable[..., Any] | None:
+        """The execute registered with ``register_kernel(backend=OpBackend.HOST)``."""
+        return self.kernels.get(OpBackend.HOST)
+
+    def execute_function(self, backend: OpBackend | None = None) -> Callable[..., Any]:
+        """The execute a run calls: ``backend``'s, or the device kernel, else
+        the host kernel (Note [Kernel backends]); the class's ``execute``
+        when no backend was registered."""
+        if backend is not None:
+            return self.kernels[backend]
+        for which in (OpBackend.DEVICE, OpBackend.HOST):
+            if which in self.kernels:
+                return self.kernels[which]
+        return inspect.getattr_static(self.cls, "execute")
+
+    def ge_interfaces(self) -> list[str]:
+        """GE's interface names, in GE's order."""
+        names = [b.interface for b in OpBackend if b in self.kernels]
+        if not self.kernels and Capability.EXECUTE in self.interfaces:
+            names.append(Capability.EXECUTE.interface)
+        names += [c.interface for c in self.interfaces if c is not Capability.EXECUTE]
+        return names
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -68,7 +100,7 @@ class OpImplDescriptor:
             "op_type": self.op_type,
             "module_name": self.module_name,
             "class_name": self.class_name,
-            "interfaces": [c.interface for c in self.interfaces],
+            "interfaces": self.ge_interfaces(),
         }
 
 
@@ -125,6 +157,7 @@ def describe(cls: Any, op_type: str) -> OpImplDescriptor:
             f"register_op_impl op_type '{op_type}': class {cls.__qualname__} is "
             f"abstract (implement {missing})"
         )
+    kernels = collect_kernels(cls)
     interfaces: list[Capability] = []
     for method in Capability:
         value = getattr(cls, method, None)
@@ -158,6 +191,7 @@ def describe(cls: Any, op_type: str) -> OpImplDescriptor:
         interfaces=tuple(interfaces),
         cls=cls,
         source=source_location(cls),
+        kernels=MappingProxyType(kernels),
     )
 
 
@@ -167,7 +201,10 @@ def register_op_impl(*, op_type: str) -> Callable[[type], type]:
         raise TypeError("register_op_impl: op_type must be a non-empty str")
 
     def decorate(cls: type) -> type:
-        sink.current().register_impl(describe(cls, op_type))
+        descriptor = describe(cls, op_type)
+        sink.current().register_impl(descriptor)
+        # What a subclass inherits (Note [Kernel backends]).
+        setattr(cls, INHERITED_KERNELS, dict(descriptor.kernels))
         return cls
 
     return decorate

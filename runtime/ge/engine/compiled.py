@@ -70,6 +70,9 @@ class ExecuteStep:
     # The node's subgraphs, compiled on demand (Note [Subgraph ops] in
     # ge.custom_op.subgraphs).
     subgraphs: SubgraphTable = NO_SUBGRAPHS
+    # The execute this step calls, bound to ``instance`` (Note [Kernel
+    # backends] in ge.custom_op.kernels); None: ``instance.execute``.
+    execute: Any = None
 
 
 @dataclass

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from ge.custom_op.contexts import ArgSlot, IrSlot, LaunchSlotKind
+from ge.custom_op.kernels import OpBackend
 from ge.custom_op.portable import ForeignLaunchInfo
 from ge.custom_op.registry import Capability, OpImplDescriptor, get_registered_op_impl
 from ge.custom_op.subgraphs import NO_SUBGRAPHS, SubgraphTable
@@ -35,6 +36,7 @@ from ge.engine.compiled import (
     TaskSegment,
     TensorInfo,
 )
+from ge.engine.dds import DataDependentGraph, DataDependentShape
 from ge.engine.errors import CompileError
 from ge.engine.foreign_launch import bind_foreign
 from ge.engine.graph_order import topological_order
@@ -50,7 +52,7 @@ from ge.engine.passes.custom_run import (
 from ge.engine.passes.folding import fold_constants
 from ge.engine.passes.fusion import FusedOp, declare_fused, fuse
 from ge.engine.passes.report import CompileReport, dump_stage
-from ge.engine.passes.switches import NO_PASSES, Switches
+from ge.engine.passes.switches import FOLDING_PASS, HOST_KERNELS, NO_PASSES, Switches
 from ge.engine.plan import Interval, plan
 from ge.engine.reuse import reuse_slots, share_reused_inputs
 from ge.engine.subgraphs import subgraphs_of
@@ -63,6 +65,8 @@ from ge.graph.tensor import Tensor as GraphTensor
 from ge.graph.types import DataType
 
 UNKNOWN_RANK = (-2,)  # GE's shape of unknown rank
+# Nodes that are no op with an infer_meta (their unknown dims are the graph's).
+_NOT_OPS = frozenset({"Data", "RefData", "Const", "Constant", "Variable"})
 
 # Note [Execute or declared launch]: a node whose implementation has both
 # ``execute`` and ``declare_launch_args`` runs its declared launch (address
@@ -174,6 +178,10 @@ class _Compiler:
         self, node: Node, index: int, meta: TensorMeta, buffer: int = ARENA
     ) -> int:
         if not _concrete(meta):
+            if node.type not in _NOT_OPS and meta.shape is not None:
+                raise DataDependentShape(
+                    node, index, meta
+                )  # Note [Data-dependent shapes]
             raise CompileError(
                 f"{infer.node_label(node)} output {index} has no concrete shape "
                 f"({meta.describe()}); give the graph inputs concrete shapes, or run it "
@@ -408,6 +416,7 @@ class _Compiler:
     ) -> CompiledGraph:
         tasks = TaskTable(self.layout)
         steps: list[ExecuteStep | TaskSegment] = []
+        host_kernels = self.options.get(HOST_KERNELS) == "1"
         for op in self.ops:
             if isinstance(op, FusedOp):  # Note [Fusion regions]
                 start = tasks.launch_count
@@ -426,11 +435,16 @@ class _Compiler:
                 op.outputs,
                 {name: infer.python_attr(value) for name, _, value in op.proto_attrs},
             )
-            if op.impl.has(Capability.COMPILE):  # whatever runs the node, as GE does
+            host = host_kernels and op.impl.host_kernel is not None
+            if op.impl.has(Capability.COMPILE) and not host:  # as GE does
                 self._compile_once(call, arena)
-            if op.impl.has(Capability.DECLARE_LAUNCH_ARGS) and not (
-                op.impl.has(Capability.EXECUTE)
-                and self.options.get(EXECUTE_PATH) == "1"
+            if (
+                op.impl.has(Capability.DECLARE_LAUNCH_ARGS)
+                and not host
+                and not (
+                    op.impl.has(Capability.EXECUTE)
+                    and self.options.get(EXECUTE_PATH) == "1"
+                )
             ):  # Note [Execute or declared launch]
                 if op.subgraphs:
                     raise CompileError(
@@ -453,6 +467,7 @@ class _Compiler:
                         op.proto_attrs,
                         call.kwargs,
                         op.subgraphs,
+                        _bound_execute(op.impl, call.instance, host),
                     )
                 )
         return CompiledGraph(
@@ -535,6 +550,15 @@ class _Compiler:
             )
 
 
+def _bound_execute(impl: OpImplDescriptor, instance: Any, host: bool) -> Any:
+    """The execute a step calls (Note [Kernel backends] in
+    ge.custom_op.kernels); None: the instance's ``execute``."""
+    if not impl.kernels:
+        return None
+    function = impl.execute_function(OpBackend.HOST if host else None)
+    return function.__get__(instance, type(instance))
+
+
 def _segment(steps: list[ExecuteStep | TaskSegment], start: int, end: int) -> None:
     """Launches ``start..end`` join the task segment before them, if any."""
     if steps and isinstance(steps[-1], TaskSegment) and steps[-1].end == start:
@@ -593,7 +617,7 @@ def compile_graph(
         )
     if switches.folding:  # Note [Constant folding]
         graph, report.folded = fold_constants(
-            graph, options, cache, input_metas, compile_graph
+            graph, options, cache, input_metas, compile_graph, report
         )
         dump_stage(graph, "01_after_constant_folding")
     if passes:
@@ -601,9 +625,25 @@ def compile_graph(
             graph, options, switches.pass_on, input_metas, LATE, stats
         )
         report.passes = {n: (s.match_times, s.effect_times) for n, s in stats.items()}
+        if report.fold_candidates:  # custom ops with constant inputs, GE's pass name
+            stats[FOLDING_PASS] = PassStats(
+                report.fold_candidates, len(report.host_folded)
+            )
         record_compile(options, stats)
     compiler = _Compiler(graph, options, cache, input_metas, variables)
-    compiler.collect()
+    try:
+        compiler.collect()
+    except DataDependentShape as dds:  # Note [Data-dependent shapes] in ge.engine.dds
+        return DataDependentGraph(  # type: ignore[return-value]
+            graph,
+            dds.node,
+            options,
+            cache,
+            input_metas,
+            variables,
+            compile_graph,
+            report,
+        )
     if switches.fusion:  # Note [Fusion regions]
         report.regions, report.breaks = fuse(compiler)
     if passes:

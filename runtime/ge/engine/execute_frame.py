@@ -39,11 +39,12 @@ from ge.device import rt
 from ge.device.memory import DeviceBuffer
 from ge.device.rt import CALLBACK
 from ge.engine.errors import ExecuteError
+from ge.engine.infer import host_inputs
 from ge.graph.graph import InputKind
 from ge.graph.types import DataType
 from ge.runtime.lease import Lease
 from ge.runtime.tensor import Tensor as RuntimeTensor
-from ge.runtime.tensor import ViewTemplate
+from ge.runtime.tensor import ViewTemplate, place_on_host
 
 _new = object.__new__
 
@@ -97,6 +98,9 @@ class ExecuteFrame(OutputAllocator):
             s.kind is not InputKind.DYNAMIC and s.count == 1 for s in step.ir_inputs
         )
         self.bounds = slot_bounds(step.ir_inputs)
+        # Non-tensor inputs the kernel reads on the host (GE's input_kinds):
+        # their views say kOnHost; the CPU device's memory is the host's.
+        self.host_inputs = host_inputs(step.node)
         # One template per distinct key: a call makes their shape and format
         # objects once, and its views of that key share them.
         keys: dict[object, int] = {}
@@ -207,6 +211,11 @@ class ExecuteFrame(OutputAllocator):
             addr = addrs[buffer] + offset
             spans.append((addr, size))
             views.append(template.view(addr, lease, parts[part]))
+        if self.host_inputs:
+            for i in self.host_inputs:
+                view = views[i]
+                if view is not None:
+                    place_on_host(view)
         regions = _new(rt.RegionSet)
         regions.spans, regions.launches, regions.lease = spans, self.launches, lease
         self.lease, self.parts, self.spans, self.regions = lease, parts, spans, regions
@@ -228,7 +237,7 @@ class ExecuteFrame(OutputAllocator):
         bound = CALLBACK.set(regions)  # Note [One binding per call] in ge.device.rt
         try:
             kwargs = self.step.kwargs
-            execute = self.step.instance.execute
+            execute = self.step.execute or self.step.instance.execute
             result = execute(*args, **kwargs) if kwargs else execute(*args)
         except Exception as exc:
             raise ExecuteError(

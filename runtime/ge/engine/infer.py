@@ -27,6 +27,33 @@ from ge_ir.names import DATA_NODE_TYPES
 DATA_TYPES = DATA_NODE_TYPES
 
 
+# GE's attrs marking non-tensor inputs a kernel reads on the host: the
+# ``input_kinds`` list (one kind per IR input) and the first non-tensor kind,
+# ``_custom_op_non_tensor_kind_base`` (default 3: after REQUIRED, OPTIONAL,
+# DYNAMIC).
+HOST_INPUT_KINDS = "input_kinds"
+NON_TENSOR_KIND_BASE = "_custom_op_non_tensor_kind_base"
+
+
+def host_inputs(node: Node) -> list[int]:
+    """Flattened indices of the node's non-tensor (host) inputs: those whose
+    IR input's kind in ``input_kinds`` is at least the non-tensor base."""
+    kinds = node.attrs.get(HOST_INPUT_KINDS)
+    if kinds is None or not isinstance(kinds[1], (list, tuple)):
+        return []
+    base_attr = node.attrs.get(NON_TENSOR_KIND_BASE)
+    base = (
+        base_attr[1] if base_attr is not None and isinstance(base_attr[1], int) else 3
+    )
+    out: list[int] = []
+    at = 0
+    for ir_index, ir in enumerate(node.ir_inputs):
+        if ir_index < len(kinds[1]) and kinds[1][ir_index] >= base:
+            out += range(at, at + ir.count)
+        at += ir.count
+    return out
+
+
 def node_label(node: Node) -> str:
     return f"node '{node.name}' ({node.type})"
 
@@ -64,7 +91,12 @@ def check_layout(node: Node, proto: OpProto) -> None:
         )
     known = {a.name for a in proto.attrs}
     for name in node.attrs:
-        if name not in known and ":" not in name and not name.startswith("_"):
+        if (
+            name not in known
+            and ":" not in name
+            and not name.startswith("_")
+            and name != HOST_INPUT_KINDS
+        ):
             raise CompileError(
                 f"{node_label(node)}: attr '{name}' is not an attr of the registered "
                 f"prototype ({proto.source})"

@@ -12,8 +12,10 @@ from pathlib import Path
 import numpy as np
 
 from ge._container import FileFormatError
+from ge.engine import infer
 from ge.engine.compiled import CompiledGraph, ExecuteStep
 from ge.engine.compiler import ImplCache, compile_graph
+from ge.engine.dds import DataDependentGraph
 from ge.engine.errors import CompileError, describe
 from ge.engine.loading import load_op_modules
 from ge.graph.graph import Graph
@@ -191,6 +193,14 @@ def compile_model(
     load_op_modules()
     try:
         compiled = compile_graph(graph, options or {}, ImplCache())
+        if isinstance(compiled, DataDependentGraph):  # Note [Data-dependent shapes]
+            raise CompileError(
+                f"graph '{graph.name}': {infer.node_label(compiled.node)} has an output "
+                "whose shape depends on the data (infer_meta gives an unknown dim); "
+                "a model file holds one static memory plan, so such a graph runs "
+                "online only (Session.run_graph), docs/runtime.md, "
+                '"Data-dependent output shapes"'
+            )
         contents = model_data(compiled)
         _check_describable(contents)
     except CompileError as exc:

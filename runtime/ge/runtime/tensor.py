@@ -314,3 +314,27 @@ class ViewTemplate:
         view._lease = lease
         view._writable = writable
         return view
+
+
+# The runtime's side (ge.engine), not GE's API:
+
+
+def place_on_host(view: Tensor) -> None:
+    """Mark ``view`` as a host value (GE's non-tensor inputs, ``input_kinds``)."""
+    view._placement = TensorPlacement.kOnHost
+
+
+def settable_output(view: Tensor) -> object:
+    """Make ``view`` an output whose shape execute may set (Note
+    [Data-dependent shapes] in ge.engine.dds); a token for ``written_dims``."""
+    view._writable = True
+    view._shape._settable = True
+    return view._shape._storage
+
+
+def written_dims(view: Tensor, token: object) -> tuple[int, ...]:
+    """The shape execute set on ``view``: its storage shape if replaced since
+    ``settable_output`` gave ``token``, else its origin shape."""
+    shape = view._shape
+    chosen = shape._storage if shape._storage is not token else shape._origin
+    return tuple(chosen._dims)

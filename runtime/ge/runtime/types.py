@@ -142,7 +142,11 @@ class Shape:
 class StorageShape:
     """An origin (logical) shape and a storage (in-memory) shape."""
 
-    __slots__ = ("_origin", "_storage", "_lease")
+    # _settable: set only on the output views of a data-dependent-shape
+    # call (Note [Data-dependent shapes] in ge.engine.dds); other views share
+    # their shape objects and are immutable.
+    __slots__ = ("_origin", "_storage", "_lease", "_settable")
+    _settable: bool
 
     def __init__(
         self,
@@ -180,6 +184,25 @@ class StorageShape:
     def dims(self) -> list[int]:
         """The storage dims (what memory holds)."""
         return self.storage_shape.dims
+
+    def _set(self, which: str, shape: Shape | Sequence[int]) -> None:
+        self._lease.check(self)
+        if not getattr(self, "_settable", False):
+            raise RuntimeError(
+                f"set_{which}_shape: this shape is read-only; only the output of an "
+                "op whose infer_meta gives an unknown dim (-1) may be given its real "
+                'shape in execute (docs/runtime.md, "Data-dependent output shapes")'
+            )
+        dims = shape.dims if isinstance(shape, Shape) else shape
+        setattr(self, f"_{which}", Shape(dims, _lease=self._lease))
+
+    def set_origin_shape(self, shape: Shape | Sequence[int]) -> None:
+        """Replace the origin shape (a data-dependent output's real shape)."""
+        self._set("origin", shape)
+
+    def set_storage_shape(self, shape: Shape | Sequence[int]) -> None:
+        """Replace the storage shape (a data-dependent output's real shape)."""
+        self._set("storage", shape)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, StorageShape):

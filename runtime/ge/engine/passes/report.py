@@ -45,6 +45,11 @@ class CompileReport:
     breaks: dict[str, str] = field(default_factory=dict)
     # custom pass -> (matches found, rewrites done), as fusion_result.json
     passes: dict[str, tuple[int, int]] = field(default_factory=dict)
+    # folded custom-op node -> its op type (folded by its host kernel)
+    host_folded: dict[str, str] = field(default_factory=dict)
+    # custom-op node whose inputs are all constants -> why it was not folded
+    not_folded: dict[str, str] = field(default_factory=dict)
+    fold_candidates: int = 0  # custom-op nodes whose inputs are all constants
 
     def text(self) -> str:
         lines = [
@@ -55,7 +60,16 @@ class CompileReport:
             f"constant folding: {'on' if self.folding else 'off'}, "
             f"{len(self.folded)} node(s) folded"
         ]
-        lines += [f"  folded {name} -> Const" for name in self.folded]
+        lines += [
+            f"  folded {name} -> Const"
+            + (
+                f" (host kernel of {self.host_folded[name]})"
+                if name in self.host_folded
+                else ""
+            )
+            for name in self.folded
+        ]
+        lines += [f"  not folded {n}: {why}" for n, why in self.not_folded.items()]
         lines.append(
             f"element-wise fusion: {'on' if self.fusion else 'off'}, "
             f"{len(self.regions)} region(s)"

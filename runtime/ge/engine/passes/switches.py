@@ -28,6 +28,9 @@ FUSION_ENV = "GE_CPU_FUSION"
 FOLDING_ENV = "GE_CPU_FOLDING"
 # Set by the compiler for the graphs it compiles to fold a node (no passes).
 NO_PASSES = "ge.cpu.internal.noPasses"
+# Set by constant folding for the graph of one custom-op node: run its host
+# kernel (Note [Folding custom ops] in ge.engine.passes.folding).
+HOST_KERNELS = "ge.cpu.internal.hostKernels"
 
 
 @dataclass(frozen=True)
