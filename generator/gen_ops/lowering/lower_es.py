@@ -751,12 +751,10 @@ def _overload(op: OpSpec, sig: es_overloads.Signature) -> CppOverload:
             "owner_builder == nullptr ? nullptr : owner_builder->GetCGraphBuilder()"
         )
     elif all(i.kind is InputKind.OPTIONAL for i in op.inputs):
-        args.append(
-            "owner_graph_builder == nullptr ? nullptr : "
-            "owner_graph_builder->GetCGraphBuilder()"
-            if like
-            else "nullptr"
-        )
+        # The builder ResolveBuilder found, an EsCGraphBuilder * already
+        # (gen_esb calls GetCGraphBuilder() on it, which does not compile:
+        # docs/ge-compat.md, "C and C++ ES API").
+        args.append("owner_graph_builder" if like else "nullptr")
     args += [f"{out_name(op, o.name)}_num" for o in op.outputs if o.dynamic]
     for graph in op.graphs:
         name = graph_name(graph.name)
