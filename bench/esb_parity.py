@@ -12,8 +12,16 @@ banners aside:
     python bench/esb_parity.py --ge-mirror GE_GIT_DIR \\
         [--json bench/results/esb_parity.json]
 
-It prints a table (equal/total, then every deviation with its reason) and
-writes the JSON. Each known deviation's reason is in DEVIATIONS (and in
+The history overload tests (``history/cpp_generator_overload_unittest.cc``)
+hold the ``es_<Op>.h`` gen_esb writes with a history registry: each test
+writes its registry (one or more releases' ``operators.json``) and renders
+one stub op. The script writes the same registry, attaches it to the
+imported op as ``gen-ops --registry`` does, and compares the C++ header the
+same way. A test that hands gen_esb a plan of its own (``GenOpWithPlan``)
+has no registry that gives that plan and is listed as such.
+
+It prints a table per set (equal/total, then every deviation with its
+reason) and writes the JSON. Each known deviation's reason is in DEVIATIONS (and in
 docs/ge-compat.md, "C and C++ ES API"); a file that differs for any other
 reason is reported with where it first differs.
 """
@@ -21,10 +29,12 @@ reason is reported with where it first differs.
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import subprocess
 import sys
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +45,7 @@ from _report import CHILD_ENV, header, write  # noqa: E402
 
 TESTS = "tests/ge/ut/ge/graph/eager_style_graph_builder/es_generator"
 UNIT_TESTS = f"{TESTS}/gen_impl_unittest.cc"
+OVERLOAD_TESTS = f"{TESTS}/history/cpp_generator_overload_unittest.cc"
 STUB_OPS = f"{TESTS}/stub_geir_ops.cc"
 
 # Why a file of ours differs from gen_esb's, on purpose (docs/ge-compat.md).
@@ -45,6 +56,21 @@ DEVIATIONS = {
     "EsMakeUnique (the tensor attr's default) without including es_log.h, "
     "which declares it",
 }
+
+
+# Why an overload test's header of ours differs from gen_esb's, on purpose.
+RESOLVED_BUILDER = (
+    "passes owner_graph_builder (ResolveBuilder's EsCGraphBuilder *) to the C "
+    "function; gen_esb calls GetCGraphBuilder() on it, which EsCGraphBuilder "
+    "lacks, so its header does not compile"
+)
+GE_RESOLVED = (
+    "owner_graph_builder == nullptr ? nullptr : owner_graph_builder->GetCGraphBuilder()"
+)
+HAND_PLAN = (
+    "the test hands gen_esb a plan of its own (GenOpWithPlan), which no "
+    "registry gives; gen-ops plans from a registry only"
+)
 
 
 def git_show(mirror: Path, path: str) -> str:
@@ -83,6 +109,92 @@ def normalise(text: str) -> str:
         return token if token[0] in "\"'" else " "
 
     return "".join(_TOKEN.sub(keep, text).split())
+
+
+@dataclass(frozen=True)
+class OverloadTest:
+    name: str
+    op_type: str
+    expected: str
+    releases: tuple[tuple[str, str, str], ...]  # (version, date, operators.json)
+    hand_plan: bool
+
+
+_RELEASE = re.compile(r'"([^"]+)",\s*"(\d{4}-\d{2}-\d{2})",\s*R"\((.*?)\)"', re.S)
+
+
+def overload_tests(source: str) -> list[OverloadTest]:
+    """Each test of cpp_generator_overload_unittest.cc: its op, its expected
+    header, the registry it writes and whether it plans by hand."""
+    constants = dict(
+        re.findall(r'const char (kExpected\w+)\[\] = R"\((.*?)\)";', source, re.S)
+    )
+    tests = []
+    for body in re.split(r"\nTEST_F\(", source)[1:]:
+        name = body.split(",", 1)[1].split(")", 1)[0].strip()
+        op_type = re.search(r'CreateOperator\("([^"]+)"', body)
+        used = re.search(r"expected_cpp_content =\s*(kExpected\w+)", body)
+        if op_type is None or used is None:
+            continue
+        tests.append(
+            OverloadTest(
+                name,
+                op_type.group(1),
+                constants[used.group(1)],
+                tuple(_RELEASE.findall(body)),
+                "GenOpWithPlan(" in body,
+            )
+        )
+    return tests
+
+
+def write_registry(root: Path, releases: tuple[tuple[str, str, str], ...]) -> None:
+    """The registry a test writes: index, metadata and operators per release."""
+    index = {
+        "version": "1.0.0",
+        "releases": [{"release_version": v, "release_date": d} for v, d, _ in releases],
+    }
+    root.mkdir(parents=True)
+    (root / "index.json").write_text(json.dumps(index))
+    for version, _, operators in releases:
+        folder = root / "registry" / version
+        folder.mkdir(parents=True)
+        meta = {"release_version": version, "branch_name": "master"}
+        (folder / "metadata.json").write_text(json.dumps(meta))
+        (folder / "operators.json").write_text(operators)
+
+
+def overload_headers(
+    specs: Path, tests: list[OverloadTest], work: Path
+) -> dict[str, str | None]:
+    """Our es_<Op>.h per test: the stub's op rendered with the test's
+    registry (None: the op was not imported)."""
+    from gen_ops import pipeline
+    from gen_ops.base.diagnostics import Sink
+    from gen_ops.emit.outputs import Target
+    from gen_ops.history import past
+
+    sink = Sink()
+    ops = {
+        op.op_type: op
+        for op in pipeline.load_and_check(pipeline.discover([specs], sink), sink)
+    }
+    headers: dict[str, str | None] = {}
+    for number, test in enumerate(tests):
+        op = ops.get(test.op_type)
+        if op is None:
+            headers[test.name] = None
+            continue
+        chosen = [op]
+        if test.releases:
+            root = work / f"registry_{number}"
+            write_registry(root, test.releases)
+            chosen = past.attach(root, chosen, Sink()) or chosen
+        files = pipeline.render(chosen, frozenset({Target.ES}))
+        headers[test.name] = next(
+            f.content for f in files if Path(f.path).name == f"es_{test.op_type}.h"
+        )
+    return headers
 
 
 def ours(stub: str, work: Path) -> tuple[dict[str, str], str]:
@@ -124,8 +236,34 @@ def first_difference(want: str, got: str) -> str:
 
 def compare(mirror: Path) -> dict[str, Any]:
     expected = expected_files(git_show(mirror, UNIT_TESTS))
+    tests = overload_tests(git_show(mirror, OVERLOAD_TESTS))
     with tempfile.TemporaryDirectory() as tmp:
         rendered, imported = ours(git_show(mirror, STUB_OPS), Path(tmp))
+        headers = overload_headers(Path(tmp) / "specs", tests, Path(tmp))
+    history_rows = []
+    for test in tests:
+        got = headers.get(test.name)
+        same = got is not None and normalise(got) == normalise(test.expected)
+        why = None
+        if not same:
+            if test.hand_plan:
+                why = HAND_PLAN
+            elif got is not None and normalise(got) == normalise(
+                test.expected.replace(GE_RESOLVED, "owner_graph_builder")
+            ):
+                why = RESOLVED_BUILDER
+            elif got is None:
+                why = "not rendered"
+            else:
+                why = first_difference(normalise(test.expected), normalise(got))
+        history_rows.append(
+            {
+                "test": test.name,
+                "file": f"es_{test.op_type}.h",
+                "equal": same,
+                "reason": why,
+            }
+        )
     rows = []
     for name in sorted(expected):
         got = rendered.get(name)
@@ -151,6 +289,11 @@ def compare(mirror: Path) -> dict[str, Any]:
         "percent": round(100.0 * equal / len(rows), 1) if rows else 0.0,
         "files": rows,
         "import_diagnostics": imported.count("error["),
+        "history": {
+            "equal": sum(row["equal"] for row in history_rows),
+            "total": len(history_rows),
+            "tests": history_rows,
+        },
     }
 
 
@@ -168,6 +311,14 @@ def main() -> int:
     for row in result["files"]:
         print(
             f"{row['file']:<34} {'yes' if row['equal'] else 'NO':<6} {row['reason'] or ''}"
+        )
+    history = result["history"]
+    print()
+    print(f"history overloads: {history['equal']}/{history['total']} headers equal")
+    print(f"{'test':<80} {'equal':<6} reason")
+    for row in history["tests"]:
+        print(
+            f"{row['test']:<80} {'yes' if row['equal'] else 'NO':<6} {row['reason'] or ''}"
         )
     write(args.json, result)
     return 0

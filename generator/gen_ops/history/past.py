@@ -14,15 +14,24 @@ from pathlib import Path
 from gen_ops.base.collector import collector_paused
 from gen_ops.base.diagnostics import Sink
 from gen_ops.history import operators, registry
-from gen_ops.history.records import OpRecord
-from gen_ops.spec.model import OpSpec, PastOp
+from gen_ops.history.records import Element, OpRecord
+from gen_ops.spec.model import OpSpec, PastAttr, PastElement, PastOp
+
+
+def _element(item: Element) -> PastElement:
+    return PastElement(item.name, item.type, item.dtype, item.former)
 
 
 def past_op(version: str, record: OpRecord) -> PastOp:
     return PastOp(
         version,
-        tuple((i.name, i.type) for i in record.inputs),
-        tuple(a.name for a in record.attrs),
+        tuple(_element(i) for i in record.inputs),
+        tuple(
+            PastAttr(a.name, a.type, a.required, a.default, a.former)
+            for a in record.attrs
+        ),
+        tuple(_element(o) for o in record.outputs),
+        tuple(_element(g) for g in record.subgraphs),
     )
 
 

@@ -76,7 +76,8 @@ class CallShape:
 
 def _since(past: tuple[PastOp, ...], known: set[str], attr: bool) -> str | None:
     for release in past:
-        names = release.attrs if attr else tuple(n for n, _ in release.inputs)
+        items = release.attrs if attr else release.inputs
+        names = tuple(item.name for item in items)
         if known.intersection(names):
             return release.version
     return None

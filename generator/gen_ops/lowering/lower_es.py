@@ -26,7 +26,7 @@ from ge_ir.types import DataType
 from gen_ops.emit.literals import cpp_float, cpp_int, cpp_str
 from gen_ops.emit.outputs import Shared
 from gen_ops.emit.render import render
-from gen_ops.lowering import layout
+from gen_ops.lowering import es_overloads, layout
 from gen_ops.lowering.facts import OpFacts, by_module
 from gen_ops.lowering.names import CPP_KEYWORDS
 from gen_ops.spec.model import Attr, InputKind, OpSpec
@@ -208,8 +208,16 @@ class CppParam:
 
 
 @dataclass(frozen=True)
-class CppDynamicOut:
-    name: str
+class CppOverload:
+    """One C++ function of the op (Note [C++ overloads]): its parameters
+    and, unless it is a deleted guard, its body's pieces."""
+
+    params: tuple[CppParam, ...]
+    guard: es_overloads.Guard | None  # set: ``= delete``, with a message
+    resolve: tuple[str, ...] | None  # ResolveBuilder's arguments, when TensorLike
+    dynamic_inputs: tuple[str, ...]
+    dynamic_graphs: tuple[str, ...]
+    args: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -245,7 +253,6 @@ class EsOp:
     returns: tuple[ReturnItem, ...]
     return_kind: str  # none, one, multi, dynamic
     # the C++ header
-    tensor_like: bool
     cpp_includes_like: bool  # es_tensor_like.h and <iostream>
     cpp_includes_log: bool  # es_log.h
     like_note: str | None  # none, "inputs", "inputs or owner"
@@ -253,11 +260,8 @@ class EsOp:
     cpp_struct: str | None
     cpp_fields: tuple[StructField, ...]
     cpp_return: str
-    cpp_params: tuple[CppParam, ...]
-    cpp_resolve: tuple[str, ...]  # ResolveBuilder's arguments, when TensorLike
-    cpp_dynamic_inputs: tuple[str, ...]
-    cpp_dynamic_graphs: tuple[str, ...]
-    cpp_args: tuple[str, ...]
+    overloads: tuple[CppOverload, ...]
+    warnings: tuple[es_overloads.PlanWarning, ...]
     cpp_dynamic_outs: tuple[str, ...]
     cpp_result: tuple[str, ...]  # the returned fields, for multi and dynamic
 
@@ -488,21 +492,6 @@ def _ordered_attrs(op: OpSpec) -> list[Attr]:
     return required + [a for a in op.attrs if a.default is not None]
 
 
-def _defaults_allowed(op: OpSpec) -> tuple[frozenset[str], bool]:
-    """gen_esb's default policy: the optional inputs after the last input
-    that is not optional take ``=nullptr``, unless an attr is required, an
-    output is dynamic or (ours: C++ needs defaults last) a graph follows;
-    and whether any did."""
-    if any(a.default is None for a in op.attrs) or op.graphs:
-        return frozenset(), False
-    if any(o.dynamic for o in op.outputs):
-        return frozenset(), False
-    names: list[str] = []
-    for item in op.inputs:
-        names = names + [item.name] if item.kind is InputKind.OPTIONAL else []
-    return frozenset(names), bool(names)
-
-
 def lower(op: OpSpec) -> EsOp:  # size: one view, built in the order it prints
     inputs, outputs = op.inputs, op.outputs
     all_optional = bool(inputs) and all(i.kind is InputKind.OPTIONAL for i in inputs)
@@ -592,57 +581,8 @@ def lower(op: OpSpec) -> EsOp:  # size: one view, built in the order it prints
         return_kind = "one" if outputs else "none"
     # C++
     tensor_like = _tensor_like(op)
-    defaulted, any_default = _defaults_allowed(op)
-    cpp_params: list[CppParam] = []
-    cpp_args: list[str] = []
-    for item in inputs:
-        name = in_name(item.name)
-        if item.kind is InputKind.DYNAMIC:
-            cpp_params.append(
-                CppParam(f"const std::vector<EsTensorHolder> &{name}", None)
-            )
-            cpp_args.append(
-                f"esb_{name}.data(), static_cast<int64_t>(esb_{name}.size())"
-            )
-            continue
-        kind = "EsTensorLike" if tensor_like else "EsTensorHolder"
-        default = "nullptr" if item.name in defaulted else None
-        cpp_params.append(CppParam(f"const {kind} &{name}", default))
-        if tensor_like:
-            cpp_args.append(
-                f"{name}.ToTensorHolder(owner_graph_builder).GetCTensorHolder()"
-            )
-        else:
-            cpp_args.append(f"{name}.GetCTensorHolder()")
-    if not inputs:
-        cpp_params.append(CppParam("const EsGraphBuilder &owner_builder", None))
-        cpp_args.append("owner_builder.GetCGraphBuilder()")
-    elif all_optional:
-        default = "nullptr" if any_default else None
-        cpp_params.append(CppParam("const EsGraphBuilder *owner_builder", default))
-        cpp_args.append(
-            "owner_builder == nullptr ? nullptr : owner_builder->GetCGraphBuilder()"
-        )
-    cpp_params += [CppParam(f"int64_t {c}", None) for c in counts]
-    cpp_args += counts
-    for graph in op.graphs:
-        name = graph_name(graph.name)
-        if graph.dynamic:
-            decl = f"std::vector<std::unique_ptr<ge::Graph>> {name}"
-            cpp_args.append(
-                f"GeGraphsToEsCGraphs(std::move({name})).data(), esb_{name}"
-            )
-        else:
-            decl = f"std::unique_ptr<ge::Graph> {name}"
-            cpp_args.append(
-                f"static_cast<EsCGraph *>(static_cast<void *>({name}.release()))"
-            )
-        cpp_params.append(CppParam(decl, None))
-    for attr in attrs:
-        name = attr_name(op, attr.name)
-        default = None if attr.default is None else _cpp_default(attr)
-        cpp_params.append(CppParam(f"{_CPP_TYPE[attr.type]}{name}", default))
-        cpp_args.append(_cpp_pass(name, attr.type))
+    plan = es_overloads.plan(op)
+    overloads = tuple(_overload(op, sig) for sig in plan.signatures)
     cpp_struct = f"{op.op_type}Output" if len(outputs) > 1 else None
     cpp_fields = tuple(
         StructField(
@@ -721,26 +661,17 @@ def lower(op: OpSpec) -> EsOp:  # size: one view, built in the order it prints
         set_graphs=tuple((g.name, graph_name(g.name), g.dynamic) for g in op.graphs),
         returns=tuple(returns),
         return_kind=return_kind,
-        tensor_like=tensor_like,
-        cpp_includes_like=tensor_like,
+        cpp_includes_like=any(o.resolve is not None for o in overloads),
         # es_log.h declares ES_ASSERT_* and EsMakeUnique (a tensor default)
-        cpp_includes_log=tensor_like
+        cpp_includes_log=any(o.resolve is not None for o in overloads)
         or any(a.type is AttrType.TENSOR and a.default is not None for a in attrs),
         like_note=like_note,
         like_names=tuple(in_name(i.name) for i in inputs),
         cpp_struct=cpp_struct,
         cpp_fields=cpp_fields,
         cpp_return=cpp_return,
-        cpp_params=tuple(cpp_params),
-        cpp_resolve=tuple(
-            [in_name(i.name) for i in inputs]
-            + (["owner_builder"] if all_optional else [])
-        ),
-        cpp_dynamic_inputs=tuple(
-            in_name(i.name) for i in inputs if i.kind is InputKind.DYNAMIC
-        ),
-        cpp_dynamic_graphs=tuple(graph_name(g.name) for g in op.graphs if g.dynamic),
-        cpp_args=tuple(cpp_args),
+        overloads=overloads,
+        warnings=plan.warnings,
         cpp_dynamic_outs=tuple(out_name(op, o.name) for o in dynamic_outputs),
         cpp_result=cpp_result,
     )
@@ -755,12 +686,99 @@ def _tensor_like(op: OpSpec) -> bool:
     """Inputs are ``EsTensorLike`` (numbers are accepted where a tensor is)
     when all are optional, or when there are several and one is not
     dynamic; a single input is an ``EsTensorHolder``, which owns the graph."""
-    if not op.inputs:
-        return False
-    if all(i.kind is InputKind.OPTIONAL for i in op.inputs):
-        return True
-    return len(op.inputs) > 1 and any(
-        i.kind is not InputKind.DYNAMIC for i in op.inputs
+    return es_overloads.tensor_like(es_overloads.current(op))
+
+
+_K = es_overloads.Kind
+_INPUT_DECL = {
+    _K.LIKE: "const EsTensorLike &",
+    _K.HOLDER: "const EsTensorHolder &",
+    _K.HOLDERS: "const std::vector<EsTensorHolder> &",
+    _K.NULLPTR: "std::nullptr_t ",
+}
+
+
+def _cpp_param(op: OpSpec, param: es_overloads.Param) -> CppParam:
+    """A planned parameter as C++ declares it."""
+    role, kind = param.role, param.kind
+    if role is es_overloads.Role.INPUT:
+        default = "nullptr" if param.default else None
+        return CppParam(f"{_INPUT_DECL[kind]}{in_name(param.ir_name)}", default)
+    if role is es_overloads.Role.OWNER:
+        if kind is _K.BUILDER_REF:
+            return CppParam("const EsGraphBuilder &owner_builder", None)
+        default = "nullptr" if param.default else None
+        return CppParam("const EsGraphBuilder *owner_builder", default)
+    if role is es_overloads.Role.COUNT:
+        return CppParam(f"int64_t {out_name(op, param.ir_name)}_num", None)
+    if role is es_overloads.Role.GRAPH:
+        name = graph_name(param.ir_name)
+        if kind is _K.GRAPHS:
+            return CppParam(f"std::vector<std::unique_ptr<ge::Graph>> {name}", None)
+        return CppParam(f"std::unique_ptr<ge::Graph> {name}", None)
+    attr = next(a for a in op.attrs if a.name == param.ir_name)
+    default = _cpp_default(attr) if param.default else None
+    return CppParam(f"{_CPP_TYPE[attr.type]}{attr_name(op, attr.name)}", default)
+
+
+def _overload(op: OpSpec, sig: es_overloads.Signature) -> CppOverload:
+    """One planned function: its declaration and the C call it makes, the
+    C function taking every input (``nullptr`` for one the function
+    lacks), the owner builder when the op has no inputs or only optional
+    ones, every count, subgraph and attr."""
+    params = tuple(_cpp_param(op, p) for p in sig.params)
+    role = es_overloads.Role
+    like = any(p.kind is _K.LIKE for p in sig.params)
+    args: list[str] = []
+    for item in op.inputs:
+        name = in_name(item.name)
+        found = sig.has(role.INPUT, item.name)
+        if found is None:
+            args.append("nullptr, 0" if item.kind is InputKind.DYNAMIC else "nullptr")
+        elif found.kind is _K.HOLDERS:
+            args.append(f"esb_{name}.data(), static_cast<int64_t>(esb_{name}.size())")
+        elif found.kind is _K.LIKE:
+            args.append(
+                f"{name}.ToTensorHolder(owner_graph_builder).GetCTensorHolder()"
+            )
+        else:
+            args.append(f"{name}.GetCTensorHolder()")
+    owner = sig.has(role.OWNER, "owner_builder")
+    if owner is not None and owner.kind is _K.BUILDER_REF:
+        args.append("owner_builder.GetCGraphBuilder()")
+    elif owner is not None:
+        args.append(
+            "owner_builder == nullptr ? nullptr : owner_builder->GetCGraphBuilder()"
+        )
+    elif all(i.kind is InputKind.OPTIONAL for i in op.inputs):
+        # The builder ResolveBuilder found, an EsCGraphBuilder * already
+        # (gen_esb calls GetCGraphBuilder() on it, which does not compile:
+        # docs/ge-compat.md, "C and C++ ES API").
+        args.append("owner_graph_builder" if like else "nullptr")
+    args += [f"{out_name(op, o.name)}_num" for o in op.outputs if o.dynamic]
+    for graph in op.graphs:
+        name = graph_name(graph.name)
+        if graph.dynamic:
+            args.append(f"GeGraphsToEsCGraphs(std::move({name})).data(), esb_{name}")
+        else:
+            args.append(
+                f"static_cast<EsCGraph *>(static_cast<void *>({name}.release()))"
+            )
+    args += [_cpp_pass(attr_name(op, a.name), a.type) for a in _ordered_attrs(op)]
+    resolve = [in_name(p.ir_name) for p in sig.params if p.role is role.INPUT]
+    if owner is not None and owner.kind is _K.BUILDER_PTR:
+        resolve.append("owner_builder")
+    return CppOverload(
+        params=params,
+        guard=sig.guard,
+        resolve=tuple(resolve) if like else None,
+        dynamic_inputs=tuple(
+            in_name(p.ir_name) for p in sig.params if p.kind is _K.HOLDERS
+        ),
+        dynamic_graphs=tuple(
+            graph_name(p.ir_name) for p in sig.params if p.kind is _K.GRAPHS
+        ),
+        args=tuple(args),
     )
 
 

@@ -7,7 +7,7 @@ a rule it already decided. Order is IR order everywhere.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -386,14 +386,44 @@ class BreakingMark:
 
 
 @dataclass(frozen=True)
+class PastElement:
+    """An input, output or subgraph as a release recorded it: its name, GE's
+    element type (``INPUT``, ``OPTIONAL_INPUT``, ``DYNAMIC_INPUT``,
+    ``OUTPUT``, ``DYNAMIC_OUTPUT``, ``STATIC``, ``DYNAMIC``) and its dtype
+    symbol (None for a subgraph, or when not recorded)."""
+
+    name: str
+    type: str
+    dtype: str | None = None
+    # earlier names the release records (renamed_from); not compared
+    former: tuple[str, ...] = field(default=(), compare=False)
+
+
+@dataclass(frozen=True)
+class PastAttr:
+    """An attr as a release recorded it: GE's IR type name (``Int``,
+    ``ListFloat``, ...), its required flag and ``default_value`` (a JSON
+    literal in a string; None when not recorded)."""
+
+    name: str
+    type: str
+    required: bool
+    default: str | None = None
+    former: tuple[str, ...] = field(default=(), compare=False)
+
+
+@dataclass(frozen=True)
 class PastOp:
-    """The op as one release of the history registry recorded it, as far as
-    a builder's call shape needs: its inputs (IR order, with GE's element
-    type) and its attrs, by name (gen-ops --registry; gen_ops.lowering.call_shapes)."""
+    """The op as one release of the history registry recorded it (gen-ops
+    --registry): its elements and attrs in IR order, for the builders' call
+    shapes (gen_ops.lowering.call_shapes) and the C++ ES API's overloads
+    (gen_ops.lowering.es_overloads)."""
 
     version: str
-    inputs: tuple[tuple[str, str], ...]  # (name, INPUT / OPTIONAL_INPUT / ...)
-    attrs: tuple[str, ...]
+    inputs: tuple[PastElement, ...]
+    attrs: tuple[PastAttr, ...]
+    outputs: tuple[PastElement, ...] = ()
+    subgraphs: tuple[PastElement, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,12 @@ namespace es {
  * @note the EsCGraphBuilder takes ownership of these subgraphs:
  *   body
  */
+inline EsTensorHolder HistoryBlend(const EsTensorLike &x, const EsTensorLike &y, std::unique_ptr<ge::Graph> body, float scale=0.500000, int64_t k=0) {
+  auto *owner_graph_builder = ResolveBuilder(x, y);
+  ES_ASSERT_NOTNULL(owner_graph_builder, "Failed to resolve owner builder: please ensure at least one input tensor or an explicit owner_builder is provided when supported.");
+  auto out = EsHistoryBlend(x.ToTensorHolder(owner_graph_builder).GetCTensorHolder(), y.ToTensorHolder(owner_graph_builder).GetCTensorHolder(), nullptr, static_cast<EsCGraph *>(static_cast<void *>(body.release())), scale, k);
+  return out;
+}
 inline EsTensorHolder HistoryBlend(const EsTensorLike &x, const EsTensorLike &y, const EsTensorLike &w, std::unique_ptr<ge::Graph> body, float scale=0.500000, int64_t k=0) {
   auto *owner_graph_builder = ResolveBuilder(x, y, w);
   ES_ASSERT_NOTNULL(owner_graph_builder, "Failed to resolve owner builder: please ensure at least one input tensor or an explicit owner_builder is provided when supported.");
