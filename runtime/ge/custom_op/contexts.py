@@ -12,7 +12,7 @@ import contextlib
 import enum
 import os
 import platform
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
@@ -264,11 +264,25 @@ def _workspace_size(size: object) -> int:
 
 
 class InferMetaContext:
-    """What infer_meta may ask beyond its arguments: instance counts."""
+    """What infer_meta may ask beyond its arguments: instance counts, and the
+    values of inputs that are constants (GE's value-dependent inputs: Split's
+    ``split_dim``, Transpose's ``perm``)."""
 
-    def __init__(self, node_name: str, outputs: Sequence[IrSlot]) -> None:
+    def __init__(
+        self,
+        node_name: str,
+        outputs: Sequence[IrSlot],
+        const_inputs: Mapping[int, Any] | None = None,
+    ) -> None:
         self._node = node_name
         self._outputs = list(outputs)
+        self._consts = dict(const_inputs or {})
+
+    def get_input_const_data(self, index: int) -> Any:
+        """The value (a numpy array) of input ``index`` (flattened over the
+        dynamic inputs' instances) when a ``Const`` node produces it, else
+        None: an op whose output shape depends on it must refuse then."""
+        return self._consts.get(index)
 
     def get_node_name(self) -> str:
         return self._node

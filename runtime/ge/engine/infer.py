@@ -107,6 +107,25 @@ def _desc(meta: TensorMeta) -> TensorDesc:
     return TensorDesc(shape, dtype)
 
 
+CONST_TYPES = frozenset({"Const", "Constant"})
+
+
+def const_inputs(node: Node) -> dict[int, Any]:
+    """The values of the node's inputs that Const nodes produce, by input
+    index (InferMetaContext.get_input_const_data)."""
+    values: dict[int, Any] = {}
+    for i, edge in enumerate(node.inputs):
+        if edge is None or edge.node.type not in CONST_TYPES:
+            continue
+        value = edge.node.attrs.get("value")
+        if value is not None and value[0] is AttrType.TENSOR:
+            try:
+                values[i] = value[1].numpy()
+            except TypeError:  # a dtype numpy cannot hold
+                continue
+    return values
+
+
 def infer_op(
     node: Node, proto: OpProto, inputs: list[TensorMeta | None]
 ) -> list[TensorMeta]:
@@ -129,6 +148,7 @@ def infer_op(
             IrSlot(o.name, InputKind.of_output(o.dynamic), o.count)
             for o in node.ir_outputs
         ],
+        const_inputs(node),
     )
     try:
         with inferring(ctx):
