@@ -36,8 +36,8 @@ class ConvGeometry:
     @property
     def out_hw(self) -> tuple[int, int]:
         top, bottom, left, right = self.pads
-        ho = (self.h + top + bottom - self.dilation[0] * (self.kh - 1) - 1)
-        wo = (self.w + left + right - self.dilation[1] * (self.kw - 1) - 1)
+        ho = self.h + top + bottom - self.dilation[0] * (self.kh - 1) - 1
+        wo = self.w + left + right - self.dilation[1] * (self.kw - 1) - 1
         return ho // self.stride[0] + 1, wo // self.stride[1] + 1
 
 

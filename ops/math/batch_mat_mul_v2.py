@@ -28,20 +28,36 @@ class BatchMatMulV2(BatchMatMulV2Base):
 
     @staticmethod
     def infer_meta(
-        x1: TensorDesc, x2: TensorDesc, bias: TensorDesc | None,
-        offset_w: TensorDesc | None, *, adj_x1: bool, adj_x2: bool, offset_x: int,
+        x1: TensorDesc,
+        x2: TensorDesc,
+        bias: TensorDesc | None,
+        offset_w: TensorDesc | None,
+        *,
+        adj_x1: bool,
+        adj_x2: bool,
+        offset_x: int,
     ) -> TensorDesc:
         dims = batch_dims(
-            "BatchMatMulV2", x1.shape.origin_shape.dims, x2.shape.origin_shape.dims,
-            adj_x1, adj_x2,
+            "BatchMatMulV2",
+            x1.shape.origin_shape.dims,
+            x2.shape.origin_shape.dims,
+            adj_x1,
+            adj_x2,
         )
         b = None if bias is None else list(bias.shape.origin_shape.dims)
         _check(b, dims[-1], offset_w, offset_x)
         return TensorDesc(dims, x1.data_type)
 
     def execute(
-        self, x1: Tensor, x2: Tensor, bias: Tensor | None, offset_w: Tensor | None,
-        *, adj_x1: bool, adj_x2: bool, offset_x: int,
+        self,
+        x1: Tensor,
+        x2: Tensor,
+        bias: Tensor | None,
+        offset_w: Tensor | None,
+        *,
+        adj_x1: bool,
+        adj_x2: bool,
+        offset_x: int,
     ) -> None:
         a, b, c = read(self.OP_TYPE, x1=x1, x2=x2, bias=bias)
         assert a is not None and b is not None

@@ -19,7 +19,9 @@ class Concat(ConcatBase):
     """y = concatenate(x, concat_dim)."""
 
     @staticmethod
-    def infer_meta(concat_dim: TensorDesc, x: list[TensorDesc], *, N: int) -> TensorDesc:
+    def infer_meta(
+        concat_dim: TensorDesc, x: list[TensorDesc], *, N: int
+    ) -> TensorDesc:
         return joined("Concat", x, const_input("Concat", 0, "concat_dim"), N)
 
     def execute(self, concat_dim: Tensor, x: list[Tensor], *, N: int) -> None:

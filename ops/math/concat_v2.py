@@ -19,7 +19,9 @@ class ConcatV2(ConcatV2Base):
     """y = concatenate(x, concat_dim)."""
 
     @staticmethod
-    def infer_meta(x: list[TensorDesc], concat_dim: TensorDesc, *, N: int) -> TensorDesc:
+    def infer_meta(
+        x: list[TensorDesc], concat_dim: TensorDesc, *, N: int
+    ) -> TensorDesc:
         return joined("ConcatV2", x, const_input("ConcatV2", len(x), "concat_dim"), N)
 
     def execute(self, x: list[Tensor], concat_dim: Tensor, *, N: int) -> None:

@@ -13,8 +13,13 @@ from ._matmuls import accumulator, batch_dims
 
 
 def _dims(
-    a: list[int], b: list[int], c: list[int], alpha: list[int], beta: list[int],
-    ta: bool, tb: bool,
+    a: list[int],
+    b: list[int],
+    c: list[int],
+    alpha: list[int],
+    beta: list[int],
+    ta: bool,
+    tb: bool,
 ) -> list[int]:
     if len(a) != 2 or len(b) != 2:
         raise ValueError(f"GEMM: a {a} and b {b} must be 2-D")
@@ -35,15 +40,28 @@ class GEMM(GEMMBase):
 
     @staticmethod
     def infer_meta(
-        a: TensorDesc, b: TensorDesc, c: TensorDesc, alpha: TensorDesc,
-        beta: TensorDesc, *, transpose_a: bool, transpose_b: bool,
+        a: TensorDesc,
+        b: TensorDesc,
+        c: TensorDesc,
+        alpha: TensorDesc,
+        beta: TensorDesc,
+        *,
+        transpose_a: bool,
+        transpose_b: bool,
     ) -> TensorDesc:
         shapes = [list(d.shape.origin_shape.dims) for d in (a, b, c, alpha, beta)]
         return TensorDesc(_dims(*shapes, transpose_a, transpose_b), a.data_type)
 
     def execute(
-        self, a: Tensor, b: Tensor, c: Tensor, alpha: Tensor, beta: Tensor,
-        *, transpose_a: bool, transpose_b: bool,
+        self,
+        a: Tensor,
+        b: Tensor,
+        c: Tensor,
+        alpha: Tensor,
+        beta: Tensor,
+        *,
+        transpose_a: bool,
+        transpose_b: bool,
     ) -> None:
         av, bv, cv, al, be = read(self.OP_TYPE, a=a, b=b, c=c, alpha=alpha, beta=beta)
         assert av is not None and bv is not None and cv is not None
@@ -52,5 +70,7 @@ class GEMM(GEMMBase):
         left = av.T if transpose_a else av
         right = bv.T if transpose_b else bv
         product = left.astype(acc) @ right.astype(acc)
-        y = al.reshape(()).astype(acc) * product + be.reshape(()).astype(acc) * cv.astype(acc)
+        y = al.reshape(()).astype(acc) * product + be.reshape(()).astype(
+            acc
+        ) * cv.astype(acc)
         write(0, a, y.astype(av.dtype))

@@ -80,7 +80,10 @@ CASES: dict[str, Callable[[GraphBuilder], TensorHolder]] = {
 
 
 def test_every_builtin_op_has_a_case() -> None:
-    assert set(CASES) == set(OP_TYPES)
+    # the numpy execute ops (ops/math/_host.py) fold too; their cases are
+    # in tests/runtime/test_ge_sample_ops.py
+    host = {"Identity", "TensorMove", "Split", "Concat", "ConcatV2", "Transpose", "Conv2D", "GEMM", "BatchMatMulV2"}
+    assert set(CASES) | host == set(OP_TYPES)
 
 
 @pytest.mark.parametrize("op", sorted(CASES))
