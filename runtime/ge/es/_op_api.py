@@ -319,20 +319,28 @@ class OpDef:
         and the constants to make: (slot, values, dtype)."""
         binder = DtypeBinder(self.rules)
         _list_lengths(self, inputs, binder)
-        # First the tensors whose dtype is known: they bind type variables.
-        for item in self.inputs:
-            value = inputs.get(item.name)
-            constraint = self.input_constraints[item.name]
-            values = self._instances(item, value)
-            for i, each in enumerate(values):
-                if isinstance(each, TensorHolder) and each.index >= 0:
+        # First the tensors whose dtype is known: they bind type variables;
+        # then graph inputs of the default dtype, which bind only where it
+        # fits (Note [Inputs of the default dtype] in ge/es/graph_builder.py).
+        for soft in (False, True):
+            for item in self.inputs:
+                value = inputs.get(item.name)
+                constraint = self.input_constraints[item.name]
+                values = self._instances(item, value)
+                for i, each in enumerate(values):
+                    if not isinstance(each, TensorHolder) or each.index < 0:
+                        continue
                     dtype = each.data_type
                     if dtype is DataType.DT_UNDEFINED:
+                        continue
+                    if builder._is_default_typed(each.node) is not soft:
                         continue
                     where = self._param("input", item) + (
                         f"[{i}]" if item.dynamic else ""
                     )
-                    self._check(binder.bind(constraint, i, dtype, where))
+                    mismatch = binder.bind(constraint, i, dtype, where)
+                    if not soft:
+                        self._check(mismatch)
         holders: list[TensorHolder | None] = []
         ir_inputs: list[IrInput] = []
         literals: list[tuple[int, np.ndarray, DataType]] = []

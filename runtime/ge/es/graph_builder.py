@@ -116,6 +116,9 @@ class GraphBuilder:
         self._counters: dict[str, int] = {}
         self._outputs: dict[int, TensorHolder] = {}
         self._name = name or "graph"
+        # Data nodes made without a data_type (Note [Inputs of the default
+        # dtype]): ids of the nodes.
+        self._default_typed: set[int] = set()
 
     def __copy__(self) -> GraphBuilder:
         raise TypeError("a GraphBuilder cannot be copied")
@@ -214,13 +217,17 @@ class GraphBuilder:
         *,
         name: str | None = None,
         type_str: InputType | str = InputType.DATA,
-        data_type: DataType = DataType.DT_FLOAT,
+        data_type: DataType | None = None,
         format: Format = Format.FORMAT_ND,
         shape: Sequence[int] | None = None,
     ) -> TensorHolder:
         """A graph input (a Data node) at position ``index``; shape None is a
-        scalar, -1 dims are unknown."""
+        scalar, -1 dims are unknown; data_type DT_FLOAT when not given (Note
+        [Inputs of the default dtype])."""
         graph = self._check_usable()
+        defaulted = data_type is None
+        if data_type is None:
+            data_type = DataType.DT_FLOAT
         index = _check_int(index, "index")
         if index < 0:
             raise ValueError(f"input index must be >= 0, got {index}")
@@ -245,7 +252,16 @@ class GraphBuilder:
             outputs=[TensorMeta(dims, data_type, format)],
             attrs={"index": (AttrType.INT, index)},
         )
+        if defaulted:
+            self._default_typed.add(id(node))
         return self._holder(node, 0)
+
+    def _is_default_typed(self, node: Node) -> bool:
+        """Whether ``node`` is a Data node made without a data_type that
+        still has the default dtype."""
+        return id(node) in self._default_typed and bool(
+            node.outputs and node.outputs[0].dtype is DataType.DT_FLOAT
+        )
 
     def create_inputs(self, num: int, start_index: int = 0) -> list[TensorHolder]:
         num = _check_int(num, "num")
@@ -501,3 +517,16 @@ class GraphBuilder:
     def __repr__(self) -> str:
         state = "built" if self._graph is None else f"{len(self._graph.nodes)} nodes"
         return f"GraphBuilder({self._name!r}, {state})"
+
+
+# Note [Inputs of the default dtype]: create_input's data_type is DT_FLOAT
+# when not given, as GE's. GE's builders do not check dtypes, and GE's
+# samples rely on that: a replacement graph's inputs are made with
+# create_inputs(n) (all DT_FLOAT) and one of them may feed an int32 slot
+# (ConcatV2's concat_dim), since the rewriter connects the real tensor to
+# it. So a Data node made without a data_type binds an op's type variables
+# only where float fits: a dtype rule it breaks is not raised when the op
+# is built, and the compiler checks the node with the dtype the input has
+# then (the boundary's tensor in a replacement, the Data node's dtype in a
+# graph that is compiled as built). An input given a data_type is checked
+# when the op is built, as before.

@@ -13,13 +13,16 @@ import hashlib
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ge.graph.attrs import AttrType
 from ge.graph.graph_edit import is_vacant
 from ge.graph.types import DataType, Format
 from ge_ir.dtype_rules import DtypeRules
 from ge_ir.names import DATA_NODE_TYPES as _DATA_TYPES
+
+if TYPE_CHECKING:
+    from ge.graph.tensor_desc import TensorDesc
 
 __all__ = [
     "Graph",
@@ -134,6 +137,9 @@ class Node(_Attributed):
     # or read from a graph file that has them (Note [Dtype rules travel with
     # the op] in ge_ir/dtype_rules.py).
     dtype_rules: DtypeRules | None = None
+    # Input descs a pass set (update_input_desc), by input slot (Note
+    # [Tensor descs of a node] in ge/graph/node_desc.py).
+    input_descs: dict[int, TensorMeta] = field(default_factory=dict)
 
     def __repr__(self) -> str:
         return f"Node({self.name!r}, {self.type!r})"
@@ -153,15 +159,57 @@ class Node(_Attributed):
     def get_in_data_nodes_and_port_indexes(self, in_index: int) -> tuple[Node, int]:
         """The producer of input ``in_index`` and its output index
         (RuntimeError when the slot is absent or unconnected, as GE)."""
+        from ge.graph.node_desc import same_graph
+
+        if not isinstance(in_index, int) or isinstance(in_index, bool):
+            raise TypeError(f"input index must be an int, got {type(in_index).__name__}")
         edge = self.inputs[in_index] if 0 <= in_index < len(self.inputs) else None
         if edge is None:
             raise RuntimeError(
                 f"input {in_index} of node '{self.name}' is not connected"
             )
-        return edge.node, edge.index
+        return same_graph(self, edge.node), edge.index
+
+    def get_out_data_nodes_and_port_indexes(self, out_index: int) -> list[tuple[Node, int]]:
+        """The (consumer, input slot) pairs reading output ``out_index``, in
+        the graph's node order (Note [A node's graph] in ge/graph/node_desc.py:
+        the node must have been handed out by its graph)."""
+        from ge.graph.node_desc import out_data_nodes
+
+        return out_data_nodes(self, out_index)
 
     def get_in_control_nodes(self) -> list[Node]:
-        return list(self.control_inputs)
+        from ge.graph.node_desc import same_graph
+
+        return [same_graph(self, n) for n in self.control_inputs]
+
+    def get_out_control_nodes(self) -> list[Node]:
+        """The nodes with a control edge from this one (Note [A node's graph])."""
+        from ge.graph.node_desc import out_control_nodes
+
+        return out_control_nodes(self)
+
+    def get_input_desc(self, index: int) -> TensorDesc:
+        """A copy of input ``index``'s desc (Note [Tensor descs of a node])."""
+        from ge.graph.node_desc import input_desc
+
+        return input_desc(self, index)
+
+    def update_input_desc(self, index: int, tensor_desc: TensorDesc) -> None:
+        from ge.graph.node_desc import update_input_desc
+
+        update_input_desc(self, index, tensor_desc)
+
+    def get_output_desc(self, index: int) -> TensorDesc:
+        """A copy of output ``index``'s desc."""
+        from ge.graph.node_desc import output_desc
+
+        return output_desc(self, index)
+
+    def update_output_desc(self, index: int, tensor_desc: TensorDesc) -> None:
+        from ge.graph.node_desc import update_output_desc
+
+        update_output_desc(self, index, tensor_desc)
 
 
 class Graph(_Attributed):
@@ -194,20 +242,28 @@ class Graph(_Attributed):
     # -- queries -------------------------------------------------------------------
 
     def get_direct_nodes(self) -> list[Node]:
-        return list(self.nodes)
+        from ge.graph.node_desc import bind
+
+        return bind(self, list(self.nodes))
 
     def get_all_nodes(self) -> list[Node]:
         """Nodes of this graph and, recursively, of its subgraphs."""
+        from ge.graph.node_desc import bind
+
         out: list[Node] = []
         for node in self.nodes:
             out.append(node)
             for graphs in node.subgraphs.values():
                 for sub in graphs:
                     out.extend(sub.get_all_nodes())
+        bind(self, list(self.nodes))
         return out
 
     def find_node_by_name(self, name: str) -> Node | None:
-        return next((n for n in self.nodes if n.name == name), None)
+        from ge.graph.node_desc import bind
+
+        found = next((n for n in self.nodes if n.name == name), None)
+        return None if found is None else bind(self, [found])[0]
 
     @property
     def input_nodes(self) -> list[Node]:
