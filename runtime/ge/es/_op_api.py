@@ -23,7 +23,14 @@ from ge.es.tensor_holder import TensorHolder
 from ge.es.tensor_like import is_tensor_like, literal_array
 from ge.graph.attrs import AttrType, check_attr_value
 from ge.graph.graph import Graph as IrGraph
-from ge.graph.graph import InputKind, IrInput, IrOutput, Node, TensorMeta
+from ge.graph.graph import (
+    InputKind,
+    IrInput,
+    IrOutput,
+    Node,
+    TensorMeta,
+    register_ir_defaults,
+)
 from ge.graph.numpy_dtypes import has_numpy_dtype, kind, to_numpy_dtype
 from ge.graph.tensor import Tensor
 from ge.graph.types import DataType, dtype_from_spec_name
@@ -235,6 +242,10 @@ class OpDef:
             for a in self.attrs
             if a.default is not NO_DEFAULT
         }
+        register_ir_defaults(
+            self.op_type,
+            {k: (self._attr_types[k], v) for k, v in self._defaults.items()},
+        )
 
     def function(self, fn: Any) -> Any:
         """The builder function, taking earlier parameter names and warning

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from ge.graph.tensor_desc import TensorDesc
 
 __all__ = [
+    "AttrNotFoundError",
     "Graph",
     "InputKind",
     "Node",
@@ -34,6 +35,7 @@ __all__ = [
     "DumpFormat",
     "check_ir",
     "data_index",
+    "register_ir_defaults",
 ]
 
 
@@ -101,14 +103,44 @@ class Edge:
     index: int
 
 
+class AttrNotFoundError(KeyError, RuntimeError):
+    """``get_attr`` of an attr that is not there: a KeyError, and the
+    RuntimeError GE's ``get_attr`` raises (samples catch that)."""
+
+
+# Note [IR defaults for readers]: a builder leaves an optional attr at its
+# IR default off the node (Note [Defaults stay off the node] in
+# ge/es/_op_api.py), and whoever reads the node takes the default. In GE the
+# node carries every IR attr, so a pass's ``node.get_attr("dilations")``
+# finds the default. Node.get_attr does the same from the defaults of the
+# op types whose builders are loaded (each ge.es OpDef registers its own,
+# here, since this layer cannot look at prototypes); has_attr stays what the
+# node holds.
+_IR_DEFAULTS: dict[str, dict[str, tuple[AttrType, Any]]] = {}
+
+
+def register_ir_defaults(op_type: str, defaults: dict[str, tuple[AttrType, Any]]) -> None:
+    """The optional attrs' IR defaults of ``op_type`` (Note [IR defaults
+    for readers])."""
+    _IR_DEFAULTS[op_type] = dict(defaults)
+
+
 class _Attributed:
     """get_attr / set_attr over an ``attrs`` dict of (type, value), for nodes
     and graphs alike."""
 
     attrs: dict[str, tuple[AttrType, Any]]
 
+    def _attr_default(self, name: str) -> tuple[AttrType, Any] | None:
+        return None
+
     def get_attr(self, name: str) -> Any:
-        return self.attrs[name][1]
+        entry = self.attrs.get(name)
+        if entry is None:
+            entry = self._attr_default(name)
+        if entry is None:
+            raise AttrNotFoundError(name)
+        return entry[1]
 
     def set_attr(
         self, name: str, value: Any, attr_type: AttrType | None = None
@@ -143,6 +175,9 @@ class Node(_Attributed):
 
     def __repr__(self) -> str:
         return f"Node({self.name!r}, {self.type!r})"
+
+    def _attr_default(self, name: str) -> tuple[AttrType, Any] | None:
+        return _IR_DEFAULTS.get(self.type, {}).get(name)
 
     # -- GE's Node queries (what graph passes read) ---------------------------------
 
