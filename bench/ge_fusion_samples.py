@@ -9,8 +9,9 @@ time (NPU-only setup) is nothing in the file: GE's samples are loaded by
 ASCEND_GE_PY_PASS_PATH after `source set_env.sh` and with a generated
 `es_custom` package on PYTHONPATH; here the file is imported directly
 (ge.passes registers its passes) and `ge.es.custom.AddCustom` comes from
-this repository's own op library (specs/add_custom.yaml) instead of a
-generated es_custom. The graph each sample rewrites is built here, after
+this repository's own op library (specs/add_custom.yaml, whose op module
+examples/add_custom/add_custom_op.py is loaded) instead of a generated
+es_custom. The graph each sample rewrites is built here, after
 the sample's data/ script (torch_forward.py and friends), since those
 need torch_npu.
 
@@ -134,15 +135,27 @@ def g_conv_transpose() -> tuple[Any, list[np.ndarray]]:
     ]
 
 
+ADD_CUSTOM = ROOT / "examples" / "add_custom" / "add_custom_op.py"
+
+
 def g_addcustom_zero() -> tuple[Any, list[np.ndarray]]:
+    from ge.custom_op import bootstrap
     from ge.es import GraphBuilder
+
+    # GE's sample has AddCustom from its own op package; ours is
+    # examples/add_custom (specs/add_custom.yaml names it the author)
+    bootstrap.load_custom_op_plugins(str(ADD_CUSTOM))
     from ge.es.custom import AddCustom
     from ge.es.math import Identity
+    from ge.graph import Tensor
 
     b = GraphBuilder("addcustom_zero")
     x = b.create_input(0, shape=[2, 8])
     y = b.create_input(1, shape=[2, 8])
-    zero = Identity(b.create_const_float(0.0))
+    # torch_forward.py adds a scalar zero (broadcast); AddCustom here needs
+    # equal shapes, so the zero is a [2, 8] Const (the pass matches any Const
+    # and checks its first value)
+    zero = Identity(b.create_const(Tensor(np.zeros((2, 8), np.float32))))
     out = AddCustom(AddCustom(x, zero), y)
     r = _rng()
     return b.build_and_reset([out]), [
@@ -245,7 +258,6 @@ def main() -> int:
     sys.path.insert(0, str(ROOT))
     from ge.ge_global import GeApi
 
-    os.environ.setdefault("ASCEND_CUSTOM_OPP_PATH", str(ROOT / "ops" / "custom"))
     GeApi().ge_initialize({"ge.exec.deviceId": "0"})
     outcomes = [run_sample(p) for p in sample_files()]
     print(f"{'sample':<75} {'result':<6} rewrites  why")
