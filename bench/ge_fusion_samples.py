@@ -122,10 +122,14 @@ def g_grouped_conv() -> tuple[Any, list[np.ndarray]]:
 def g_conv_transpose() -> tuple[Any, list[np.ndarray]]:
     from ge.es import GraphBuilder
     from ge.es.math import Conv2D, Transpose
+    from ge.graph import Format
 
     b = GraphBuilder("conv_format")
-    x = b.create_input(0, shape=[3, 6, 9, 9])
-    f = b.create_input(1, shape=[6, 6, 3, 3])
+    # torchair gives the conv's tensors format NCHW; GE's conv reads its
+    # layout from there, so data_format NHWC set by the pass changes nothing
+    nchw = Format.FORMAT_NCHW
+    x = b.create_input(0, shape=[3, 6, 9, 9], format=nchw)
+    f = b.create_input(1, shape=[6, 6, 3, 3], format=nchw)
     y = Conv2D(x, f, strides=[1, 1, 3, 3], pads=[0, 0, 0, 0], data_format="NCHW")
     y = Transpose(Transpose(y, [0, 2, 3, 1]) + 1.0, [0, 3, 1, 2])
     r = _rng()

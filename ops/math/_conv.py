@@ -17,6 +17,19 @@ import numpy as np
 FORMATS = ("NCHW", "NHWC")
 
 
+def layout(x_format: object, data_format: str) -> str:
+    """The layout x is read in: x's own format when it is NCHW or NHWC, else
+    data_format. GE's convolution infer reads the layout of x (and the order
+    of strides and dilations) from x's tensor format, not from data_format
+    (docs/ge-compat.md, "Conv2D's layout"); a tensor of format ND says
+    nothing, so data_format decides then."""
+    name = getattr(x_format, "name", "")
+    for candidate in FORMATS:
+        if name == f"FORMAT_{candidate}":
+            return candidate
+    return data_format
+
+
 @dataclass(frozen=True)
 class ConvGeometry:
     """The attrs in NCHW order and the sizes they give."""

@@ -1,4 +1,6 @@
-"""Conv2D: grouped 2-D convolution, NCHW or NHWC (numpy; ops/math/_conv.py)."""
+"""Conv2D: grouped 2-D convolution, NCHW or NHWC (numpy; ops/math/_conv.py).
+x's layout is its tensor format when that is NCHW or NHWC, else
+data_format (_conv.layout)."""
 
 from __future__ import annotations
 
@@ -7,10 +9,10 @@ from typing import Sequence
 import numpy as np
 from ge_impl.math.conv2_d import Conv2DBase
 
-from ge.custom_op import register_op_impl
+from ge.custom_op import get_infer_meta_ctx, register_op_impl
 from ge.runtime import Tensor, TensorDesc
 
-from ._conv import conv2d, geometry, out_dims
+from ._conv import conv2d, geometry, layout, out_dims
 from ._host import read, write
 
 
@@ -41,6 +43,7 @@ class Conv2D(Conv2DBase):
         offset_x: int,
     ) -> TensorDesc:
         _check_quant(offset_w, offset_x)
+        fmt = layout(get_infer_meta_ctx().get_input_format(0), data_format)
         g = geometry(
             x.shape.origin_shape.dims,
             filter.shape.origin_shape.dims,
@@ -48,11 +51,11 @@ class Conv2D(Conv2DBase):
             pads=pads,
             dilations=dilations,
             groups=groups,
-            data_format=data_format,
+            data_format=fmt,
         )
         if bias is not None and list(bias.shape.origin_shape.dims) != [g.cout]:
             raise ValueError(f"Conv2D: bias must have shape [{g.cout}]")
-        return TensorDesc(out_dims(g, data_format), x.data_type)
+        return TensorDesc(out_dims(g, fmt), x.data_type)
 
     def execute(
         self,
@@ -71,6 +74,7 @@ class Conv2D(Conv2DBase):
         xv, fv, bv = read(self.OP_TYPE, x=x, filter=filter, bias=bias)
         assert xv is not None and fv is not None
         _check_quant(offset_w, offset_x)
+        fmt = layout(x.origin_format, data_format)
         g = geometry(
             xv.shape,
             fv.shape,
@@ -78,8 +82,8 @@ class Conv2D(Conv2DBase):
             pads=pads,
             dilations=dilations,
             groups=groups,
-            data_format=data_format,
+            data_format=fmt,
         )
         acc = np.dtype(np.float32)  # float16 and bfloat16 accumulate in float
-        y = conv2d(xv, fv, bv, g, data_format, acc)
+        y = conv2d(xv, fv, bv, g, fmt, acc)
         write(0, x, y.astype(xv.dtype))

@@ -273,10 +273,21 @@ class InferMetaContext:
         node_name: str,
         outputs: Sequence[IrSlot],
         const_inputs: Mapping[int, Any] | None = None,
+        input_formats: Sequence[Format] = (),
     ) -> None:
         self._node = node_name
         self._outputs = list(outputs)
         self._consts = dict(const_inputs or {})
+        self._formats = list(input_formats)
+
+    def get_input_format(self, index: int) -> Format:
+        """The format (GE's origin format) of input ``index`` (flattened
+        over the dynamic inputs' instances): its producer's output format;
+        FORMAT_ND when it is absent or not known. Ops whose layout follows
+        the tensor, as GE's convolutions, read it."""
+        if 0 <= index < len(self._formats):
+            return self._formats[index]
+        return Format.FORMAT_ND
 
     def get_input_const_data(self, index: int) -> Any:
         """The value (a numpy array) of input ``index`` (flattened over the

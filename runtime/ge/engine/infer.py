@@ -18,7 +18,7 @@ from ge.custom_op.proto import OpProto, get_registered_op_proto_by_op_type
 from ge.engine.errors import CompileError
 from ge.graph.attrs import AttrType
 from ge.graph.graph import InputKind, Node, TensorMeta
-from ge.graph.types import DataType
+from ge.graph.types import DataType, Format
 from ge.runtime.types import TensorDesc
 from ge_ir.dtype_rules import SlotDtype
 from ge_ir.names import DATA_NODE_TYPES
@@ -149,6 +149,7 @@ def infer_op(
             for o in node.ir_outputs
         ],
         const_inputs(node),
+        [Format.FORMAT_ND if m is None else m.format for m in inputs],
     )
     try:
         with inferring(ctx):
