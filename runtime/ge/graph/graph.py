@@ -119,7 +119,9 @@ class AttrNotFoundError(KeyError, RuntimeError):
 _IR_DEFAULTS: dict[str, dict[str, tuple[AttrType, Any]]] = {}
 
 
-def register_ir_defaults(op_type: str, defaults: dict[str, tuple[AttrType, Any]]) -> None:
+def register_ir_defaults(
+    op_type: str, defaults: dict[str, tuple[AttrType, Any]]
+) -> None:
     """The optional attrs' IR defaults of ``op_type`` (Note [IR defaults
     for readers])."""
     _IR_DEFAULTS[op_type] = dict(defaults)
@@ -197,7 +199,9 @@ class Node(_Attributed):
         from ge.graph.node_desc import same_graph
 
         if not isinstance(in_index, int) or isinstance(in_index, bool):
-            raise TypeError(f"input index must be an int, got {type(in_index).__name__}")
+            raise TypeError(
+                f"input index must be an int, got {type(in_index).__name__}"
+            )
         edge = self.inputs[in_index] if 0 <= in_index < len(self.inputs) else None
         if edge is None:
             raise RuntimeError(
@@ -205,7 +209,9 @@ class Node(_Attributed):
             )
         return same_graph(self, edge.node), edge.index
 
-    def get_out_data_nodes_and_port_indexes(self, out_index: int) -> list[tuple[Node, int]]:
+    def get_out_data_nodes_and_port_indexes(
+        self, out_index: int
+    ) -> list[tuple[Node, int]]:
         """The (consumer, input slot) pairs reading output ``out_index``, in
         the graph's node order (Note [A node's graph] in ge/graph/node_desc.py:
         the node must have been handed out by its graph)."""
