@@ -6,7 +6,10 @@
 
 from __future__ import annotations
 
-import ge.es.math as _math
-from ge.es.math import *  # noqa: F401,F403  (the library's __all__)
+import importlib
+from typing import Any
 
+# generated code, imported by name (it is not under mypy's eye)
+_math: Any = importlib.import_module("ge.es.math")
 __all__ = list(_math.__all__)
+globals().update({name: getattr(_math, name) for name in __all__})

@@ -8,6 +8,14 @@ builder, under both names.
 
 from __future__ import annotations
 
-from ge.es.math import GEMM, BatchMatMulV2, Conv2D, Relu
+import importlib
+from typing import Any
+
+# generated code, imported by name (it is not under mypy's eye)
+_math: Any = importlib.import_module("ge.es.math")
+GEMM = _math.GEMM
+BatchMatMulV2 = _math.BatchMatMulV2
+Conv2D = _math.Conv2D
+Relu = _math.Relu
 
 __all__ = ["BatchMatMulV2", "Conv2D", "GEMM", "Relu"]
