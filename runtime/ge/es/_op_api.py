@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from ge.es._calls import Deprecated, Renamed, wrap
-from ge.es.graph_builder import GraphBuilder
+from ge.es.graph_builder import GraphBuilder, is_default_typed
 from ge.es.tensor_holder import TensorHolder
 from ge.es.tensor_like import is_tensor_like, literal_array
 from ge.graph.attrs import AttrType, check_attr_value
@@ -344,7 +344,7 @@ class OpDef:
                     dtype = each.data_type
                     if dtype is DataType.DT_UNDEFINED:
                         continue
-                    if builder._is_default_typed(each.node) is not soft:
+                    if is_default_typed(each.node) is not soft:
                         continue
                     where = self._param("input", item) + (
                         f"[{i}]" if item.dynamic else ""

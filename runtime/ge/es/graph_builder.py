@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import enum
 import threading
+import weakref
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -116,9 +117,6 @@ class GraphBuilder:
         self._counters: dict[str, int] = {}
         self._outputs: dict[int, TensorHolder] = {}
         self._name = name or "graph"
-        # Data nodes made without a data_type (Note [Inputs of the default
-        # dtype]): ids of the nodes.
-        self._default_typed: set[int] = set()
 
     def __copy__(self) -> GraphBuilder:
         raise TypeError("a GraphBuilder cannot be copied")
@@ -221,13 +219,10 @@ class GraphBuilder:
         format: Format = Format.FORMAT_ND,
         shape: Sequence[int] | None = None,
     ) -> TensorHolder:
-        """A graph input (a Data node) at position ``index``; shape None is a
-        scalar, -1 dims are unknown; data_type DT_FLOAT when not given (Note
-        [Inputs of the default dtype])."""
+        """A graph input (a Data node) at ``index``; shape None is a scalar, -1
+        dims unknown; data_type None: DT_FLOAT (Note [Inputs of the default dtype])."""
         graph = self._check_usable()
-        defaulted = data_type is None
-        if data_type is None:
-            data_type = DataType.DT_FLOAT
+        defaulted, data_type = data_type is None, _float_if_none(data_type)
         index = _check_int(index, "index")
         if index < 0:
             raise ValueError(f"input index must be >= 0, got {index}")
@@ -253,15 +248,8 @@ class GraphBuilder:
             attrs={"index": (AttrType.INT, index)},
         )
         if defaulted:
-            self._default_typed.add(id(node))
+            _DEFAULT_TYPED.add(node)
         return self._holder(node, 0)
-
-    def _is_default_typed(self, node: Node) -> bool:
-        """Whether ``node`` is a Data node made without a data_type that
-        still has the default dtype."""
-        return id(node) in self._default_typed and bool(
-            node.outputs and node.outputs[0].dtype is DataType.DT_FLOAT
-        )
 
     def create_inputs(self, num: int, start_index: int = 0) -> list[TensorHolder]:
         num = _check_int(num, "num")
@@ -530,3 +518,18 @@ class GraphBuilder:
 # then (the boundary's tensor in a replacement, the Data node's dtype in a
 # graph that is compiled as built). An input given a data_type is checked
 # when the op is built, as before.
+
+
+_DEFAULT_TYPED: weakref.WeakSet[Node] = weakref.WeakSet()
+
+
+def _float_if_none(data_type: DataType | None) -> DataType:
+    return DataType.DT_FLOAT if data_type is None else data_type
+
+
+def is_default_typed(node: Node) -> bool:
+    """Whether ``node`` is a Data node made without a data_type that still
+    has the default dtype (Note [Inputs of the default dtype])."""
+    return node in _DEFAULT_TYPED and bool(
+        node.outputs and node.outputs[0].dtype is DataType.DT_FLOAT
+    )
