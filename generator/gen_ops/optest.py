@@ -323,7 +323,7 @@ def _values_of(op: OpSpec, name: str) -> SampleValues:
     own = dict(samples.input_values).get(name) if samples else None
     if own is None:
         return base
-    return SampleValues(own.range or base.range, own.special or base.special)
+    return SampleValues(own.range or base.range, own.special or base.special, own.const)
 
 
 _ML_FLOATS = ("bfloat16", "float8_e4m3fn", "float8_e5m2")  # ml_dtypes' names
@@ -438,6 +438,7 @@ def build_case(op: OpSpec, drawn: Drawn, shape: SampleShape | None = None) -> Op
         scope.setdefault(letter, 2)
     rng = np.random.default_rng(drawn.seed)
     inputs: list[tuple[str, Any]] = []
+    consts: list[str] = []
     first: DataType | None = None
     for item in op.inputs:
         key = _slot_key(op, item.name)
@@ -448,7 +449,10 @@ def build_case(op: OpSpec, drawn: Drawn, shape: SampleShape | None = None) -> Op
         np_dtype = numpy_dtype_of(dtype)
         values = _values_of(op, item.name)
         dims = rule.get(item.name)
-        if dims is None:
+        if values.const is not None:
+            inputs.append((item.name, np.array(values.const, dtype=np_dtype)))
+            consts.append(item.name)
+        elif dims is None:
             inputs.append((item.name, None))
         elif item.kind is InputKind.DYNAMIC:
             inputs.append(
@@ -486,7 +490,30 @@ def build_case(op: OpSpec, drawn: Drawn, shape: SampleShape | None = None) -> Op
                 attrs[attr.name] = dtype_from_spec_name(value)
     if out_dtypes is None:
         out_dtypes = _out_dtypes(op, combo, dict(inputs), attrs)
-    return OpCase(tuple(inputs), tuple(attrs.items()), out_dtypes, drawn.seed)
+    return OpCase(
+        tuple(inputs),
+        tuple(attrs.items()),
+        out_dtypes,
+        drawn.seed,
+        tuple(consts),
+        _counts(op, attrs),
+    )
+
+
+def _counts(op: OpSpec, attrs: dict[str, Any]) -> tuple[tuple[str, int], ...]:
+    """The builder's ``<output>_num`` arguments (dynamic outputs without a
+    count rule, GE's calling form: Split(split_dim, x, y_num, num_split=)):
+    the case's value of the op's int attr named ``num_<...>`` (Split's
+    num_split), the only way the spec says how many there are."""
+    number = next(
+        (v for k, v in attrs.items() if k.startswith("num_") and isinstance(v, int)),
+        None,
+    )
+    return tuple(
+        (f"{o.name}_num", number)
+        for o in op.outputs
+        if o.dynamic and o.count is None and number is not None
+    )
 
 
 def _output_dtype(op: OpSpec, name: str, combo: dict[str, DataType]) -> DataType | None:

@@ -119,3 +119,106 @@ def cast(x: np.ndarray, dst_type: Any) -> np.ndarray:
         return np.where(big, info.max, np.where(small, info.min, mid)).astype(dst)
     with np.errstate(all="ignore"):
         return x.astype(dst)
+
+
+# --- the data-movement and NN ops (Split, Concat, Conv2D, GEMM, BatchMatMulV2) ---
+
+
+def split(split_dim: np.ndarray, x: np.ndarray, *, num_split: int) -> list[np.ndarray]:
+    return list(np.split(x, num_split, axis=int(split_dim)))
+
+
+def concat(concat_dim: np.ndarray, x: list[np.ndarray], *, N: int) -> np.ndarray:
+    return np.concatenate(x, axis=int(concat_dim))
+
+
+def concat_v2(x: list[np.ndarray], concat_dim: np.ndarray, *, N: int) -> np.ndarray:
+    return np.concatenate(x, axis=int(concat_dim))
+
+
+def _acc(dtype: np.dtype) -> np.dtype:
+    return np.dtype(np.float64) if _float(dtype) else np.dtype(np.int64)
+
+
+def gemm(
+    a: np.ndarray,
+    b: np.ndarray,
+    c: np.ndarray,
+    alpha: np.ndarray,
+    beta: np.ndarray,
+    *,
+    transpose_a: bool,
+    transpose_b: bool,
+) -> np.ndarray:
+    """Accumulated in float64 (int64), then the scaled sum in y's dtype."""
+    acc = _acc(a.dtype)
+    left = (a.T if transpose_a else a).astype(acc)
+    right = (b.T if transpose_b else b).astype(acc)
+    scaled = alpha.reshape(()).astype(acc) * (left @ right)
+    return (scaled + beta.reshape(()).astype(acc) * c.astype(acc)).astype(a.dtype)
+
+
+def batch_mat_mul(
+    x1: np.ndarray,
+    x2: np.ndarray,
+    bias: np.ndarray | None,
+    offset_w: np.ndarray | None,
+    *,
+    adj_x1: bool,
+    adj_x2: bool,
+    offset_x: int,
+) -> np.ndarray:
+    acc = _acc(x1.dtype)
+    left = np.swapaxes(x1, -1, -2) if adj_x1 else x1
+    right = np.swapaxes(x2, -1, -2) if adj_x2 else x2
+    y = np.matmul(left.astype(acc), right.astype(acc))
+    if bias is not None:
+        y = y + bias.astype(acc)
+    return y.astype(x1.dtype)
+
+
+def conv2d(
+    x: np.ndarray,
+    filter: np.ndarray,
+    bias: np.ndarray | None,
+    offset_w: np.ndarray | None,
+    *,
+    strides: list[int],
+    pads: list[int],
+    dilations: list[int],
+    groups: int,
+    data_format: str,
+    offset_x: int,
+) -> np.ndarray:
+    """Direct definition, output element by element (float64): y[n, o, p, q]
+    is the sum over the group's input channels and the filter's taps."""
+    nhwc = data_format == "NHWC"
+    xs = x.transpose(0, 3, 1, 2) if nhwc else x
+    ws = filter.transpose(3, 2, 0, 1) if nhwc else filter
+    sh, sw = (strides[1], strides[2]) if nhwc else (strides[2], strides[3])
+    dh, dw = (dilations[1], dilations[2]) if nhwc else (dilations[2], dilations[3])
+    top, bottom, left, right = pads
+    xs = np.pad(xs.astype(np.float64), ((0, 0), (0, 0), (top, bottom), (left, right)))
+    ws = ws.astype(np.float64)
+    n, c, h, w = xs.shape
+    cout, cin, kh, kw = ws.shape
+    ho = (h - dh * (kh - 1) - 1) // sh + 1
+    wo = (w - dw * (kw - 1) - 1) // sw + 1
+    per = cout // groups
+    y = np.zeros((n, cout, ho, wo))
+    for o in range(cout):
+        g = o // per
+        for p in range(ho):
+            for q in range(wo):
+                patch = xs[
+                    :,
+                    g * cin : (g + 1) * cin,
+                    p * sh : p * sh + dh * (kh - 1) + 1 : dh,
+                    q * sw : q * sw + dw * (kw - 1) + 1 : dw,
+                ]
+                y[:, o, p, q] = (patch * ws[o]).sum(axis=(1, 2, 3))
+    if bias is not None:
+        y += bias.astype(np.float64).reshape(1, -1, 1, 1)
+    if nhwc:
+        y = y.transpose(0, 2, 3, 1)
+    return y.astype(x.dtype)

@@ -29,6 +29,8 @@ _ARITH = (
 )
 _CAST = (*_FLOATS, "bool", "int8", "int16", "int32", "int64")
 _CAST += ("uint8", "uint16", "uint32", "uint64")
+# The data-movement ops copy any dtype numpy holds.
+_MOVE = (*_CAST, "complex64", "complex128")
 
 RUNS: dict[str, frozenset[str]] = {
     op: frozenset(names)
@@ -52,6 +54,16 @@ RUNS: dict[str, frozenset[str]] = {
         "Log": _FLOATS,
         "MatMul": ("float16", "float32", "int32"),
         "Cast": _CAST,
+        # numpy inside execute (ops/math/_host.py): every dtype numpy holds
+        "Identity": _MOVE,
+        "TensorMove": tuple(m for m in _MOVE if m not in ("complex128",)),
+        "Split": _MOVE,
+        "Concat": _MOVE,
+        "ConcatV2": _MOVE,
+        "Transpose": _MOVE,
+        "Conv2D": ("float16", "bfloat16", "float32"),
+        "GEMM": ("float16", "float32", "int32"),
+        "BatchMatMulV2": ("float16", "bfloat16", "float32", "int32"),
     }.items()
 }
 

@@ -111,6 +111,8 @@ class OpCase:
     attrs: tuple[tuple[str, Any], ...] = ()
     out_dtypes: tuple[DataType, ...] | None = None
     seed: int | None = None
+    consts: tuple[str, ...] = ()  # inputs given as Const nodes, not graph inputs
+    counts: tuple[tuple[str, int], ...] = ()  # <output>_num arguments by name
 
     def describe(self) -> dict[str, Any]:
         def one(v: Value) -> Any:
@@ -298,15 +300,19 @@ def _graph(
         arrays.append(array)
         return holder
 
-    for _, value in case.inputs:
+    for input_name, value in case.inputs:
         if value is None:
             args.append(None)
+        elif input_name in case.consts:
+            from ge.graph import Tensor
+
+            args.append(builder.create_const(Tensor(value)))
         elif isinstance(value, list):
             args.append([data(v) for v in value])
         else:
             args.append(data(value))
     extra = {} if arrays else {"owner_graph_builder": builder}  # no input to own it
-    result = fn(*args, **dict(case.attrs), **extra)
+    result = fn(*args, *(n for _, n in case.counts), **dict(case.attrs), **extra)
     outputs = _flatten(result)
     return builder.build_and_reset(outputs), arrays
 

@@ -76,6 +76,8 @@ RESERVED_MODULE_NAMES = frozenset(
         "_plugin_loader",
         "esrt",  # the C/C++ ES runtime library's build (python -m ge.es)
         "native",  # its headers and sources
+        "nn",  # GE's module names of the built-in ops (ge/es/nn.py, all.py)
+        "all",
         "__main__",
         # what ge/es/__init__.py defines or imports
         "GraphBuilder",

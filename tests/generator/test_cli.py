@@ -222,7 +222,7 @@ def test_validate_and_schema(project: Path, capsys: pytest.CaptureFixture[str]) 
 def test_new_writes_a_valid_starter_spec_once(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert gen("new", "ScaleCustom", "--module", "nn") == 0
+    assert gen("new", "ScaleCustom", "--module", "vision") == 0
     path = project / "specs/scale_custom.yaml"
     text = path.read_text()
     assert text.startswith("# yaml-language-server: $schema=")

@@ -16,7 +16,7 @@ from gen_ops.emit.literals import json_text
 
 SCALE = """\
 op: Scale
-module: nn
+module: vision
 doc: y = x * alpha.
 inputs:
   - {name: x, dtype: T, doc: The input.}
@@ -99,7 +99,7 @@ def test_the_operators_are_the_history_export(project: Project) -> None:
     project.spec("scale.yaml", SCALE)
     project.release("1.0.0", "2026-01-10")
     assert project.gen("--no-scaffold", "-q").status == 0
-    export = project.read("generated/history/nn/operators.json")
+    export = project.read("generated/history/vision/operators.json")
     del export["generated_by"]
     released = (project.root / "reg/registry/1.0.0/operators.json").read_text()
     assert released == json_text(export)
@@ -220,7 +220,7 @@ def test_module_selects_the_specs(project: Project) -> None:
     project.spec("scale.yaml", SCALE)
     project.spec("other.yaml", "op: Other\n")
     project.gen("release", "1.0.0", "--date", "2026-01-01", "--registry", "reg",
-                "--module", "nn")  # fmt: skip
+                "--module", "vision")  # fmt: skip
     ops = project.read("reg/registry/1.0.0/operators.json")["operators"]
     assert [op["op_type"] for op in ops] == ["Scale"]
     none = project.gen("release", "1.1.0", "--registry", "reg", "--module", "cv")

@@ -82,7 +82,7 @@ def specs(draw: st.DrawFn) -> dict[str, Any]:
     spec: dict[str, Any] = {
         "op": "Op" + draw(st.from_regex(r"[A-Z][a-z0-9]{0,6}", fullmatch=True))
     }
-    spec["module"] = draw(st.sampled_from(["custom", "nn", "math_ops"]))
+    spec["module"] = draw(st.sampled_from(["custom", "vision", "math_ops"]))
     type_vars = {}
     for i in range(draw(st.integers(0, 2))):
         type_vars[f"T{i}"] = draw(

@@ -166,6 +166,14 @@ def _runs_table() -> dict[str, frozenset[str]]:
     return runs
 
 
+def _members(name: str) -> set[str]:
+    """A dtype name, or a named set's members (GE's TensorType::ALL() ...)."""
+    from ge_ir.types import NAMED_TENSOR_TYPES
+
+    named = NAMED_TENSOR_TYPES.get(name)
+    return {name} if named is None else {d.spec_name for d in named.types}
+
+
 def test_every_dtype_that_runs_is_declared_and_the_rest_is_listed() -> None:
     runs = _runs_table()
     assert set(runs) == builtin.OP_TYPES
@@ -173,11 +181,16 @@ def test_every_dtype_that_runs_is_declared_and_the_rest_is_listed() -> None:
     for spec in (ROOT / "specs").glob("math_*.yaml"):
         data = yaml.safe_load(spec.read_text())
         declared = {
-            name
+            expanded
             for values in data["dtypes"].values()
-            if isinstance(values, list)
-            for name in values
+            for name in ([values] if isinstance(values, str) else values)
+            for expanded in _members(name)
         }
+        for slot in data["inputs"] + data["outputs"]:
+            if isinstance(slot["dtype"], list):  # a slot's own set
+                declared |= {d for n in slot["dtype"] for d in _members(n)}
+            elif slot["dtype"] not in data["dtypes"]:  # one dtype or a named set
+                declared |= _members(slot["dtype"])
         assert runs[data["op"]] <= declared, data["op"]
         assert f"`{data['op']}`" in docs
 

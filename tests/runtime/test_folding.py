@@ -76,6 +76,38 @@ CASES: dict[str, Callable[[GraphBuilder], TensorHolder]] = {
         const(b, A, F), const(b, W, F), const(b, W[0], F), name="op"
     ),
     "Cast": lambda b: m.Cast(const(b, A, F), dst_type=DataType.DT_INT32, name="op"),
+    # GE's built-in ops of its fusion-pass samples (numpy execute callbacks)
+    "Identity": lambda b: m.Identity(const(b, A, F), name="op"),
+    "TensorMove": lambda b: m.TensorMove(const(b, A, F), name="op"),
+    # one output: folding replaces a node by one Const (a Split of several
+    # outputs is left to run)
+    "Split": lambda b: m.Split(1, const(b, A.T.copy(), F), 1, num_split=1, name="op")[
+        0
+    ],
+    "Concat": lambda b: m.Concat(0, [const(b, A, F), const(b, A, F)], N=2, name="op"),
+    "ConcatV2": lambda b: m.ConcatV2(
+        [const(b, A, F), const(b, A, F)], 1, N=2, name="op"
+    ),
+    "Transpose": lambda b: m.Transpose(const(b, A, F), [1, 0], name="op"),
+    "Conv2D": lambda b: m.Conv2D(
+        const(b, A.reshape(1, 1, 2, 3), F),
+        const(b, W[:2, :].reshape(1, 1, 2, 2), F),
+        strides=[1, 1, 1, 1],
+        pads=[0, 0, 0, 0],
+        data_format="NCHW",
+        name="op",
+    ),
+    "GEMM": lambda b: m.GEMM(
+        const(b, A, F),
+        const(b, W, F),
+        const(b, W[0], F),
+        const(b, np.array([2.0], np.float32), F),
+        const(b, np.array([0.5], np.float32), F),
+        name="op",
+    ),
+    "BatchMatMulV2": lambda b: m.BatchMatMulV2(
+        const(b, A, F), const(b, W, F), name="op"
+    ),
 }
 
 

@@ -166,6 +166,9 @@ DELIBERATE_DEFAULTS: dict[str, dict[str, object]] = {
     # None: a numpy array keeps its own dtype, anything else is DT_FLOAT
     # as in GE (docs/runtime.md, "Tensors and numpy").
     "Tensor.__init__": {"data_type": None},
+    # None: DT_FLOAT as in GE, but an input made so binds dtypes softly
+    # (Note [Inputs of the default dtype] in ge/es/graph_builder.py).
+    "GraphBuilder.create_input": {"data_type": None},
 }
 
 _NAMES = {

@@ -5,9 +5,15 @@
 
 #include "es_Abs_c.h"
 #include "es_Add_c.h"
+#include "es_BatchMatMulV2_c.h"
 #include "es_Cast_c.h"
+#include "es_Concat_c.h"
+#include "es_ConcatV2_c.h"
+#include "es_Conv2D_c.h"
 #include "es_Div_c.h"
 #include "es_Exp_c.h"
+#include "es_GEMM_c.h"
+#include "es_Identity_c.h"
 #include "es_Log_c.h"
 #include "es_MatMul_c.h"
 #include "es_Maximum_c.h"
@@ -19,8 +25,11 @@
 #include "es_Relu_c.h"
 #include "es_Rsqrt_c.h"
 #include "es_Sigmoid_c.h"
+#include "es_Split_c.h"
 #include "es_Sqrt_c.h"
 #include "es_Sub_c.h"
 #include "es_Tanh_c.h"
+#include "es_TensorMove_c.h"
+#include "es_Transpose_c.h"
 
 #endif

@@ -4,9 +4,15 @@
 
 #include "math/abs.h"
 #include "math/add.h"
+#include "math/batch_mat_mul_v2.h"
 #include "math/cast.h"
+#include "math/concat.h"
+#include "math/concat_v2.h"
+#include "math/conv2_d.h"
 #include "math/div.h"
 #include "math/exp.h"
+#include "math/gemm.h"
+#include "math/identity.h"
 #include "math/log.h"
 #include "math/mat_mul.h"
 #include "math/maximum.h"
@@ -18,8 +24,11 @@
 #include "math/relu.h"
 #include "math/rsqrt.h"
 #include "math/sigmoid.h"
+#include "math/split.h"
 #include "math/sqrt.h"
 #include "math/sub.h"
 #include "math/tanh.h"
+#include "math/tensor_move.h"
+#include "math/transpose.h"
 
 #endif  // GE_OPS_MATH_MATH_OPS_H_

@@ -294,7 +294,15 @@ def _values(ctx: Checker, where: YamlPath) -> SampleValues:
     return SampleValues(
         (float(span[0]), float(span[1])) if span is not None else None,
         tuple(special),
+        _frozen(value.get("const")),
     )
+
+
+def _frozen(value: Any) -> Any:
+    """A ``const:`` value with its lists as tuples (the model is frozen)."""
+    if isinstance(value, list):
+        return tuple(_frozen(v) for v in value)
+    return value
 
 
 def samples(

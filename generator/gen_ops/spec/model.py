@@ -339,6 +339,10 @@ SampleShape = tuple[tuple[str, SampleDims | tuple[SampleDims, ...] | None], ...]
 class SampleValues:
     range: tuple[float, float] | None = None
     special: tuple[str | float, ...] = ()
+    # ``const:``: the input is a Const node of this value (a number, or
+    # nested tuples of them), not drawn: an input the op reads when the
+    # graph is compiled (Split's split_dim, Transpose's perm).
+    const: Any = None
 
 
 @dataclass(frozen=True)

@@ -45,9 +45,15 @@ OP_TYPES = frozenset(
     {
         "Abs",
         "Add",
+        "BatchMatMulV2",
         "Cast",
+        "Concat",
+        "ConcatV2",
+        "Conv2D",
         "Div",
         "Exp",
+        "GEMM",
+        "Identity",
         "Log",
         "MatMul",
         "Maximum",
@@ -59,9 +65,12 @@ OP_TYPES = frozenset(
         "Relu",
         "Rsqrt",
         "Sigmoid",
+        "Split",
         "Sqrt",
         "Sub",
         "Tanh",
+        "TensorMove",
+        "Transpose",
     }
 )
 

@@ -12,7 +12,7 @@ import contextlib
 import enum
 import os
 import platform
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
@@ -288,18 +288,38 @@ class _Subgraphs:
 
 
 class InferMetaContext(_Subgraphs):
-    """What infer_meta may ask beyond its arguments: instance counts, and
-    the node's subgraphs."""
+    """What infer_meta may ask beyond its arguments: instance counts, the
+    node's subgraphs, and the values of inputs that are constants (GE's
+    value-dependent inputs: Split's ``split_dim``, Transpose's ``perm``)."""
 
     def __init__(
         self,
         node_name: str,
         outputs: Sequence[IrSlot],
         subgraphs: SubgraphTable = NO_SUBGRAPHS,
+        const_inputs: Mapping[int, Any] | None = None,
+        input_formats: Sequence[Format] = (),
     ) -> None:
         self._node = node_name
         self._outputs = list(outputs)
         self._subgraphs = subgraphs
+        self._consts = dict(const_inputs or {})
+        self._formats = list(input_formats)
+
+    def get_input_format(self, index: int) -> Format:
+        """The format (GE's origin format) of input ``index`` (flattened
+        over the dynamic inputs' instances): its producer's output format;
+        FORMAT_ND when it is absent or not known. Ops whose layout follows
+        the tensor, as GE's convolutions, read it."""
+        if 0 <= index < len(self._formats):
+            return self._formats[index]
+        return Format.FORMAT_ND
+
+    def get_input_const_data(self, index: int) -> Any:
+        """The value (a numpy array) of input ``index`` (flattened over the
+        dynamic inputs' instances) when a ``Const`` node produces it, else
+        None: an op whose output shape depends on it must refuse then."""
+        return self._consts.get(index)
 
     def get_node_name(self) -> str:
         return self._node

@@ -19,7 +19,7 @@ from ge.custom_op.subgraphs import NO_SUBGRAPHS, SubgraphTable
 from ge.engine.errors import CompileError
 from ge.graph.attrs import AttrType
 from ge.graph.graph import InputKind, Node, TensorMeta
-from ge.graph.types import DataType
+from ge.graph.types import DataType, Format
 from ge.runtime.types import TensorDesc
 from ge_ir.dtype_rules import SlotDtype
 from ge_ir.names import DATA_NODE_TYPES
@@ -140,6 +140,25 @@ def _desc(meta: TensorMeta) -> TensorDesc:
     return TensorDesc(shape, dtype)
 
 
+CONST_TYPES = frozenset({"Const", "Constant"})
+
+
+def const_inputs(node: Node) -> dict[int, Any]:
+    """The values of the node's inputs that Const nodes produce, by input
+    index (InferMetaContext.get_input_const_data)."""
+    values: dict[int, Any] = {}
+    for i, edge in enumerate(node.inputs):
+        if edge is None or edge.node.type not in CONST_TYPES:
+            continue
+        value = edge.node.attrs.get("value")
+        if value is not None and value[0] is AttrType.TENSOR:
+            try:
+                values[i] = value[1].numpy()
+            except TypeError:  # a dtype numpy cannot hold
+                continue
+    return values
+
+
 def infer_op(
     node: Node,
     proto: OpProto,
@@ -167,6 +186,8 @@ def infer_op(
             for o in node.ir_outputs
         ],
         subgraphs,
+        const_inputs(node),
+        [Format.FORMAT_ND if m is None else m.format for m in inputs],
     )
     try:
         with inferring(ctx):

@@ -18,12 +18,19 @@ from typing import Any
 import numpy as np
 
 from ge.es._calls import Deprecated, Renamed, wrap
-from ge.es.graph_builder import GraphBuilder
+from ge.es.graph_builder import GraphBuilder, is_default_typed
 from ge.es.tensor_holder import TensorHolder
 from ge.es.tensor_like import is_tensor_like, literal_array
 from ge.graph.attrs import AttrType, check_attr_value
 from ge.graph.graph import Graph as IrGraph
-from ge.graph.graph import InputKind, IrInput, IrOutput, Node, TensorMeta
+from ge.graph.graph import (
+    InputKind,
+    IrInput,
+    IrOutput,
+    Node,
+    TensorMeta,
+    register_ir_defaults,
+)
 from ge.graph.numpy_dtypes import has_numpy_dtype, kind, to_numpy_dtype
 from ge.graph.tensor import Tensor
 from ge.graph.types import DataType, dtype_from_spec_name
@@ -235,6 +242,10 @@ class OpDef:
             for a in self.attrs
             if a.default is not NO_DEFAULT
         }
+        register_ir_defaults(
+            self.op_type,
+            {k: (self._attr_types[k], v) for k, v in self._defaults.items()},
+        )
 
     def function(self, fn: Any) -> Any:
         """The builder function, taking earlier parameter names and warning
@@ -319,20 +330,28 @@ class OpDef:
         and the constants to make: (slot, values, dtype)."""
         binder = DtypeBinder(self.rules)
         _list_lengths(self, inputs, binder)
-        # First the tensors whose dtype is known: they bind type variables.
-        for item in self.inputs:
-            value = inputs.get(item.name)
-            constraint = self.input_constraints[item.name]
-            values = self._instances(item, value)
-            for i, each in enumerate(values):
-                if isinstance(each, TensorHolder) and each.index >= 0:
+        # First the tensors whose dtype is known: they bind type variables;
+        # then graph inputs of the default dtype, which bind only where it
+        # fits (Note [Inputs of the default dtype] in ge/es/graph_builder.py).
+        for soft in (False, True):
+            for item in self.inputs:
+                value = inputs.get(item.name)
+                constraint = self.input_constraints[item.name]
+                values = self._instances(item, value)
+                for i, each in enumerate(values):
+                    if not isinstance(each, TensorHolder) or each.index < 0:
+                        continue
                     dtype = each.data_type
                     if dtype is DataType.DT_UNDEFINED:
+                        continue
+                    if is_default_typed(each.node) is not soft:
                         continue
                     where = self._param("input", item) + (
                         f"[{i}]" if item.dynamic else ""
                     )
-                    self._check(binder.bind(constraint, i, dtype, where))
+                    mismatch = binder.bind(constraint, i, dtype, where)
+                    if not soft:
+                        self._check(mismatch)
         holders: list[TensorHolder | None] = []
         ir_inputs: list[IrInput] = []
         literals: list[tuple[int, np.ndarray, DataType]] = []

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import enum
 import threading
+import weakref
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -214,13 +215,14 @@ class GraphBuilder:
         *,
         name: str | None = None,
         type_str: InputType | str = InputType.DATA,
-        data_type: DataType = DataType.DT_FLOAT,
+        data_type: DataType | None = None,
         format: Format = Format.FORMAT_ND,
         shape: Sequence[int] | None = None,
     ) -> TensorHolder:
-        """A graph input (a Data node) at position ``index``; shape None is a
-        scalar, -1 dims are unknown."""
+        """A graph input (a Data node) at ``index``; shape None is a scalar, -1
+        dims unknown; data_type None: DT_FLOAT (Note [Inputs of the default dtype])."""
         graph = self._check_usable()
+        defaulted, data_type = data_type is None, _float_if_none(data_type)
         index = _check_int(index, "index")
         if index < 0:
             raise ValueError(f"input index must be >= 0, got {index}")
@@ -245,6 +247,8 @@ class GraphBuilder:
             outputs=[TensorMeta(dims, data_type, format)],
             attrs={"index": (AttrType.INT, index)},
         )
+        if defaulted:
+            _DEFAULT_TYPED.add(node)
         return self._holder(node, 0)
 
     def create_inputs(self, num: int, start_index: int = 0) -> list[TensorHolder]:
@@ -501,3 +505,31 @@ class GraphBuilder:
     def __repr__(self) -> str:
         state = "built" if self._graph is None else f"{len(self._graph.nodes)} nodes"
         return f"GraphBuilder({self._name!r}, {state})"
+
+
+# Note [Inputs of the default dtype]: create_input's data_type is DT_FLOAT
+# when not given, as GE's. GE's builders do not check dtypes, and GE's
+# samples rely on that: a replacement graph's inputs are made with
+# create_inputs(n) (all DT_FLOAT) and one of them may feed an int32 slot
+# (ConcatV2's concat_dim), since the rewriter connects the real tensor to
+# it. So a Data node made without a data_type binds an op's type variables
+# only where float fits: a dtype rule it breaks is not raised when the op
+# is built, and the compiler checks the node with the dtype the input has
+# then (the boundary's tensor in a replacement, the Data node's dtype in a
+# graph that is compiled as built). An input given a data_type is checked
+# when the op is built, as before.
+
+
+_DEFAULT_TYPED: weakref.WeakSet[Node] = weakref.WeakSet()
+
+
+def _float_if_none(data_type: DataType | None) -> DataType:
+    return DataType.DT_FLOAT if data_type is None else data_type
+
+
+def is_default_typed(node: Node) -> bool:
+    """Whether ``node`` is a Data node made without a data_type that still
+    has the default dtype (Note [Inputs of the default dtype])."""
+    return node in _DEFAULT_TYPED and bool(
+        node.outputs and node.outputs[0].dtype is DataType.DT_FLOAT
+    )

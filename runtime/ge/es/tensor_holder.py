@@ -54,6 +54,12 @@ class TensorHolder:
     def node(self) -> Node:
         return self._node
 
+    def _get_node_snapshot(self) -> Node:
+        """The node that produces this tensor, as GE's samples reach it to
+        update its tensor descs (Node.update_input_desc/update_output_desc)."""
+        self._builder._check_usable()
+        return self._node
+
     def _meta(self) -> TensorMeta:
         self._builder._check_usable()
         if self._index < 0:

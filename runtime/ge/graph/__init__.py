@@ -25,7 +25,9 @@ __all__ = [
     "NamedAttrs",
     "Node",
     "Placement",
+    "Shape",
     "Tensor",
+    "TensorDesc",
     "TensorType",
 ]
 
@@ -35,12 +37,15 @@ _LAZY = {
     "Node": "ge.graph.graph",
     "DumpFormat": "ge.graph.graph",
     "NamedAttrs": "ge.graph.named_attrs",
+    "TensorDesc": "ge.graph.tensor_desc",
+    "Shape": "ge.graph.tensor_desc",
 }
 
 if TYPE_CHECKING:
     from ge.graph.graph import DumpFormat, Graph, Node
     from ge.graph.named_attrs import NamedAttrs
     from ge.graph.tensor import Tensor
+    from ge.graph.tensor_desc import Shape, TensorDesc
 
 
 def __getattr__(name: str) -> Any:

@@ -13,7 +13,7 @@ import hashlib
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ge.graph.attrs import AttrType
 from ge.graph.graph_edit import is_vacant
@@ -21,7 +21,11 @@ from ge.graph.types import DataType, Format
 from ge_ir.dtype_rules import DtypeRules
 from ge_ir.names import DATA_NODE_TYPES as _DATA_TYPES
 
+if TYPE_CHECKING:
+    from ge.graph.tensor_desc import TensorDesc
+
 __all__ = [
+    "AttrNotFoundError",
     "Graph",
     "InputKind",
     "Node",
@@ -31,6 +35,7 @@ __all__ = [
     "DumpFormat",
     "check_ir",
     "data_index",
+    "register_ir_defaults",
 ]
 
 
@@ -98,14 +103,46 @@ class Edge:
     index: int
 
 
+class AttrNotFoundError(KeyError, RuntimeError):
+    """``get_attr`` of an attr that is not there: a KeyError, and the
+    RuntimeError GE's ``get_attr`` raises (samples catch that)."""
+
+
+# Note [IR defaults for readers]: a builder leaves an optional attr at its
+# IR default off the node (Note [Defaults stay off the node] in
+# ge/es/_op_api.py), and whoever reads the node takes the default. In GE the
+# node carries every IR attr, so a pass's ``node.get_attr("dilations")``
+# finds the default. Node.get_attr does the same from the defaults of the
+# op types whose builders are loaded (each ge.es OpDef registers its own,
+# here, since this layer cannot look at prototypes); has_attr stays what the
+# node holds.
+_IR_DEFAULTS: dict[str, dict[str, tuple[AttrType, Any]]] = {}
+
+
+def register_ir_defaults(
+    op_type: str, defaults: dict[str, tuple[AttrType, Any]]
+) -> None:
+    """The optional attrs' IR defaults of ``op_type`` (Note [IR defaults
+    for readers])."""
+    _IR_DEFAULTS[op_type] = dict(defaults)
+
+
 class _Attributed:
     """get_attr / set_attr over an ``attrs`` dict of (type, value), for nodes
     and graphs alike."""
 
     attrs: dict[str, tuple[AttrType, Any]]
 
+    def _attr_default(self, name: str) -> tuple[AttrType, Any] | None:
+        return None
+
     def get_attr(self, name: str) -> Any:
-        return self.attrs[name][1]
+        entry = self.attrs.get(name)
+        if entry is None:
+            entry = self._attr_default(name)
+        if entry is None:
+            raise AttrNotFoundError(name)
+        return entry[1]
 
     def set_attr(
         self, name: str, value: Any, attr_type: AttrType | None = None
@@ -134,9 +171,15 @@ class Node(_Attributed):
     # or read from a graph file that has them (Note [Dtype rules travel with
     # the op] in ge_ir/dtype_rules.py).
     dtype_rules: DtypeRules | None = None
+    # Input descs a pass set (update_input_desc), by input slot (Note
+    # [Tensor descs of a node] in ge/graph/node_desc.py).
+    input_descs: dict[int, TensorMeta] = field(default_factory=dict)
 
     def __repr__(self) -> str:
         return f"Node({self.name!r}, {self.type!r})"
+
+    def _attr_default(self, name: str) -> tuple[AttrType, Any] | None:
+        return _IR_DEFAULTS.get(self.type, {}).get(name)
 
     # -- GE's Node queries (what graph passes read) ---------------------------------
 
@@ -153,15 +196,61 @@ class Node(_Attributed):
     def get_in_data_nodes_and_port_indexes(self, in_index: int) -> tuple[Node, int]:
         """The producer of input ``in_index`` and its output index
         (RuntimeError when the slot is absent or unconnected, as GE)."""
+        from ge.graph.node_desc import same_graph
+
+        if not isinstance(in_index, int) or isinstance(in_index, bool):
+            raise TypeError(
+                f"input index must be an int, got {type(in_index).__name__}"
+            )
         edge = self.inputs[in_index] if 0 <= in_index < len(self.inputs) else None
         if edge is None:
             raise RuntimeError(
                 f"input {in_index} of node '{self.name}' is not connected"
             )
-        return edge.node, edge.index
+        return same_graph(self, edge.node), edge.index
+
+    def get_out_data_nodes_and_port_indexes(
+        self, out_index: int
+    ) -> list[tuple[Node, int]]:
+        """The (consumer, input slot) pairs reading output ``out_index``, in
+        the graph's node order (Note [A node's graph] in ge/graph/node_desc.py:
+        the node must have been handed out by its graph)."""
+        from ge.graph.node_desc import out_data_nodes
+
+        return out_data_nodes(self, out_index)
 
     def get_in_control_nodes(self) -> list[Node]:
-        return list(self.control_inputs)
+        from ge.graph.node_desc import same_graph
+
+        return [same_graph(self, n) for n in self.control_inputs]
+
+    def get_out_control_nodes(self) -> list[Node]:
+        """The nodes with a control edge from this one (Note [A node's graph])."""
+        from ge.graph.node_desc import out_control_nodes
+
+        return out_control_nodes(self)
+
+    def get_input_desc(self, index: int) -> TensorDesc:
+        """A copy of input ``index``'s desc (Note [Tensor descs of a node])."""
+        from ge.graph.node_desc import input_desc
+
+        return input_desc(self, index)
+
+    def update_input_desc(self, index: int, tensor_desc: TensorDesc) -> None:
+        from ge.graph.node_desc import update_input_desc
+
+        update_input_desc(self, index, tensor_desc)
+
+    def get_output_desc(self, index: int) -> TensorDesc:
+        """A copy of output ``index``'s desc."""
+        from ge.graph.node_desc import output_desc
+
+        return output_desc(self, index)
+
+    def update_output_desc(self, index: int, tensor_desc: TensorDesc) -> None:
+        from ge.graph.node_desc import update_output_desc
+
+        update_output_desc(self, index, tensor_desc)
 
 
 class Graph(_Attributed):
@@ -194,20 +283,28 @@ class Graph(_Attributed):
     # -- queries -------------------------------------------------------------------
 
     def get_direct_nodes(self) -> list[Node]:
-        return list(self.nodes)
+        from ge.graph.node_desc import bind
+
+        return bind(self, list(self.nodes))
 
     def get_all_nodes(self) -> list[Node]:
         """Nodes of this graph and, recursively, of its subgraphs."""
+        from ge.graph.node_desc import bind
+
         out: list[Node] = []
         for node in self.nodes:
             out.append(node)
             for graphs in node.subgraphs.values():
                 for sub in graphs:
                     out.extend(sub.get_all_nodes())
+        bind(self, list(self.nodes))
         return out
 
     def find_node_by_name(self, name: str) -> Node | None:
-        return next((n for n in self.nodes if n.name == name), None)
+        from ge.graph.node_desc import bind
+
+        found = next((n for n in self.nodes if n.name == name), None)
+        return None if found is None else bind(self, [found])[0]
 
     @property
     def input_nodes(self) -> list[Node]:

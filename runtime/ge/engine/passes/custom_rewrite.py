@@ -49,6 +49,7 @@ def copy_graph(graph: Graph) -> Graph:
             node,
             outputs=[m.copy() for m in node.outputs],
             attrs=dict(node.attrs),
+            input_descs={i: m.copy() for i, m in node.input_descs.items()},
         )
     for node in new.values():
         node.inputs = [
@@ -141,6 +142,7 @@ def splice(
             outputs=[m.copy() for m in node.outputs],
             attrs=dict(node.attrs),
             control_inputs=[],
+            input_descs={i: m.copy() for i, m in node.input_descs.items()},
         )
         copy.inputs = [None if e is None else source(e) for e in node.inputs]
         copies[id(node)] = copy

@@ -232,6 +232,7 @@ def _rebuilt(graph: Graph, replaced: Mapping[int, Node]) -> Graph:
                     for e in node.inputs
                 ],
                 control_inputs=[mapped(c) for c in node.control_inputs],
+                input_descs=dict(node.input_descs),
             )
     nodes = [mapped(n) for n in graph.nodes]
     outputs = [(mapped(n), i) for n, i in graph.outputs]

@@ -3,9 +3,15 @@
 
 from .abs import Abs
 from .add import Add
+from .batch_mat_mul_v2 import BatchMatMulV2
 from .cast import Cast
+from .concat import Concat
+from .concat_v2 import ConcatV2
+from .conv2_d import Conv2D
 from .div import Div
 from .exp import Exp
+from .gemm import GEMM
+from .identity import Identity
 from .log import Log
 from .mat_mul import MatMul
 from .maximum import Maximum
@@ -17,16 +23,25 @@ from .real_div import RealDiv
 from .relu import Relu
 from .rsqrt import Rsqrt
 from .sigmoid import Sigmoid
+from .split import Split
 from .sqrt import Sqrt
 from .sub import Sub
 from .tanh import Tanh
+from .tensor_move import TensorMove
+from .transpose import Transpose
 
 __all__ = [
     "Abs",
     "Add",
+    "BatchMatMulV2",
     "Cast",
+    "Concat",
+    "ConcatV2",
+    "Conv2D",
     "Div",
     "Exp",
+    "GEMM",
+    "Identity",
     "Log",
     "MatMul",
     "Maximum",
@@ -38,7 +53,10 @@ __all__ = [
     "Relu",
     "Rsqrt",
     "Sigmoid",
+    "Split",
     "Sqrt",
     "Sub",
     "Tanh",
+    "TensorMove",
+    "Transpose",
 ]

@@ -1,0 +1,20 @@
+"""Identity: y is a copy of x (numpy, ops/math/_host.py)."""
+
+from __future__ import annotations
+
+from ge_impl.math.identity import IdentityBase
+
+from ge.custom_op import register_op_impl
+from ge.runtime import Tensor
+
+from ._host import read, write
+
+
+@register_op_impl(op_type=IdentityBase.OP_TYPE)
+class Identity(IdentityBase):
+    """Copies x."""
+
+    def execute(self, x: Tensor) -> None:
+        (value,) = read(self.OP_TYPE, x=x)
+        assert value is not None
+        write(0, x, value)
