@@ -208,7 +208,6 @@ class Outcome:
 def _run(
     graph: Any, data: list[np.ndarray], passes_on: bool
 ) -> tuple[list[np.ndarray], int]:
-    from ge.engine.compiler import compile_graph
     from ge.graph import Tensor
     from ge.session import Session
 

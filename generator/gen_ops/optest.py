@@ -418,8 +418,8 @@ def _array(
 
 def build_case(op: OpSpec, drawn: Drawn, shape: SampleShape | None = None) -> OpCase:
     """The OpCase of a drawn case (``shape``: another rule, for errors)."""
-    from ge.opcheck_raw import numpy_dtype_of
     from ge.opcheck import OpCase
+    from ge.opcheck_raw import numpy_dtype_of
     from ge_ir.types import dtype_from_spec_name
 
     combo = {k: dtype_from_spec_name(v) for k, v in drawn.combo}
@@ -587,8 +587,8 @@ def _undeclared(op: OpSpec, case: OpCase) -> list[OpCase]:
 
 
 def _errors(op: OpSpec, drawn: Drawn) -> list[ErrorExpectation]:
-    from ge.opcheck_raw import numpy_dtype_of
     from ge.opcheck import ErrorExpectation
+    from ge.opcheck_raw import numpy_dtype_of
     from ge_ir.types import dtype_from_spec_name
 
     result = []
@@ -803,8 +803,8 @@ def test_op(
 
 
 def _np_dtype(value: Any) -> Any:
-    from ge.opcheck_raw import numpy_dtype_of
     from ge.graph.types import DataType as RtDataType
+    from ge.opcheck_raw import numpy_dtype_of
 
     return numpy_dtype_of(value) if isinstance(value, RtDataType) else value
 

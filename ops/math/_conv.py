@@ -9,8 +9,8 @@ weights and accumulated (one tensordot per tap and group).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 

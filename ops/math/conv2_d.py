@@ -4,7 +4,7 @@ data_format (_conv.layout)."""
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from ge_impl.math.conv2_d import Conv2DBase

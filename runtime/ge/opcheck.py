@@ -50,8 +50,15 @@ import numpy as np
 
 from ge.engine.compiler import EXECUTE_PATH
 from ge.graph.types import DataType
-from ge.opcheck_raw import array_of, data_type_of, from_bytes, numeric, numpy_dtype_of
-from ge.opcheck_raw import to_bytes, to_tensor
+from ge.opcheck_raw import (
+    array_of,
+    data_type_of,
+    from_bytes,
+    numeric,
+    numpy_dtype_of,
+    to_bytes,
+    to_tensor,
+)
 
 __all__ = [
     "DEFAULT_TOLERANCE",

@@ -21,7 +21,7 @@ ml_dtypes is imported only when one of these dtypes is asked for.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -49,7 +49,7 @@ _BY_NAME = {name: data_type for data_type, name in RAW.items()}
 _PACKED = frozenset({DataType.DT_INT4})
 
 
-@lru_cache(maxsize=None)
+@cache
 def _ml(name: str) -> np.dtype:
     import ml_dtypes
 

@@ -8,7 +8,6 @@ Parity with gen_esb's own overload tests is bench/esb_parity.py's."""
 from __future__ import annotations
 
 import dataclasses
-import os
 import re
 import shutil
 import subprocess

@@ -312,7 +312,17 @@ def test_casts_give_the_unfused_bits(src: str) -> None:
 
 
 def test_the_fusible_ops_are_the_libraries_elementwise_ones() -> None:
-    host = {"Identity", "TensorMove", "Split", "Concat", "ConcatV2", "Transpose", "Conv2D", "GEMM", "BatchMatMulV2"}  # numpy execute ops (ops/math/_host.py): never fused
+    host = {
+        "Identity",
+        "TensorMove",
+        "Split",
+        "Concat",
+        "ConcatV2",
+        "Transpose",
+        "Conv2D",
+        "GEMM",
+        "BatchMatMulV2",
+    }  # numpy execute ops (ops/math/_host.py): never fused
     assert set(BINARY) | set(UNARY) | {"Cast", "MatMul"} | host == set(OP_TYPES)
 
 

@@ -22,6 +22,8 @@ sys.modules["ge_fusion_samples"] = samples  # its dataclass looks itself up
 spec.loader.exec_module(samples)
 
 HAVE_MIRROR = (samples.MIRROR / "HEAD").exists()
+
+
 @pytest.mark.skipif(not HAVE_MIRROR, reason=f"no GE mirror at {samples.MIRROR}")
 @pytest.mark.parametrize("path", samples.sample_files() if HAVE_MIRROR else [])
 def test_a_ge_sample_rewrites_and_keeps_the_numbers(path: str) -> None:
