@@ -1,5 +1,5 @@
 """Custom ops whose specs declare ``elementwise:`` join element-wise fusion
-regions (docs/compiler.md, "Custom ops in regions"; Note [Element-wise
+regions (docs/compiler.md, "Element-wise fusion"; Note [Element-wise
 expressions] in ge_ir.elementwise): which join, which break a region, and
 that the fused kernel gives the bits of the ops' own kernels over random
 and special values."""
