@@ -14,7 +14,12 @@ import numpy as np
 import pytest
 
 import ge.es.math as m
-from ge.custom_op import bootstrap, register_op, register_op_impl
+from ge.custom_op import (
+    bootstrap,
+    get_registered_op_impl,
+    register_op,
+    register_op_impl,
+)
 from ge.engine.compiled import CompiledGraph
 from ge.engine.compiler import compile_graph
 from ge.engine.errors import CompileError
@@ -199,20 +204,27 @@ def test_a_shape_its_compile_refuses_is_refused_fused_too() -> None:
 GRAMMAR = "-(abs(x) * k + sqrt(abs(x))) / 2 + flag if b is None else x - b * k"
 
 
-@register_op(op_type="GrammarCustom", elementwise=GRAMMAR)
-def _grammar(
-    x: TensorDesc, b: TensorDesc | None, *, k: int = 3, flag: bool = True
-) -> TensorDesc:
-    return x
+def _register_grammar() -> None:
+    """Registered in the test (other tests may empty the registries)."""
+    if get_registered_op_impl("GrammarCustom") is not None:
+        return
 
+    @register_op(op_type="GrammarCustom", elementwise=GRAMMAR)
+    def _grammar(
+        x: TensorDesc, b: TensorDesc | None, *, k: int = 3, flag: bool = True
+    ) -> TensorDesc:
+        return x
 
-@register_op_impl(op_type="GrammarCustom")
-class _GrammarImpl:
-    def execute(self, x: RtTensor, b: RtTensor | None, *, k: int, flag: bool) -> None:
-        raise NotImplementedError("fused only")
+    @register_op_impl(op_type="GrammarCustom")
+    class _GrammarImpl:
+        def execute(
+            self, x: RtTensor, b: RtTensor | None, *, k: int, flag: bool
+        ) -> None:
+            raise NotImplementedError("fused only")
 
 
 def test_every_part_of_the_grammar_computes_in_float32() -> None:
+    _register_grammar()
     from ge.es._op_api import Attr, Input, OpDef, Output
 
     op = OpDef(
@@ -224,7 +236,9 @@ def test_every_part_of_the_grammar_computes_in_float32() -> None:
     b = GraphBuilder("grammar")
     x, y = inputs(b, 2)
     first = op.build(inputs={"x": x, "b": None}, attrs={"k": 5, "flag": True})
-    b.set_graph_output(op.build(inputs={"x": first, "b": y}, attrs={"k": -2, "flag": True}), 0)
+    b.set_graph_output(
+        op.build(inputs={"x": first, "b": y}, attrs={"k": -2, "flag": True}), 0
+    )
     arrays = [special(np.float32, N, 9), special(np.float32, N, 10)]
     fused = compiled(b.build_and_reset())
     assert [len(r.nodes) for r in fused.report.regions] == [2]
