@@ -29,9 +29,10 @@ from ge.engine.passes.spec import FusedKernelSpec
 from ge.graph import DataType
 
 from ._cast import CAST_TYPES, cast_expr
+from ._custom_expr import expression_function
 from ._exprs import C_TYPES, HELPERS, INT_POW, binary_expr, convert, store, unary_expr
 
-__all__ = ["BINARY", "UNARY", "fused_source", "plan"]
+__all__ = ["BINARY", "EXPRESSION_DTYPES", "UNARY", "fused_source", "plan"]
 
 BINARY = {
     "Add": "add",
@@ -54,6 +55,11 @@ UNARY = {
     "Exp": "exp",
     "Log": "log",
 }
+# The dtypes a custom op's element-wise expression computes in
+# (Note [Element-wise expressions] in ge_ir.elementwise).
+EXPRESSION_DTYPES = frozenset(
+    {DataType.DT_FLOAT16, DataType.DT_BF16, DataType.DT_FLOAT, DataType.DT_DOUBLE}
+)
 CHUNK = 16384  # elements of a row per unit of work
 MAX_BLOCKS = 64
 
@@ -173,6 +179,14 @@ def fused_source(kernel: str, spec: FusedKernelSpec) -> tuple[str, int, int]:
             src = value_dtype[refs[0]]
             functions.append(_cast_function(j, src, node.dtype))
             expr = f"ge_op_{j}({refs[0]})"
+        elif node.expr is not None:  # a custom op's elementwise expression
+            functions.append(
+                expression_function(
+                    j, node.expr, node.dtype, node.inputs, dict(node.attrs)
+                )
+            )
+            args = ", ".join(convert(value_dtype[r], node.dtype, r) for r in refs)
+            expr = store(node.dtype, f"ge_op_{j}({args})")
         else:
             functions.append(_op_function(j, node.op_type, node.dtype, attrs))
             args = ", ".join(convert(value_dtype[r], node.dtype, r) for r in refs)

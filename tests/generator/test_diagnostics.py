@@ -1297,6 +1297,77 @@ case("E703", "6:11", "library and kernel", """
         outputs: [{name: y, dtype: float32}]
         reference: x *
     """),
+    case("E631", "6:14", "elementwise uses an operator outside the grammar", """
+        op: A
+        inputs:
+          - {name: x, dtype: float32}
+        outputs: [{name: y, dtype: float32}]
+        infer_meta: {y: {shape: same_as(x), dtype: x}}
+        elementwise: x ** 2
+    """),
+    case("E631", "6:14", "elementwise calls an unknown function", """
+        op: A
+        inputs:
+          - {name: x, dtype: float32}
+        outputs: [{name: y, dtype: float32}]
+        infer_meta: {y: {shape: same_as(x), dtype: x}}
+        elementwise: erf(x)
+    """),
+    case("E632", "6:14", "elementwise reads an unknown name", """
+        op: A
+        inputs:
+          - {name: x, dtype: float32}
+        outputs: [{name: y, dtype: float32}]
+        infer_meta: {y: {shape: same_as(x), dtype: x}}
+        elementwise: x * scale
+    """),
+    case("E632", "9:14", "elementwise reads an optional input unguarded", """
+        op: A
+        inputs:
+          - {name: x, dtype: float32}
+          - {name: b, dtype: float32, optional: true}
+        outputs: [{name: y, dtype: float32}]
+        attrs:
+          - {name: alpha, type: float, default: 1.0}
+        infer_meta: {y: {shape: same_as(x), dtype: x}}
+        elementwise: x * alpha + b
+    """),
+    case("E632", "8:14", "elementwise reads a str attr", """
+        op: A
+        inputs:
+          - {name: x, dtype: float32}
+        outputs: [{name: y, dtype: float32}]
+        attrs:
+          - {name: mode, type: str, default: a}
+        infer_meta: {y: {shape: same_as(x), dtype: x}}
+        elementwise: x * mode
+    """),
+    case("E633", "7:14", "elementwise op of integer dtypes", """
+        op: A
+        dtypes: {T: [float32, int32]}
+        inputs:
+          - {name: x, dtype: T}
+        outputs: [{name: y, dtype: T}]
+        infer_meta: {y: {shape: same_as(x), dtype: x}}
+        elementwise: x + x
+    """),
+    case("E633", "8:14", "elementwise op whose inputs differ in dtype", """
+        op: A
+        dtypes: {T: [float32], U: [float16]}
+        inputs:
+          - {name: x, dtype: T}
+          - {name: z, dtype: U}
+        outputs: [{name: y, dtype: T}]
+        infer_meta: {y: {shape: same_as(x), dtype: x}}
+        elementwise: x + z
+    """),
+    case("E633", "5:14", "elementwise op without a shape rule", """
+        op: A
+        inputs:
+          - {name: x, dtype: float32}
+        outputs: [{name: y, dtype: float32}]
+        elementwise: x + x
+    """),
     case("E622", "7:16", "shape rule names an unknown input", """
         op: A
         inputs:

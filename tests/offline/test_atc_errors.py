@@ -24,6 +24,15 @@ from ge.es import GraphBuilder
 from ge.graph import Graph
 from ge.graph.air import MAGIC, VERSION, graph_bytes
 
+
+@pytest.fixture(autouse=True)
+def _unfused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests count the sample ops' own launches, workspaces and
+    execute nodes; the sample adds and ScaleCustom declare elementwise:, so
+    element-wise fusion (docs/compiler.md) is off here."""
+    monkeypatch.setenv("GE_CPU_FUSION", "0")
+
+
 Document = dict[str, Any]
 
 

@@ -28,6 +28,15 @@ from ge.graph import Tensor
 from ge.offline import model_file
 from ge.offline.model import load_model_bytes
 
+
+@pytest.fixture(autouse=True)
+def _unfused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests count the sample ops' own launches, workspaces and
+    execute nodes; the sample adds and ScaleCustom declare elementwise:, so
+    element-wise fusion (docs/compiler.md) is off here."""
+    monkeypatch.setenv("GE_CPU_FUSION", "0")
+
+
 HEADER = struct.Struct("<8sIIQ")
 ENTRY = struct.Struct("<IIQQ")
 

@@ -24,6 +24,14 @@ from ge.offline.compile import main as ge_atc
 from ge.offline.model import load_model_bytes
 
 
+@pytest.fixture(autouse=True)
+def _unfused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests count the sample ops' own launches, workspaces and
+    execute nodes; the sample adds and ScaleCustom declare elementwise:, so
+    element-wise fusion (docs/compiler.md) is off here."""
+    monkeypatch.setenv("GE_CPU_FUSION", "0")
+
+
 def clean_env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k != "ASCEND_CUSTOM_OPP_PATH"}
     env.update(extra)

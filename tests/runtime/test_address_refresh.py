@@ -102,8 +102,14 @@ def _author_calls(run) -> int:  # type: ignore[no-untyped-def]
     return calls[0]
 
 
-def test_no_python_callback_runs_for_annotated_nodes(session: Session) -> None:
+def test_no_python_callback_runs_for_annotated_nodes(
+    session: Session, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from ge.es.custom import AnnotatedAddCustom, NoRefreshAddCustom
+
+    # Both ops declare elementwise:, so fused each chain would be one
+    # kernel and no callback at all; this counts the unfused paths.
+    monkeypatch.setenv("GE_CPU_FUSION", "0")
 
     n = 2048
     session.add_graph(2, chain(AnnotatedAddCustom, 16, n))
@@ -149,8 +155,12 @@ def test_compile_runs_once_per_key_and_is_thread_safe(session: Session) -> None:
         np.testing.assert_allclose(y.numpy(), x * (1.0 + graph_id) ** 2, rtol=1e-6)
 
 
-def test_graph_mixing_annotated_and_execute_nodes(session: Session) -> None:
+def test_graph_mixing_annotated_and_execute_nodes(
+    session: Session, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from ge.es.custom import AddCustom, ScaleCustom, SumNCustom
+
+    monkeypatch.setenv("GE_CPU_FUSION", "0")  # the kinds of steps, unfused
 
     builder = GraphBuilder("mixed")
     x = builder.create_input(0, shape=[4, 256])

@@ -27,6 +27,15 @@ from ge.offline import compile_model
 from ge.offline.model import load_model_bytes
 from ge.session import Session
 
+
+@pytest.fixture(autouse=True)
+def _unfused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests count the sample ops' own launches, workspaces and
+    execute nodes; the sample adds and ScaleCustom declare elementwise:, so
+    element-wise fusion (docs/compiler.md) is off here."""
+    monkeypatch.setenv("GE_CPU_FUSION", "0")
+
+
 ROOT = Path(__file__).resolve().parents[2]
 N, K = 2048, 3
 

@@ -95,6 +95,9 @@ CODES: dict[str, CodeInfo] = {
     "E624": CodeInfo(Severity.ERROR, "tolerance or sample values name the unknown"),
     "E625": CodeInfo(Severity.ERROR, "error case cannot be checked"),
     "E628": CodeInfo(Severity.ERROR, "samples.graphs does not fit the op"),
+    "E631": CodeInfo(Severity.ERROR, "elementwise expression does not parse"),
+    "E632": CodeInfo(Severity.ERROR, "elementwise expression reads the unknown"),
+    "E633": CodeInfo(Severity.ERROR, "op cannot be element-wise"),
     "E701": CodeInfo(
         Severity.ERROR, "launch argument names an unknown input, output or attr"
     ),

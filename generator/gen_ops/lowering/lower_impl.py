@@ -82,6 +82,8 @@ class Prototype:
     input_names: tuple[str, ...]
     # (output, input) for each output with reuse_input (Note [Reuse input]).
     reuse_inputs: tuple[tuple[str, str], ...]
+    # The spec's elementwise expression (Note [Element-wise expressions]).
+    elementwise: str | None
     asks: tuple[AuthorCall, ...]
     results: tuple[OutputDesc, ...] | None
 
@@ -325,6 +327,7 @@ def _prototype(
         reuse_inputs=tuple(
             (o.name, o.reuse_input) for o in op.outputs if o.reuse_input is not None
         ),
+        elementwise=op.elementwise.text if op.elementwise is not None else None,
         asks=author_calls(op, names, base),
         results=output_descs(op, names, imports) if op.infer_meta is not None else None,
     )

@@ -12,6 +12,7 @@ range of diagnostic codes, around a small shared context (``context``):
   ``rule_syntax``;
 - ``reuse``: an output's ``reuse_input`` (E615-E617, W906);
 - ``selftest``: reference, samples and tolerance (E621-E625);
+- ``elementwise``: the element-wise expression (E631-E633);
 - ``impl``: capabilities, launch arguments, the author path (E7xx);
 - ``across``: rules between specs (E8xx);
 - ``spec``: one spec through all of them, into its OpSpec.

@@ -8,6 +8,7 @@ from gen_ops.semantics import (
     attrs,
     breaking,
     dtypes,
+    elementwise,
     elements,
     evolution,
     names,
@@ -49,6 +50,7 @@ def check_spec(spec: LoadedSpec, sink: Sink) -> OpSpec | None:
     drawn = selftest.samples(ctx, inputs, outputs, attr_list)
     tolerances = selftest.tolerance(ctx, inputs, outputs)
     selftest.check_sample_graphs(ctx, graphs, meaning, drawn)
+    expression = elementwise.elementwise(ctx, inputs, outputs, attr_list, infer)
     if ctx.failed():
         return None
     op = OpSpec(
@@ -73,6 +75,7 @@ def check_spec(spec: LoadedSpec, sink: Sink) -> OpSpec | None:
         reference=meaning,
         samples=drawn,
         tolerance=tolerances,
+        elementwise=expression,
     )
     op = evolution.apply(ctx, op)
     names.check_op_type_hides(ctx, op)

@@ -328,6 +328,15 @@ class Reference:
     span: Span
 
 
+@dataclass(frozen=True)
+class Elementwise:
+    """``elementwise:``: the op's scalar expression (Note [Element-wise
+    expressions] in ``ge_ir.elementwise``), as written and checked."""
+
+    text: str
+    span: Span
+
+
 # A sample shape: per input, its dims (int sizes or expressions of letters
 # and int attrs); None leaves an optional input out; a tuple of dim tuples
 # gives a dynamic input's instances.
@@ -459,6 +468,8 @@ class OpSpec:
     reference: Reference | None = None
     samples: Samples | None = None
     tolerance: tuple[Tolerance, ...] = ()
+    # The op's element-wise expression, when it declares one (fusion).
+    elementwise: Elementwise | None = None
 
     def input(self, name: str) -> Input:
         return next(i for i in self.inputs if i.name == name)

@@ -29,7 +29,9 @@ from ge.custom_op.registry import LOCK, source_location
 from ge.graph.attrs import AttrType, check_attr_value
 from ge.graph.graph import InputKind
 from ge.graph.types import DataType
+from ge_ir import elementwise as elementwise_expr
 from ge_ir.dtype_rules import DtypeRules
+from ge_ir.elementwise import Expr
 from ge_ir.names import is_op_type
 
 __all__ = [
@@ -89,6 +91,9 @@ class OpProto:
     returns_tuple: bool = False
     # Note [Dtype rules travel with the op] (ge_ir/dtype_rules.py).
     dtype_rules: DtypeRules | None = None
+    # Note [Element-wise expressions] (ge_ir/elementwise.py): what one output
+    # element is, when the op declares it (register_op's elementwise).
+    elementwise: Expr | None = None
 
     def content(self) -> tuple[Any, ...]:
         return (
@@ -98,6 +103,7 @@ class OpProto:
             tuple(a.key() for a in self.attrs),
             self.returns_tuple,
             self.dtype_rules,
+            self.elementwise,
         )
 
     def as_dict(self) -> dict[str, Any]:
@@ -485,6 +491,7 @@ def build_proto(
     dtype_rules: DtypeRules | None = None,
     input_names: Sequence[str] | None = None,
     reuse_inputs: Mapping[str, str] | None = None,
+    elementwise: str | None = None,
 ) -> OpProto:
     """The prototype a function's signature declares (raises TypeError/ValueError)."""
     if not callable(fn) or inspect.isclass(fn):
@@ -537,7 +544,42 @@ def build_proto(
         infer_meta=fn,
         returns_tuple=returns_tuple,
         dtype_rules=dtype_rules,
+        elementwise=_elementwise(op_type, inputs, outputs, attrs, elementwise),
     )
+
+
+def _elementwise(
+    op_type: str,
+    inputs: list[ProtoInput],
+    outputs: list[ProtoOutput],
+    attrs: list[ProtoAttr],
+    text: str | None,
+) -> Expr | None:
+    """register_op's ``elementwise``, parsed and checked against the
+    prototype (Note [Element-wise expressions])."""
+    if text is None:
+        return None
+    if not isinstance(text, str):
+        raise _fail(op_type, f"elementwise must be a str, got {type(text).__name__}")
+    try:
+        expr = elementwise_expr.parse(text)
+    except elementwise_expr.ExpressionError as exc:
+        raise _fail(op_type, f"elementwise {text!r}: {exc}", ValueError) from None
+    if len(outputs) != 1 or outputs[0].dynamic:
+        raise _fail(
+            op_type, "an element-wise op has one output, not dynamic", ValueError
+        )
+    if any(i.kind is InputKind.DYNAMIC for i in inputs):
+        raise _fail(op_type, "an element-wise op has no dynamic input", ValueError)
+    found = elementwise_expr.problems(
+        expr,
+        {i.name: i.kind is InputKind.OPTIONAL for i in inputs},
+        {a.name: a.type.value for a in attrs},
+    )
+    if found:
+        message, hint = found[0]
+        raise _fail(op_type, f"elementwise {text!r} {message}; {hint}", ValueError)
+    return expr
 
 
 def register_op(
@@ -548,6 +590,7 @@ def register_op(
     dtype_rules: DtypeRules | None = None,
     input_names: Sequence[str] | None = None,
     reuse_inputs: Mapping[str, str] | None = None,
+    elementwise: str | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register the decorated function as ``op_type``'s prototype and infer_meta.
 
@@ -560,7 +603,11 @@ def register_op(
     ``reuse_inputs`` (an addition too; GE sets it on an output's tensor desc
     with TensorUtils::SetReuseInput / SetReuseInputIndex) maps an output's
     name to the input whose memory it may take: the kernel tolerates the two
-    being one buffer (Note [Reuse input] in ``ge.engine.reuse``)."""
+    being one buffer (Note [Reuse input] in ``ge.engine.reuse``).
+    ``elementwise`` (an addition too, the spec's ``elementwise:`` key) is
+    the op's scalar expression over its inputs and numeric attrs; element-
+    wise fusion may then compute the node inside a fused kernel (Note
+    [Element-wise expressions] in ``ge_ir.elementwise``)."""
     if not isinstance(op_type, str) or not op_type:
         raise TypeError("register_op: op_type must be a non-empty str")
     if not is_op_type(op_type) or keyword.iskeyword(op_type):
@@ -585,6 +632,7 @@ def register_op(
             dtype_rules,
             input_names,
             reuse_inputs,
+            elementwise,
         )
         _check_rule_names(proto)
         sink.current().register_proto(proto)

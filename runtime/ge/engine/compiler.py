@@ -419,22 +419,16 @@ class _Compiler:
         host_kernels = self.options.get(HOST_KERNELS) == "1"
         for op in self.ops:
             if isinstance(op, FusedOp):  # Note [Fusion regions]
+                # A custom op's compile still checks its key (its refusals
+                # stay); the math library's ops need none.
+                for member, fused in zip(op.members, op.spec.nodes):
+                    if fused.expr is not None and member.impl.has(Capability.COMPILE):
+                        self._compile_once(self._call(member), arena)
                 start = tasks.launch_count
                 declare_fused(op, self.tensors, tasks)
                 _segment(steps, start, tasks.launch_count)
                 continue
-            call = NodeCall(
-                op.node,
-                self.cache.instance(op.node, op.impl),
-                [IrSlot(ir.name, ir.kind, ir.count) for ir in op.node.ir_inputs],
-                [
-                    IrSlot(ir.name, InputKind.of_output(ir.dynamic), ir.count)
-                    for ir in op.node.ir_outputs
-                ],
-                op.inputs,
-                op.outputs,
-                {name: infer.python_attr(value) for name, _, value in op.proto_attrs},
-            )
+            call = self._call(op)
             host = host_kernels and op.impl.host_kernel is not None
             if op.impl.has(Capability.COMPILE) and not host:  # as GE does
                 self._compile_once(call, arena)
@@ -480,6 +474,20 @@ class _Compiler:
             arena=arena,
             consts=self.consts,
             tasks=tasks,
+        )
+
+    def _call(self, op: _Op) -> NodeCall:
+        return NodeCall(
+            op.node,
+            self.cache.instance(op.node, op.impl),
+            [IrSlot(ir.name, ir.kind, ir.count) for ir in op.node.ir_inputs],
+            [
+                IrSlot(ir.name, InputKind.of_output(ir.dynamic), ir.count)
+                for ir in op.node.ir_outputs
+            ],
+            op.inputs,
+            op.outputs,
+            {name: infer.python_attr(value) for name, _, value in op.proto_attrs},
         )
 
     def _compile_once(self, call: NodeCall, arena: DeviceBuffer) -> None:

@@ -25,6 +25,7 @@ KERNEL_NAME = "add_custom"
     reuse_inputs={
         "z": "x",
     },
+    elementwise="x + y",
     dtype_rules=_cop.DtypeRules.from_table(
         type_vars={
             "T": ("float32", "float16"),

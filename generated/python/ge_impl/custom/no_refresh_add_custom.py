@@ -25,6 +25,7 @@ KERNEL_NAME = "add_custom"
     reuse_inputs={
         "output0": "x1",
     },
+    elementwise="x1 + x2",
     dtype_rules=_cop.DtypeRules.from_table(
         type_vars={
             "T": ("float32",),

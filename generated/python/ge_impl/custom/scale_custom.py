@@ -23,6 +23,7 @@ KERNEL_NAME = "scale_custom"
 @_cop.register_op(
     op_type=OP_TYPE,
     output_names=("y",),
+    elementwise="x * alpha + bias if bias is not None else x * alpha",
     dtype_rules=_cop.DtypeRules.from_table(
         type_vars={
             "T": ("float32",),

@@ -25,6 +25,7 @@ LIBRARY_FUNCTION = "call"
     reuse_inputs={
         "z": "x",
     },
+    elementwise="x + y",
     dtype_rules=_cop.DtypeRules.from_table(
         type_vars={
             "T": ("float32",),

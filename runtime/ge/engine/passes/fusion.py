@@ -36,7 +36,9 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
+from ge.custom_op import bootstrap
 from ge.custom_op.contexts import ArgSlot, LaunchSlotKind
+from ge.custom_op.proto import get_registered_op_proto_by_op_type
 from ge.custom_op.registry import get_registered_op_impl
 from ge.device.kernels import build_kernel, load_binary
 from ge.engine.compiled import TensorInfo
@@ -45,7 +47,9 @@ from ge.engine.launches import Place, bind_launch
 from ge.engine.passes.report import FusionRegion
 from ge.engine.passes.spec import FusedInput, FusedKernelSpec, FusedNode
 from ge.engine.tasks import TaskTable
-from ge.graph.graph import Node
+from ge.graph.graph import InputKind, Node
+from ge_ir.elementwise import Expr
+from ge_ir.elementwise import names as elementwise_names
 
 FUSED_TYPE = "FusedElementwise"
 KERNEL = "ge_fused"
@@ -67,9 +71,17 @@ class FusedOp:
     proto_attrs: list[tuple[str, Any, Any]] = field(default_factory=list)
 
 
-def generator() -> ModuleType | None:
-    """The math library's ``_fusion`` module (loaded with the library)."""
+def generator(load: bool = False) -> ModuleType | None:
+    """The math library's ``_fusion`` module (loaded with the library; with
+    ``load``, the library is loaded if it is not: a graph of custom ops
+    with element-wise expressions fuses with its generator too)."""
     impl = get_registered_op_impl("Add")
+    if impl is None and load:
+        try:
+            bootstrap.load_builtin_ops()
+        except (FileNotFoundError, RuntimeError):
+            return None
+        impl = get_registered_op_impl("Add")
     if impl is None:
         return None
     package = impl.cls.__module__.rpartition(".")[0]
@@ -91,17 +103,60 @@ def _runs(gen: ModuleType, op: Any, tensors: list[TensorInfo]) -> bool:
     return all(runs(op.node.type, m.dtype) for m in metas)
 
 
+def builtin(gen: ModuleType, node: Node) -> bool:
+    """Whether ``node`` is one of the math library's element-wise ops."""
+    return node.type in gen.BINARY or node.type in gen.UNARY or node.type == "Cast"
+
+
+def expression(node: Node) -> Expr | None:
+    """A custom op's element-wise expression, when its prototype declares
+    one (Note [Element-wise expressions] in ``ge_ir.elementwise``)."""
+    proto = get_registered_op_proto_by_op_type(node.type)
+    return None if proto is None else proto.elementwise
+
+
+def _custom_joinable(
+    gen: ModuleType, op: Any, tensors: list[TensorInfo], expr: Expr
+) -> str | None:
+    """Why a custom op with an element-wise expression cannot join, or
+    None: every present input and the output of one dtype the expression
+    computes in, and of the output's shape (its kernel may refuse to
+    broadcast), and a value for every attr the expression reads."""
+    out = tensors[op.outputs[0]].meta
+    if any(ir.kind is InputKind.DYNAMIC for ir in op.node.ir_inputs):
+        return "a dynamic input"
+    metas = [tensors[t].meta for t in op.inputs if t is not None]
+    if out.dtype not in gen.EXPRESSION_DTYPES or any(
+        m.dtype is not out.dtype for m in metas
+    ):
+        return "a dtype its element-wise expression does not compute in"
+    if any(tuple(m.shape or ()) != tuple(out.shape or ()) for m in metas):
+        return "an input whose shape is not its output's (no broadcast inside it)"
+    present = frozenset(
+        ir.name for ir, t in zip(op.node.ir_inputs, op.inputs) if t is not None
+    )
+    values = dict((name, value) for name, _, value in op.proto_attrs)
+    for name in elementwise_names(expr, present):
+        if name not in present and not isinstance(values.get(name), (int, float)):
+            return f"attr '{name}' its expression reads has no number"
+    return None
+
+
 def joinable(gen: ModuleType, op: Any, tensors: list[TensorInfo]) -> str | None:
     """Why ``op`` cannot be in a region, or None (Note [Fusion regions])."""
     node = op.node
-    if node.type not in gen.BINARY and node.type not in gen.UNARY:
-        if node.type != "Cast":
-            return "not an element-wise op of the math library"
+    expr = None if builtin(gen, node) else expression(node)
+    if not builtin(gen, node) and expr is None:
+        return "not an element-wise op of the math library"
     if node.control_inputs:
         return "has control edges"
-    if len(op.outputs) != 1 or any(t is None for t in op.inputs):
+    if len(op.outputs) != 1 or (expr is None and any(t is None for t in op.inputs)):
         return "not one output and all inputs"
-    if not _runs(gen, op, tensors):
+    if expr is not None:
+        why = _custom_joinable(gen, op, tensors, expr)
+        if why is not None:
+            return why
+    elif not _runs(gen, op, tensors):
         return "a dtype the CPU device does not run for it"
     if math.prod(tensors[op.outputs[0]].meta.shape or ()) == 0:
         return "an empty output"
@@ -112,7 +167,7 @@ def fuse(compiler: Any) -> tuple[list[FusionRegion], dict[str, str]]:
     """Group ``compiler.ops`` into regions (Note [Fusion regions]), replace
     each region of two or more by a FusedOp, order the units and renumber
     positions and last uses. Returns the regions and why nodes broke off."""
-    gen = generator()
+    gen = generator(any(expression(op.node) is not None for op in compiler.ops))
     if gen is None or not compiler.ops:
         return [], {}
     ops: list[Any] = compiler.ops
@@ -136,6 +191,7 @@ def fuse(compiler: Any) -> tuple[list[FusionRegion], dict[str, str]]:
             new_ops.append(ops[idx[0]])
             continue
         fused = _fused_op(
+            gen,
             [ops[i] for i in idx],
             tensors,
             consumers_outside | graph_outputs,
@@ -256,7 +312,7 @@ def _group(
         if why is None and id(op.node) in control_sources:
             why = "has control edges"
         if why is not None:
-            if op.node.type in gen.BINARY or op.node.type in gen.UNARY:
+            if builtin(gen, op.node) or expression(op.node) is not None:
                 breaks[op.node.name] = why
             continue
         fusible[index] = True
@@ -341,6 +397,7 @@ def _scalar_consts(compiler: Any) -> dict[int, bytes]:
 
 
 def _fused_op(
+    gen: ModuleType,
     members: list[Any],
     tensors: list[TensorInfo],
     read_outside: set[Any],
@@ -352,19 +409,40 @@ def _fused_op(
     for m in members:
         args: list[tuple[str, int]] = []
         for t in m.inputs:
+            if t is None:  # an absent optional input of a custom op
+                continue
             if t in value_of:
                 args.append(("node", value_of[t]))
             else:
                 if t not in inputs:
                     inputs.append(t)
                 args.append(("in", inputs.index(t)))
-        attrs = tuple(
-            (name, float(value))
-            for name, _, value in m.proto_attrs
-            if name in ("base", "scale", "shift")
-        )
+        expr = None if builtin(gen, m.node) else expression(m.node)
+        if expr is None:
+            attrs = tuple(
+                (name, float(value))
+                for name, _, value in m.proto_attrs
+                if name in ("base", "scale", "shift")
+            )
+            present: tuple[str, ...] = ()
+        else:  # a custom op: its numeric attrs, its present inputs
+            attrs = tuple(
+                (name, int(value) if isinstance(value, bool) else value)
+                for name, _, value in m.proto_attrs
+                if isinstance(value, (int, float))
+            )
+            present = tuple(
+                ir.name for ir, t in zip(m.node.ir_inputs, m.inputs) if t is not None
+            )
         nodes.append(
-            FusedNode(m.node.type, tensors[m.outputs[0]].meta.dtype, tuple(args), attrs)
+            FusedNode(
+                m.node.type,
+                tensors[m.outputs[0]].meta.dtype,
+                tuple(args),
+                attrs,
+                expr,
+                present,
+            )
         )
     written = [j for j, m in enumerate(members) if m.outputs[0] in read_outside]
     shape = tuple(tensors[members[0].outputs[0]].meta.shape or ())

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ge.graph.types import DataType
+from ge_ir.elementwise import Expr
 
 
 @dataclass(frozen=True)
@@ -23,12 +24,16 @@ class FusedInput:
 class FusedNode:
     """One node of a region, in a topological order: its op type, output
     dtype, attrs, and each input as ("in", k) (input k of the kernel) or
-    ("node", j) (the value of an earlier node j)."""
+    ("node", j) (the value of an earlier node j). A custom op's node has
+    its element-wise expression (``expr``) and the names of its present
+    inputs, in ``args`` order (``inputs``)."""
 
     op_type: str
     dtype: DataType
     args: tuple[tuple[str, int], ...]
-    attrs: tuple[tuple[str, float], ...] = ()
+    attrs: tuple[tuple[str, float | int], ...] = ()
+    expr: Expr | None = None
+    inputs: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
