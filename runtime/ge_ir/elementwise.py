@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import Union
 
 # The dtypes an element-wise expression computes in (spec names).
 FLOAT_DTYPES = ("float16", "bfloat16", "float32", "float64")
@@ -73,7 +72,7 @@ class Cond:
     absent: Expr
 
 
-Expr = Union[Ref, Num, Neg, Binary, Call, Cond]
+Expr = Ref | Num | Neg | Binary | Call | Cond
 
 
 class ExpressionError(ValueError):

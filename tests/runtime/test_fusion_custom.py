@@ -23,7 +23,6 @@ from ge.custom_op import (
 from ge.engine.compiled import CompiledGraph
 from ge.engine.compiler import compile_graph
 from ge.engine.errors import CompileError
-from ge.engine.passes.fusion import FusedOp, source_of
 from ge.es import GraphBuilder
 from ge.graph import DataType, Graph, Tensor
 from ge.runtime import Tensor as RtTensor
