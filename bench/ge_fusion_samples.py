@@ -3,7 +3,7 @@ sample, whether it ran and the rewritten graph gave the un-rewritten
 graph's numbers (docs/compiler.md, "GE's samples").
 
 The samples are read from GE's source mirror (GE_MIRROR, default
-/work/.mirror/hicann+ge/repo, a bare git dir); nothing of GE is copied
+GE_MIRROR names a bare git dir of hicann/ge); nothing of GE is copied
 here. Each sample file is imported as written. What is patched at run
 time (NPU-only setup) is nothing in the file: GE's samples are loaded by
 ASCEND_GE_PY_PASS_PATH after `source set_env.sh` and with a generated
@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-MIRROR = Path(os.environ.get("GE_MIRROR", "/work/.mirror/hicann+ge/repo"))
+MIRROR = Path(os.environ.get("GE_MIRROR") or "/nonexistent")
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = "examples/fusion_pass"
 
@@ -134,7 +134,7 @@ def g_conv_transpose() -> tuple[Any, list[np.ndarray]]:
     y = Transpose(Transpose(y, [0, 2, 3, 1]) + 1.0, [0, 3, 1, 2])
     # GE's graph ends in a NetOutput node, which the pass relinks the last
     # Transpose's reader to; a graph output is not a node here
-    # (docs/ge-compat.md, "No NetOutput node"), so an Identity stands in
+    # (docs/ge-compat.md, "Graph passes: nodes and descs"), so an Identity stands in
     y = Identity(y)
     r = _rng()
     return b.build_and_reset([y]), [
@@ -264,7 +264,7 @@ def main() -> int:
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     if not (MIRROR / "HEAD").exists():
-        print(f"no GE mirror at {MIRROR} (set GE_MIRROR)")
+        print("no GE mirror: set GE_MIRROR to a bare git dir of hicann/ge")
         return 0
     sys.path.insert(0, str(ROOT))
     from ge.ge_global import GeApi

@@ -18,7 +18,8 @@ from pathlib import Path
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
-os.environ.setdefault("ASCEND_CUSTOM_OPP_PATH", str(HERE / "where_like_op.py"))
+# The example names its own op module, as GE's run.sh exports it.
+os.environ["ASCEND_CUSTOM_OPP_PATH"] = str(HERE / "where_like_op.py")
 sys.path.insert(0, str(HERE))
 
 from where_like_op import WhereLike  # noqa: E402

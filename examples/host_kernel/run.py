@@ -20,7 +20,8 @@ from pathlib import Path
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
-os.environ.setdefault("ASCEND_CUSTOM_OPP_PATH", str(HERE / "host_add_op.py"))
+# The example names its own op module, as GE's run.sh exports it.
+os.environ["ASCEND_CUSTOM_OPP_PATH"] = str(HERE / "host_add_op.py")
 
 from ge.custom_op import get_registered_op_impl_dicts  # noqa: E402
 from ge.custom_op.bootstrap import load_custom_op_plugins  # noqa: E402

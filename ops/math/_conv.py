@@ -21,7 +21,7 @@ def layout(x_format: object, data_format: str) -> str:
     """The layout x is read in: x's own format when it is NCHW or NHWC, else
     data_format. GE's convolution infer reads the layout of x (and the order
     of strides and dilations) from x's tensor format, not from data_format
-    (docs/ge-compat.md, "Conv2D's layout"); a tensor of format ND says
+    (docs/ge-compat.md, "Graph passes: nodes and descs"); a tensor of format ND says
     nothing, so data_format decides then."""
     name = getattr(x_format, "name", "")
     for candidate in FORMATS:

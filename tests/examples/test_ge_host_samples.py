@@ -2,7 +2,7 @@
 
 GE's host_cpu_add_custom/constant_folding sample (``src/run.py`` and
 ``src/ge/add_custom.py``) is read from the GE mirror (a bare git dir,
-``GE_MIRROR_GIT_DIR``, default /work/.mirror/hicann+ge/repo; any ref that
+``GE_MIRROR``; any ref that
 has the files) or from a GE checkout (``GE_SOURCE_DIR``), copied to a
 temporary directory (never into this repository) and run as its run.sh
 does: ``ASCEND_CUSTOM_OPP_PATH`` pointing at ``src/ge``. The only NPU setup
@@ -24,13 +24,13 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = "examples/custom_op/host_cpu_add_custom/constant_folding/python"
 FILES = ("src/run.py", "src/ge/add_custom.py")
-MIRROR = Path(os.environ.get("GE_MIRROR_GIT_DIR", "/work/.mirror/hicann+ge/repo"))
+MIRROR = Path(os.environ.get("GE_MIRROR") or "/nonexistent")
 
 
 def _from_mirror(target: Path) -> str | None:
     """Copy the sample out of the mirror; None when done, else why not."""
     if not MIRROR.is_dir():
-        return f"no GE mirror at {MIRROR}"
+        return "no GE mirror (set GE_MIRROR to a bare git dir of hicann/ge)"
     refs = subprocess.run(
         ["git", f"--git-dir={MIRROR}", "for-each-ref", "--format=%(refname)"],
         capture_output=True,

@@ -1,6 +1,6 @@
 """GE's own Python fusion-pass samples, run unchanged against this runtime
 (bench/ge_fusion_samples.py says what is set up around them), when GE's
-source mirror is present: GE_MIRROR or /work/.mirror/hicann+ge/repo. CI has
+source mirror is present: GE_MIRROR names a bare git dir of hicann/ge. CI has
 no mirror, so these are skipped there; tests/runtime/test_ge_sample_passes.py
 runs every pass form they use, and the ops they build with, without it."""
 
@@ -24,7 +24,7 @@ spec.loader.exec_module(samples)
 HAVE_MIRROR = (samples.MIRROR / "HEAD").exists()
 
 
-@pytest.mark.skipif(not HAVE_MIRROR, reason=f"no GE mirror at {samples.MIRROR}")
+@pytest.mark.skipif(not HAVE_MIRROR, reason="no GE mirror (set GE_MIRROR to a bare git dir of hicann/ge)")
 @pytest.mark.parametrize("path", samples.sample_files() if HAVE_MIRROR else [])
 def test_a_ge_sample_rewrites_and_keeps_the_numbers(path: str) -> None:
     from ge.ge_global import GeApi, is_initialized

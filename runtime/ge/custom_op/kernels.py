@@ -1,5 +1,5 @@
 """``register_kernel``: which backend an ``execute`` is for (GE's names and rules,
-docs/ge-compat.md, "register_kernel").
+docs/ge-compat.md, "register_kernel and host kernels").
 
 Note [Kernel backends]: inside a ``register_op_impl`` class body,
 ``@register_kernel(backend=OpBackend.HOST)`` marks an ``execute`` as the op's
