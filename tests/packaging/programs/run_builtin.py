@@ -22,9 +22,27 @@ f32 = DataType.DT_FLOAT
 x = builder.create_input(0, data_type=f32, shape=[3, 4])
 y = builder.create_input(1, data_type=f32, shape=[4])
 w = builder.create_input(2, data_type=f32, shape=[4, 2])
+img = builder.create_input(3, data_type=f32, shape=[1, 2, 4, 4])
+flt = builder.create_input(4, data_type=f32, shape=[2, 1, 3, 3])
 a = np.linspace(0.25, 3.0, 12, dtype=np.float32).reshape(3, 4)
 b = np.array([0.5, 1.5, 2.0, 4.0], dtype=np.float32)
 m = np.arange(8, dtype=np.float32).reshape(4, 2) / 4
+pic = np.linspace(-1.0, 1.0, 32, dtype=np.float32).reshape(1, 2, 4, 4)
+ker = np.linspace(0.5, -0.5, 18, dtype=np.float32).reshape(2, 1, 3, 3)
+
+
+def grouped_conv(image: np.ndarray, kernel: np.ndarray) -> np.ndarray:
+    """NCHW, groups = channels, stride 1, no padding, in float64 then float32."""
+    n, c, h, w_ = image.shape
+    kh, kw = kernel.shape[2:]
+    out = np.zeros((n, c, h - kh + 1, w_ - kw + 1))
+    for ch in range(c):
+        for i in range(h - kh + 1):
+            for j in range(w_ - kw + 1):
+                window = image[:, ch, i : i + kh, j : j + kw].astype(np.float64)
+                out[:, ch, i, j] = (window * kernel[ch, 0]).sum(axis=(1, 2))
+    return out.astype(np.float32)
+
 
 cases = {
     "arithmetic": (x * 2.0 + y - 1 / x, a * np.float32(2) + b - np.float32(1) / a),
@@ -46,6 +64,28 @@ cases = {
     "Exp": (math_ops.Exp(x), np.exp(a)),
     "Log": (math_ops.Log(x), np.log(a)),
     "MatMul": (math_ops.MatMul(x, w), a @ m),
+    "Identity": (math_ops.Identity(x), a),
+    "TensorMove": (math_ops.TensorMove(x), a),
+    "Split": (math_ops.Split(1, x, 2, num_split=2)[1], a[:, 2:]),
+    "Concat": (math_ops.Concat(0, [x, x], N=2), np.concatenate([a, a], 0)),
+    "ConcatV2": (math_ops.ConcatV2([x, x], 1, N=2), np.concatenate([a, a], 1)),
+    "Transpose": (math_ops.Transpose(x, [1, 0]), a.T.copy()),
+    "Conv2D": (
+        math_ops.Conv2D(
+            img,
+            flt,
+            strides=[1, 1, 1, 1],
+            pads=[0, 0, 0, 0],
+            groups=2,
+            data_format="NCHW",
+        ),
+        grouped_conv(pic, ker),
+    ),
+    "GEMM": (
+        math_ops.GEMM(x, w, [[0.5, -1.0]], 2.0, 3.0),
+        np.float32(2) * (a @ m) + np.float32(3) * np.array([[0.5, -1.0]], np.float32),
+    ),
+    "BatchMatMulV2": (math_ops.BatchMatMulV2(x, w), a @ m),
     "Cast": (
         math_ops.Cast(x * 2.0, dst_type=DataType.DT_INT32),
         (a * 2).astype(np.int32),
@@ -56,7 +96,7 @@ assert not untested, f"ge.es.math ops this program does not run: {untested}"
 graph = builder.build_and_reset([holder for holder, _ in cases.values()])
 session = Session({})
 session.add_graph(0, graph)
-outputs = session.run_graph(0, [Tensor.from_numpy(v) for v in (a, b, m)])
+outputs = session.run_graph(0, [Tensor.from_numpy(v) for v in (a, b, m, pic, ker)])
 for (name, (_, want)), got in zip(cases.items(), outputs, strict=True):
     result = got.numpy()
     assert result.dtype == want.dtype, (name, result.dtype, want.dtype)
