@@ -82,7 +82,10 @@ def _names(text: str) -> set[str]:
     return set(re.findall(r"\b(Es[A-Za-z0-9]+)\s*\(", text))
 
 
-@pytest.mark.skipif(not GE_MIRROR.is_dir(), reason="no mirror of GE to compare with (set GE_MIRROR to a bare git dir of hicann/ge)")
+@pytest.mark.skipif(
+    not GE_MIRROR.is_dir(),
+    reason="no mirror of GE to compare with (set GE_MIRROR to a bare git dir of hicann/ge)",
+)
 def test_c_api_declares_every_function_of_ges() -> None:
     path = "inc/external/ge/eager_style_graph_builder/c/esb_funcs.h"
     ge_text = subprocess.run(

@@ -24,7 +24,10 @@ spec.loader.exec_module(samples)
 HAVE_MIRROR = (samples.MIRROR / "HEAD").exists()
 
 
-@pytest.mark.skipif(not HAVE_MIRROR, reason="no GE mirror (set GE_MIRROR to a bare git dir of hicann/ge)")
+@pytest.mark.skipif(
+    not HAVE_MIRROR,
+    reason="no GE mirror (set GE_MIRROR to a bare git dir of hicann/ge)",
+)
 @pytest.mark.parametrize("path", samples.sample_files() if HAVE_MIRROR else [])
 def test_a_ge_sample_rewrites_and_keeps_the_numbers(path: str) -> None:
     from ge.ge_global import GeApi, is_initialized
