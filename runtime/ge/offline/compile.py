@@ -299,11 +299,15 @@ def compile_model(
     try:
         compiled = compile_graph(graph, options or {}, ImplCache())
         if isinstance(compiled, DataDependentGraph):  # Note [Data-dependent shapes]
-            raise CompileError(
+            raise OfflineError(
                 f"graph '{graph.name}': {infer.node_label(compiled.node)} has an output "
-                "whose shape depends on the data (infer_meta gives an unknown dim); "
-                "a model file holds one static memory plan, so such a graph runs "
-                "online only (Session.run_graph), docs/runtime.md, "
+                "whose shape depends on the data (infer_meta gives an unknown dim), so "
+                "the graph cannot run offline: only the op's Python execute callback "
+                "knows that shape, and a model file holds no Python; and the nodes "
+                "after it are planned and given their launch arguments for each real "
+                "shape by their Python infer_meta and declare_launch_args, and a model "
+                "runs with no compiler. Such a graph runs online only "
+                "(Session.run_graph); docs/model-format.md, "
                 '"Data-dependent output shapes"'
             )
         contents = model_data(compiled)
