@@ -18,7 +18,7 @@ import ge.es.math as m
 from ge.custom_op import get_execute_ctx, register_op, register_op_impl
 from ge.engine.compiler import compile_graph
 from ge.engine.dds import DataDependentGraph
-from ge.engine.errors import CompileError, ExecuteError
+from ge.engine.errors import ExecuteError
 from ge.es import GraphBuilder
 from ge.graph import DataType, Graph, Tensor
 from ge.graph.attrs import AttrType
