@@ -375,11 +375,18 @@ def test_ge_atc_names_the_op_in_one_line(tmp_path: Path, capsys: Any) -> None:
 
 
 def test_a_declared_rule_runs_the_ops_own_graphs() -> None:
-    """A float selector is one an IF can read: 0.0 false, -0.5 true."""
+    """A float selector is one an IF reads as GE does: true when its
+    magnitude exceeds float32's epsilon (NaN is false)."""
     op = choice_op(ControlFlow.IF, selector="float32")
     graph = choice_graph(op, DataType.DT_FLOAT, g0=Relu, g1=lambda x: x * 2.0)
     data = compile_model(graph)
-    for sel, want in ((0.0, X * 2), (-0.5, np.maximum(X, 0))):
+    for sel, want in (
+        (0.0, X * 2),
+        (1e-9, X * 2),
+        (float("nan"), X * 2),
+        (-0.5, np.maximum(X, 0)),
+        (1e-6, np.maximum(X, 0)),
+    ):
         (got,) = run_model(data, [np.array(sel, np.float32), X])
         np.testing.assert_allclose(got, want, rtol=1e-6)
 

@@ -19,7 +19,9 @@ branch as its Data nodes 0..n-1; the branch's outputs are the node's
 outputs; the branches are the node's subgraphs in IR order (a dynamic slot
 contributing each of its graphs). ``IF`` has exactly two branches: the
 first when the selector is true (a scalar non-zero; a tensor of any other
-shape when it has elements, its values unread), the second otherwise.
+shape when it has elements, its values unread; a float32 or float64
+scalar when its magnitude exceeds its type's epsilon, as GE's
+control_kernel.cc converts it), the second otherwise.
 ``CASE`` has one or more and runs the one its selector's first element
 names, the last one when that is out of range (negative included).
 
@@ -32,6 +34,8 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Sequence
+
+import numpy as np
 
 from ge.graph.types import DataType
 
@@ -77,17 +81,22 @@ _INTEGERS = frozenset(
 )
 _SELECTORS = {
     ControlFlow.IF: _INTEGERS
-    | {DataType.DT_BOOL, DataType.DT_FLOAT16, DataType.DT_FLOAT, DataType.DT_DOUBLE},
+    | {DataType.DT_BOOL, DataType.DT_FLOAT, DataType.DT_DOUBLE},
     ControlFlow.CASE: _INTEGERS,
 }
 
 
 def choose(rule: ControlFlow, dims: Sequence[int], first: object, count: int) -> int:
     """The branch ``rule`` runs for a selector of shape ``dims`` whose first
-    element is ``first`` (not read for an IF with ``dims``), out of
-    ``count`` branches."""
+    element is ``first`` (a numpy scalar of the selector's dtype; not read
+    for an IF with ``dims``), out of ``count`` branches."""
     if rule is ControlFlow.IF:
-        true = all(d != 0 for d in dims) if dims else bool(first != 0)
+        if dims:
+            true = all(d != 0 for d in dims)
+        elif isinstance(first, np.floating):  # GE: |x| > the type's epsilon
+            true = bool(abs(first) > np.finfo(first.dtype).eps)
+        else:
+            true = bool(first != 0)
         return 0 if true else 1
     value = int(first)  # type: ignore[call-overload]
     return value if 0 <= value < count else count - 1

@@ -47,6 +47,8 @@ def model_data(compiled: CompiledGraph, depth: int = 0) -> ModelData:
     for step in compiled.steps:
         if isinstance(step, TaskSegment):
             at = step.end
+        elif not isinstance(step, ExecuteStep):  # a loaded model's branch step
+            raise OfflineError(f"graph '{compiled.name}' is a loaded model")
         elif step.subgraphs and _rule(step) is not None:
             branches.append(_branch_record(compiled, step, at, subplans, depth))
         else:
