@@ -11,7 +11,6 @@ outputs in place (``CompiledGraph.run_at``, as a subgraph run online does).
 from __future__ import annotations
 
 import ctypes
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -77,7 +76,3 @@ class BranchFrame:
             stream,
         )
 
-
-def places(items: Sequence[Sequence[int]]) -> tuple[Place, ...]:
-    """(buffer, offset) pairs of records that start with them."""
-    return tuple((int(item[0]), int(item[1])) for item in items)
