@@ -14,7 +14,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ge.custom_op import Subgraph, get_execute_ctx, get_infer_meta_ctx
+from ge.custom_op import ControlFlow, Subgraph, get_execute_ctx, get_infer_meta_ctx
+from ge.custom_op.control_flow import choose
 from ge.graph import Format
 from ge.runtime import Tensor, TensorDesc
 
@@ -56,17 +57,17 @@ def agreed_outputs(
 
 
 def condition(cond: Tensor) -> bool:
-    """GE's truth of an If condition."""
+    """GE's truth of an If condition (the rule model files apply too, Note
+    [Declared control flow] in ``ge.custom_op.control_flow``)."""
     dims = list(cond.storage_shape.dims)
-    if dims:
-        return all(d != 0 for d in dims)
-    return bool(cond.numpy().reshape(-1)[0] != 0)
+    first = None if dims else cond.numpy().reshape(-1)[0]
+    return choose(ControlFlow.IF, dims, first, 2) == 0
 
 
 def branch_index(index: Tensor, count: int) -> int:
     """GE's Case branch: the index, or the last branch when out of range."""
-    value = int(np.asarray(index.numpy()).reshape(-1)[0])
-    return value if 0 <= value < count else count - 1
+    value = np.asarray(index.numpy()).reshape(-1)[0]
+    return choose(ControlFlow.CASE, list(index.storage_shape.dims), value, count)
 
 
 def run_branch(branch: Subgraph, inputs: list[Tensor]) -> None:

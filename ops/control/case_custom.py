@@ -10,7 +10,12 @@ from __future__ import annotations
 
 from ge_impl.control.case_custom import CaseCustomBase
 
-from ge.custom_op import get_execute_ctx, get_infer_meta_ctx, register_op_impl
+from ge.custom_op import (
+    ControlFlow,
+    get_execute_ctx,
+    get_infer_meta_ctx,
+    register_op_impl,
+)
 from ge.runtime import Tensor, TensorDesc
 
 from ._branches import agreed_outputs, branch_index, run_branch
@@ -19,6 +24,9 @@ from ._branches import agreed_outputs, branch_index, run_branch
 @register_op_impl(op_type=CaseCustomBase.OP_TYPE)
 class CaseCustom(CaseCustomBase):
     """output = branches[branch_index](input), the last branch when out of range."""
+
+    # Offline, a model file runs GE's rule itself (Note [Declared control flow]).
+    control_flow = ControlFlow.CASE
 
     @staticmethod
     def infer_meta(

@@ -10,7 +10,12 @@ from __future__ import annotations
 
 from ge_impl.control.if_custom import IfCustomBase
 
-from ge.custom_op import get_execute_ctx, get_infer_meta_ctx, register_op_impl
+from ge.custom_op import (
+    ControlFlow,
+    get_execute_ctx,
+    get_infer_meta_ctx,
+    register_op_impl,
+)
 from ge.runtime import Tensor, TensorDesc
 
 from ._branches import agreed_outputs, condition, run_branch
@@ -21,6 +26,9 @@ BRANCHES = ("then_branch", "else_branch")
 @register_op_impl(op_type=IfCustomBase.OP_TYPE)
 class IfCustom(IfCustomBase):
     """output = then_branch(input) if cond else else_branch(input)."""
+
+    # Offline, a model file runs GE's rule itself (Note [Declared control flow]).
+    control_flow = ControlFlow.IF
 
     @staticmethod
     def infer_meta(cond: TensorDesc, input: list[TensorDesc]) -> list[TensorDesc]:

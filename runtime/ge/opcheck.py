@@ -751,8 +751,11 @@ def opcheck(
     ref_inputs = frozenset(
         names.index(o.ref_input) for o in proto.outputs if o.ref_input in names
     )
-    offline = impl.has(Capability.DECLARE_LAUNCH_ARGS)  # runs as a declared launch
-    both = offline and impl.has(Capability.EXECUTE)
+    launches = impl.has(Capability.DECLARE_LAUNCH_ARGS)  # runs as a declared launch
+    both = launches and impl.has(Capability.EXECUTE)
+    # A declared control flow runs offline as a branch step (Note [Declared
+    # control flow]): the model is checked against the op's execute.
+    offline = launches or impl.control_flow is not None
     report = OpcheckReport(op_type)
     if not offline and "paths" in props:
         report.skipped.append("paths/offline: the op runs through execute")

@@ -18,11 +18,11 @@ import ge.es.math as m
 from ge.custom_op import get_execute_ctx, register_op, register_op_impl
 from ge.engine.compiler import compile_graph
 from ge.engine.dds import DataDependentGraph
-from ge.engine.errors import CompileError, ExecuteError
+from ge.engine.errors import ExecuteError
 from ge.es import GraphBuilder
 from ge.graph import DataType, Graph, Tensor
 from ge.graph.attrs import AttrType
-from ge.offline.compile import compile_model
+from ge.offline.compile import OfflineError, compile_model
 from ge.runtime import Shape, TensorDesc, TensorPlacement
 from ge.runtime import Tensor as RtTensor
 
@@ -185,10 +185,11 @@ def test_shapes_of_other_ops_are_read_only() -> None:
 
 def test_model_file_refuses_a_dds_graph(tmp_path: Path) -> None:
     op = _positive_op(unique("Positive"))
-    with pytest.raises(CompileError) as info:
+    with pytest.raises(OfflineError) as info:
         compile_model(_chain(op, 4), tmp_path / "m.om")
     text = str(info.value)
     assert "node 'positive'" in text and "runs online only" in text
+    assert "a model file holds no Python" in text and "no compiler" in text
     assert not (tmp_path / "m.om").exists()
 
 

@@ -18,7 +18,6 @@ from ge.es.math import Relu
 from ge.ge_global import GeApi
 from ge.graph import DataType, Graph, Tensor
 from ge.graph.attrs import AttrType
-from ge.offline import compile_model
 from ge.session import Session
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -277,14 +276,6 @@ def test_a_removed_branch_is_refused(session: Session) -> None:
     session.add_graph(0, graph)
     with pytest.raises(CompileError, match="subgraph 'e' .*was removed"):
         session.compile_graph(0)
-
-
-def test_offline_models_refuse_subgraph_ops_naming_the_node(session: Session) -> None:
-    graph = if_graph(branch("t", lambda x, y: x + y), branch("e", lambda x, y: x))
-    with pytest.raises(
-        CompileError, match=r"node\(s\) 'if' \(IfCustom\) are subgraph ops"
-    ):
-        compile_model(graph)
 
 
 def test_subgraphs_are_handed_only_by_name(session: Session) -> None:

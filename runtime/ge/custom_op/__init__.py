@@ -28,6 +28,7 @@ from ge.custom_op.contexts import (
     get_execute_ctx,
     get_infer_meta_ctx,
 )
+from ge.custom_op.control_flow import ControlFlow
 from ge.custom_op.external import ExternalCompileError, compile_external
 from ge.custom_op.kernels import OpBackend, register_kernel
 from ge.custom_op.portable import ForeignLaunchInfo, LibraryConfig, PortableLibraries
@@ -54,6 +55,7 @@ __all__ = [
     "AnnotatedKernelArgs",
     "AnnotatedKernelLaunchInfo",
     "CompilePlatformInfo",
+    "ControlFlow",
     "DtypeRules",
     "EagerOpExecutionContext",
     "ErrorExpectation",

@@ -18,6 +18,7 @@ from types import MappingProxyType
 from typing import Any
 
 from ge.custom_op import sink
+from ge.custom_op.control_flow import ControlFlow, declared_control_flow
 from ge.custom_op.kernels import INHERITED_KERNELS, OpBackend, collect_kernels
 
 __all__ = [
@@ -66,6 +67,8 @@ class OpImplDescriptor:
     kernels: Mapping[OpBackend, Callable[..., Any]] = field(
         default_factory=lambda: MappingProxyType({}), compare=False, repr=False
     )
+    # The rule a subgraph op declares (Note [Declared control flow]).
+    control_flow: ControlFlow | None = None
 
     def has(self, capability: Capability) -> bool:
         return capability in self.interfaces
@@ -183,6 +186,13 @@ def describe(cls: Any, op_type: str) -> OpImplDescriptor:
             f"register_op_impl op_type '{op_type}': compile alone cannot run the op; "
             "add execute or declare_launch_args"
         )
+    control_flow = declared_control_flow(cls, op_type)
+    if control_flow is not None and Capability.EXECUTE not in interfaces:
+        raise TypeError(
+            f"register_op_impl op_type '{op_type}': {cls.__qualname__} declares "
+            f"control_flow {control_flow.name} but has no execute; a subgraph op "
+            "runs its branches from execute online (docs/runtime.md, Subgraph ops)"
+        )
     return OpImplDescriptor(
         descriptor_key=f"{cls.__module__}:{cls.__qualname__}:{op_type}",
         op_type=op_type,
@@ -192,6 +202,7 @@ def describe(cls: Any, op_type: str) -> OpImplDescriptor:
         cls=cls,
         source=source_location(cls),
         kernels=MappingProxyType(kernels),
+        control_flow=control_flow,
     )
 
 

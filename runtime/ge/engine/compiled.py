@@ -30,6 +30,7 @@ from ge.device import rt
 from ge.device.memory import DeviceBuffer
 from ge.device.native import KernelFault, PackedRun, Task, fault_message, library
 from ge.engine import hotpath
+from ge.engine.branch_step import BranchFrame, BranchStep
 from ge.engine.execute_frame import ExecuteFrame, grouped, slot_bounds
 from ge.engine.layout import ARENA, BufferKind, BufferLayout
 from ge.engine.tasks import Binding, ForeignCall, TaskSpec, TaskTable
@@ -197,7 +198,8 @@ class RunState:
         # address, count, its index), execute nodes as their frames (Note
         # [Execute frames]).
         tasks = ctypes.addressof(self.tasks)
-        self.plan: list[tuple[int, int, int] | ExecuteFrame] = [
+        # A model's branch steps run by their rule (ge.engine.branch_step).
+        self.plan: list[tuple[int, int, int] | ExecuteFrame | BranchFrame] = [
             (
                 (
                     tasks + ctypes.sizeof(Task) * step.start,
@@ -205,7 +207,11 @@ class RunState:
                     step.start,
                 )
                 if isinstance(step, TaskSegment)
-                else ExecuteFrame(step, graph.tensors, self)
+                else (
+                    step.frame(self)
+                    if isinstance(step, BranchStep)
+                    else ExecuteFrame(step, graph.tensors, self)
+                )
             )
             for step in graph.steps
         ]
@@ -235,7 +241,7 @@ class CompiledGraph:
         *,
         name: str,
         tensors: list[TensorInfo],
-        steps: list[ExecuteStep | TaskSegment],
+        steps: Sequence[ExecuteStep | TaskSegment | BranchStep],
         input_ids: list[int],
         output_ids: list[int],
         output_copies: list[tuple[int, int]],

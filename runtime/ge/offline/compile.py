@@ -12,16 +12,18 @@ from pathlib import Path
 import numpy as np
 
 from ge._container import FileFormatError
+from ge.custom_op.control_flow import ControlFlow, declared_control_flow
 from ge.engine import infer
-from ge.engine.compiled import CompiledGraph, ExecuteStep
+from ge.engine.compiled import CompiledGraph, ExecuteStep, TaskSegment
 from ge.engine.compiler import ImplCache, compile_graph
 from ge.engine.dds import DataDependentGraph
 from ge.engine.errors import CompileError, describe
 from ge.engine.loading import load_op_modules
+from ge.engine.subgraphs import CompiledSubgraph
 from ge.graph.graph import Graph
 from ge.graph.paths import check_path
 from ge.offline import model_file
-from ge.offline.model_file import ModelData, TensorDescription
+from ge.offline.model_file import BranchRecord, ModelData, TensorDescription
 from ge.offline.portable_model import portable_parts
 from ge_ir.version import __version__
 
@@ -34,21 +36,37 @@ class OfflineError(CompileError):
     """A graph that cannot become a model file (the message says why)."""
 
 
-def model_data(compiled: CompiledGraph) -> ModelData:
+def model_data(compiled: CompiledGraph, depth: int = 0) -> ModelData:
     """A compiled graph as model file contents; OfflineError if some node
-    runs through a Python execute callback."""
-    execute_nodes = [s.node for s in compiled.steps if isinstance(s, ExecuteStep)]
-    with_subgraphs = [n for n in execute_nodes if n.subgraphs]
+    runs through a Python execute callback that no declared control flow
+    rule stands in for (Note [Declared control flow])."""
+    branches: list[BranchRecord] = []
+    subplans: list[ModelData] = []
+    refused = []
+    at = 0
+    for step in compiled.steps:
+        if isinstance(step, TaskSegment):
+            at = step.end
+        elif not isinstance(step, ExecuteStep):  # a loaded model's branch step
+            raise OfflineError(f"graph '{compiled.name}' is a loaded model")
+        elif step.subgraphs and _rule(step) is not None:
+            branches.append(_branch_record(compiled, step, at, subplans, depth))
+        else:
+            refused.append(step.node)
+    with_subgraphs = [n for n in refused if n.subgraphs]
     if with_subgraphs:  # Note [Subgraph ops] in ge.custom_op.subgraphs
         names = ", ".join(f"'{n.name}' ({n.type})" for n in with_subgraphs)
         raise OfflineError(
             f"graph '{compiled.name}' cannot run offline: node(s) {names} are "
-            "subgraph ops, which run their subgraphs from a Python execute "
-            "callback; a model file holds no subgraphs (docs/model-format.md). "
-            "Run the graph in a Session, or from its graph file (load_from_air)"
+            "subgraph ops whose implementation declares no control_flow rule, so "
+            "only their Python execute callback knows which subgraph to run, and a "
+            "model file holds no Python. If the op follows GE's If or Case rule, set "
+            "control_flow = ge.custom_op.ControlFlow.IF (or .CASE) on its "
+            "implementation class (docs/model-format.md, Branch steps); otherwise "
+            "run the graph in a Session, or from its graph file (load_from_air)"
         )
-    if execute_nodes:
-        names = ", ".join(f"'{n.name}' ({n.type})" for n in execute_nodes)
+    if refused:
+        names = ", ".join(f"'{n.name}' ({n.type})" for n in refused)
         raise OfflineError(
             f"graph '{compiled.name}' cannot run offline: node(s) {names} run through "
             "a Python execute callback; an offline model holds only annotated-args "
@@ -121,6 +139,95 @@ def model_data(compiled: CompiledGraph) -> ModelData:
         isa_level=max(
             (s.kernel.binary.isa_level for s in compiled.task_specs), default=1
         ),
+        branches=tuple(branches),
+        subplans=tuple(subplans),
+    )
+
+
+def _rule(step: ExecuteStep) -> ControlFlow | None:
+    """The control flow rule the node's implementation declares."""
+    return declared_control_flow(type(step.instance), step.node.type)
+
+
+def _branch_record(
+    compiled: CompiledGraph,
+    step: ExecuteStep,
+    at: int,
+    subplans: list[ModelData],
+    depth: int,
+) -> BranchRecord:
+    """A subgraph op with a declared rule as a branch step, its branches
+    compiled into ``subplans`` (Note [Branch steps in a model file])."""
+    node = step.node
+    rule = _rule(step)
+    assert rule is not None
+    label = f"graph '{compiled.name}' node '{node.name}' ({node.type}, control_flow {rule.name})"
+    table = step.subgraphs
+    branches = [
+        (f"{name}[{i}]" if table.count(name) > 1 else name, table.dynamic(name, i))
+        for name in table.names()
+        for i in range(table.count(name))
+    ]
+    if why := rule.branch_count_error(len(branches)):
+        raise OfflineError(f"{label} cannot run offline: {why}")
+    if not step.inputs or step.inputs[0] is None or None in step.inputs[1:]:
+        raise OfflineError(
+            f"{label} cannot run offline: a branch step needs input 0 (the selector) "
+            "and every other input present"
+        )
+    selector = compiled.tensors[step.inputs[0]]
+    dims = tuple(selector.meta.shape or ())
+    if selector.meta.dtype not in rule.selector_dtypes:
+        allowed = ", ".join(sorted(d.spec_name for d in rule.selector_dtypes))
+        raise OfflineError(
+            f"{label} cannot run offline: its selector is "
+            f"{selector.meta.dtype.spec_name}; a model file reads a {rule.value} "
+            f"selector of {allowed}"
+        )
+    if rule.reads_selector(dims) and 0 in dims:
+        raise OfflineError(
+            f"{label} cannot run offline: its selector {list(dims)} has no elements"
+        )
+    if depth + 1 > model_file.MAX_NESTING:
+        raise OfflineError(
+            f"{label} cannot run offline: branch plans nest more than "
+            f"{model_file.MAX_NESTING} levels deep in a model file"
+        )
+    ins = [compiled.tensors[t] for t in step.inputs[1:] if t is not None]
+    outs = [compiled.tensors[t] for t in step.outputs]
+    plans = []
+    for name, branch in branches:
+        assert isinstance(branch, CompiledSubgraph)
+        where = f"{label}, branch {name}"
+        plan = branch.plan([t.meta for t in ins])
+        if not isinstance(plan, CompiledGraph):  # Note [Data-dependent shapes]
+            raise OfflineError(
+                f"{where} cannot run offline: an output shape in the branch depends "
+                "on the data (docs/model-format.md, Data-dependent output shapes)"
+            )
+        got = [(m.dtype, tuple(m.shape or ())) for m in plan.output_metas]
+        want = [(t.meta.dtype, tuple(t.meta.shape or ())) for t in outs]
+        if got != want:
+            raise OfflineError(
+                f"{where} cannot run offline: the branch gives "
+                f"({', '.join(m.describe() for m in plan.output_metas)}) but the node's "
+                f"outputs are ({', '.join(t.meta.describe() for t in outs)})"
+            )
+        try:
+            subplans.append(model_data(plan, depth + 1))
+        except OfflineError as exc:
+            raise OfflineError(f"{where}: {exc}") from None
+        plans.append(len(subplans) - 1)
+    return BranchRecord(
+        at=at,
+        rule=rule.value,
+        node=node.name,
+        selector=(selector.buffer, selector.offset),
+        selector_dtype=selector.meta.dtype.name,
+        selector_shape=dims,
+        inputs=tuple((t.buffer, t.offset, t.nbytes) for t in ins),
+        outputs=tuple((t.buffer, t.offset, t.nbytes) for t in outs),
+        plans=tuple(plans),
     )
 
 
@@ -194,11 +301,15 @@ def compile_model(
     try:
         compiled = compile_graph(graph, options or {}, ImplCache())
         if isinstance(compiled, DataDependentGraph):  # Note [Data-dependent shapes]
-            raise CompileError(
+            raise OfflineError(
                 f"graph '{graph.name}': {infer.node_label(compiled.node)} has an output "
-                "whose shape depends on the data (infer_meta gives an unknown dim); "
-                "a model file holds one static memory plan, so such a graph runs "
-                "online only (Session.run_graph), docs/runtime.md, "
+                "whose shape depends on the data (infer_meta gives an unknown dim), so "
+                "the graph cannot run offline: only the op's Python execute callback "
+                "knows that shape, and a model file holds no Python; and the nodes "
+                "after it are planned and given their launch arguments for each real "
+                "shape by their Python infer_meta and declare_launch_args, and a model "
+                "runs with no compiler. Such a graph runs online only "
+                "(Session.run_graph); docs/model-format.md, "
                 '"Data-dependent output shapes"'
             )
         contents = model_data(compiled)
@@ -208,6 +319,12 @@ def compile_model(
             exc.add_note(f"compiling graph file {source}")
         raise
     data = model_file.encode(contents)
+    if model_file.total_bytes(contents) > model_file.MAX_TOTAL_BYTES:
+        raise OfflineError(
+            f"graph '{graph.name}' and its branch plans need "
+            f"{model_file.total_bytes(contents)} bytes of memory; a model file "
+            f"may claim at most {model_file.MAX_TOTAL_BYTES}"
+        )
     if len(data) > model_file.MAX_FILE_BYTES:
         raise OfflineError(
             f"graph '{graph.name}' makes a {len(data)}-byte model; a model file "

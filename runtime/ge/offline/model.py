@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ge._container import FileFormatError, read_regular_file
+from ge.custom_op.control_flow import ControlFlow
 from ge.device.kernels import BadKernelBinary, Kernel, load_binary
 from ge.device.launch_check import (
     LaunchRefusal,
@@ -28,6 +29,7 @@ from ge.device.launch_check import (
 )
 from ge.device.memory import DeviceBuffer
 from ge.engine.binding import ACCESS_OF_BUFFER
+from ge.engine.branch_step import BranchStep
 from ge.engine.compiled import CompiledGraph, TaskSegment, TensorInfo
 from ge.engine.layout import BufferKind
 from ge.engine.tasks import TaskTable
@@ -165,12 +167,15 @@ class Model:
         self._libraries = check_payloads(
             data.portable_ops, data.payloads, data.foreign, model_file.WHAT
         )
+        # Each branch plan is a model of its own, loaded with every check
+        # (Note [Branch steps in a model file] in ge.offline.model_file).
+        self._subplans = [Model(p) for p in data.subplans]
         self._parts = (arena, consts, table)
         self._graph: CompiledGraph | None = None
         self._fast: Callable[[Any, Any], list[Any] | None] | None = None
         self._refusal: str | None = None
         self._first_run = threading.Lock()
-        if not data.foreign:
+        if not _has_foreign(data):
             self._complete()
 
     def _complete(self) -> CompiledGraph:
@@ -189,7 +194,7 @@ class Model:
         graph = CompiledGraph(
             name=data.name,
             tensors=self._tensors,
-            steps=[TaskSegment(0, len(data.tasks))],
+            steps=self._steps(),
             input_ids=list(range(n_in)),
             output_ids=list(range(n_in, n_in + n_out)),
             output_copies=self._copies,
@@ -203,6 +208,36 @@ class Model:
         )
         self._graph = graph
         return graph
+
+    def _steps(self) -> list[TaskSegment | BranchStep]:
+        """The tasks as segments, with the branch steps between them (their
+        plans completed first)."""
+        data = self._data
+        if not data.branches:
+            return [TaskSegment(0, len(data.tasks))]
+        steps: list[TaskSegment | BranchStep] = []
+        start = 0
+        for record in data.branches:
+            if record.at > start:
+                steps.append(TaskSegment(start, record.at))
+                start = record.at
+            steps.append(
+                BranchStep(
+                    name=record.node,
+                    rule=ControlFlow(record.rule),
+                    selector=record.selector,
+                    selector_dtype=DataType[record.selector_dtype],
+                    selector_dims=record.selector_shape,
+                    inputs=tuple((b, o) for b, o, _ in record.inputs),
+                    outputs=tuple((b, o) for b, o, _ in record.outputs),
+                    plans=tuple(
+                        self._subplans[p]._first_execute() for p in record.plans
+                    ),
+                )
+            )
+        if start < len(data.tasks):
+            steps.append(TaskSegment(start, len(data.tasks)))
+        return steps
 
     def _first_execute(self) -> CompiledGraph:
         """Complete the model once (Note [Opening a model runs nothing]);
@@ -377,6 +412,11 @@ class Model:
             for j, (v, d) in enumerate(zip(outputs, self._data.outputs))
         ]
         graph.run(ins, outs)
+
+
+def _has_foreign(data: ModelData) -> bool:
+    """Whether the model or a branch plan in it calls foreign libraries."""
+    return bool(data.foreign) or any(_has_foreign(p) for p in data.subplans)
 
 
 def load_model_bytes(data: bytes) -> Model:

@@ -13,6 +13,9 @@
     PORTABLE  (version 2, models with foreign libraries) each portable op's
               payload once: u64 length | bytes (Note [Portable payload] in
               ``ge.device.portable``)
+    SUBPLANS  (version 4, models with branch steps) each branch's plan, a
+              complete model file of its own: u64 length | bytes (Note
+              [Branch steps in a model file])
 
 Buffers are numbered as at run time (Note [Buffer layout] in
 ``ge.engine.layout``). Nothing in the file is an absolute address, so
@@ -36,14 +39,16 @@ from ge.device.isa import check_level
 from ge.engine.layout import BufferKind, BufferLayout
 
 MAGIC = b"GECPUOM\0"
-VERSION = 3  # the newest this reader reads; a model without foreign calls is 1
+VERSION = 4  # the newest this reader reads; a model without foreign calls is 1
 PLAIN_VERSION = 1
 PORTABLE_VERSION = 2  # foreign calls
 ISA_VERSION = 3  # kernels above the baseline ISA (isa_level > 1)
+BRANCH_VERSION = 4  # branch steps and their nested plans
 MAX_ISA_LEVEL = 255
 WHAT = "model file"
 
 PLAN, KERNELS, TASKS, SLOTS, BINDINGS, CONSTS, PORTABLE = 1, 2, 3, 4, 5, 6, 7
+SUBPLANS = 8
 _TASK = struct.Struct("<IIIII")
 _BINDING = struct.Struct("<IIQ")
 _LENGTH = struct.Struct("<Q")
@@ -54,7 +59,10 @@ MAX_BUFFER_BYTES = 1 << 34
 MAX_TOTAL_BYTES = 1 << 35
 MAX_FILE_BYTES = 1 << 32  # also what compile_model will write
 MAX_ITEMS = 1 << 24
-MAX_PLAN_DEPTH = 8  # PLAN nests three deep: {"inputs": [{"shape": [...]}]}
+MAX_PLAN_DEPTH = (
+    8  # PLAN nests five deep: {"branches": [{"selector": {"shape": [...]}}]}
+)
+MAX_NESTING = 8  # plans inside branch plans, below the top model
 
 
 @dataclass(frozen=True)
@@ -64,6 +72,27 @@ class TensorDescription:
     shape: tuple[int, ...]
     format: str  # Format member name
     nbytes: int
+
+
+# Note [Branch steps in a model file]: a node whose op declares a control
+# flow rule (Note [Declared control flow] in ge.custom_op.control_flow) is a
+# branch step: it runs after the first ``at`` tasks (steps at the same
+# place in file order), reads its selector, applies ``rule`` and runs one
+# of ``plans`` (indices into SUBPLANS) on the addresses of ``inputs``,
+# writing ``outputs``. Each plan is a whole model file, decoded and loaded
+# with every check a model file gets; its inputs and outputs must have the
+# sizes the step's places give them. Nothing here names Python.
+@dataclass(frozen=True)
+class BranchRecord:
+    at: int  # runs after this many tasks
+    rule: str  # a ControlFlow value
+    node: str  # the node's name, for messages
+    selector: tuple[int, int]  # (buffer, offset)
+    selector_dtype: str  # DataType member name
+    selector_shape: tuple[int, ...]
+    inputs: tuple[tuple[int, int, int], ...]  # (buffer, offset, bytes)
+    outputs: tuple[tuple[int, int, int], ...]
+    plans: tuple[int, ...]
 
 
 @dataclass(frozen=True)
@@ -92,6 +121,9 @@ class ModelData:
     foreign: tuple[tuple[int, int, str, str], ...] = ()
     # The highest ISA level of the kernels (Note [ISA levels] in ge.device.isa).
     isa_level: int = 1
+    # Branch steps and their plans (version 4; Note [Branch steps in a model file]).
+    branches: tuple[BranchRecord, ...] = ()
+    subplans: tuple[ModelData, ...] = ()
 
     @cached_property
     def layout(self) -> BufferLayout:
@@ -127,6 +159,29 @@ def _describe(t: TensorDescription) -> dict[str, Any]:
     }
 
 
+def _branch(b: BranchRecord) -> dict[str, Any]:
+    return {
+        "at": b.at,
+        "rule": b.rule,
+        "node": b.node,
+        "selector": {
+            "buffer": b.selector[0],
+            "offset": b.selector[1],
+            "dtype": b.selector_dtype,
+            "shape": list(b.selector_shape),
+        },
+        "inputs": [list(p) for p in b.inputs],
+        "outputs": [list(p) for p in b.outputs],
+        "plans": list(b.plans),
+    }
+
+
+def total_bytes(model: ModelData) -> int:
+    """The memory loading allocates for ``model`` and every nested plan."""
+    own = model.arena_size + sum(model.const_sizes) + sum(model.workspace_sizes)
+    return own + sum(total_bytes(p) for p in model.subplans)
+
+
 def encode(model: ModelData) -> bytes:
     plan = {
         "name": model.name,
@@ -159,12 +214,26 @@ def encode(model: ModelData) -> bytes:
         Section(CONSTS, model.consts),
     ]
     version = ISA_VERSION if model.isa_level > 1 else PLAIN_VERSION
-    if not model.payloads:
-        return write(MAGIC, version, sections)
-    sections.append(
-        Section(PORTABLE, b"".join(_LENGTH.pack(len(b)) + b for b in model.payloads))
-    )
-    return write(MAGIC, max(version, PORTABLE_VERSION), sections)
+    if model.payloads:
+        sections.append(
+            Section(
+                PORTABLE, b"".join(_LENGTH.pack(len(b)) + b for b in model.payloads)
+            )
+        )
+        version = max(version, PORTABLE_VERSION)
+    if model.branches or model.subplans:
+        plan.update(
+            branches=[_branch(b) for b in model.branches], subplans=len(model.subplans)
+        )
+        sections[0] = Section(
+            PLAN, json.dumps(plan, sort_keys=True, separators=(",", ":")).encode()
+        )
+        nested = [encode(p) for p in model.subplans]
+        sections.append(
+            Section(SUBPLANS, b"".join(_LENGTH.pack(len(b)) + b for b in nested))
+        )
+        version = BRANCH_VERSION
+    return write(MAGIC, version, sections)
 
 
 # -- decoding ---------------------------------------------------------------------
@@ -226,8 +295,9 @@ def _list(value: Any, where: str) -> list[Any]:
     return value
 
 
-def decode(data: bytes) -> ModelData:
-    """A model file's contents; FileFormatError if anything is wrong."""
+def decode(data: bytes, depth: int = 0) -> ModelData:
+    """A model file's contents; FileFormatError if anything is wrong.
+    ``depth`` counts the branch plans this one is nested in."""
     if len(data) > MAX_FILE_BYTES:
         raise _fail(
             f"{len(data)} bytes is more than a model file may hold ({MAX_FILE_BYTES})"
@@ -294,9 +364,15 @@ def decode(data: bytes) -> ModelData:
         consts=sections[CONSTS],
         isa_level=max(1, isa_level),
         **_portable(plan, sections, version),
+        **_branches(plan, sections, version, depth),
     )
     _check_references(model)
     _check_foreign(model)
+    _check_branches(model)
+    if depth == 0 and total_bytes(model) > MAX_TOTAL_BYTES:
+        raise _fail(
+            "the model and its branch plans claim more memory than a model may use"
+        )
     return model
 
 
@@ -412,3 +488,153 @@ def _check_references(model: ModelData) -> None:
             or nbytes != model.outputs[output].nbytes
         ):
             raise _fail(f"output copy {i} does not fit its buffers")
+
+
+# -- branch steps (version 4) -------------------------------------------------------
+
+
+def _places(value: Any, where: str) -> tuple[tuple[int, int, int], ...]:
+    out = []
+    for i, item in enumerate(_list(value, where)):
+        fields = _ints(item, f"{where}[{i}]", MAX_BUFFER_BYTES)
+        if len(fields) != 3:
+            raise _fail(f"{where}[{i}] must be [buffer, offset, bytes]")
+        out.append((fields[0], fields[1], fields[2]))
+    return tuple(out)
+
+
+def _branches(
+    plan: dict[str, Any], sections: dict[int, bytes], version: int, depth: int
+) -> Any:
+    """The version-4 fields: branch steps and their plans, each plan
+    decoded as a model file of its own."""
+    if "branches" not in plan and "subplans" not in plan and SUBPLANS not in sections:
+        return {}
+    if version < BRANCH_VERSION:
+        raise _fail(
+            f"branch steps need format version {BRANCH_VERSION}; the file says {version}"
+        )
+    if depth >= MAX_NESTING:
+        raise _fail(f"branch plans nest more than {MAX_NESTING} levels deep")
+    if SUBPLANS not in sections:
+        raise _fail(f"section {SUBPLANS} (the branch plans) is missing")
+    count = _int(plan.get("subplans"), "subplans")
+    section, at, subplans = sections[SUBPLANS], 0, []
+    for index in range(count):
+        if at + 8 > len(section):
+            raise _fail(f"branch plan {index} is truncated")
+        (length,) = _LENGTH.unpack_from(section, at)
+        at += 8
+        if length > len(section) - at:
+            raise _fail(
+                f"branch plan {index} claims {length} bytes; the section has fewer"
+            )
+        try:
+            subplans.append(decode(section[at : at + length], depth + 1))
+        except FileFormatError as exc:
+            inner = str(exc).removeprefix(f"{WHAT}: ")
+            raise _fail(f"branch plan {index}: {inner}") from None
+        at += length
+    if at != len(section):
+        raise _fail("stray bytes after the last branch plan")
+    branches = []
+    for i, item in enumerate(_list(plan.get("branches"), "branches")):
+        where = f"branches[{i}]"
+        if not isinstance(item, dict) or not isinstance(item.get("selector"), dict):
+            raise _fail(f"{where} must be an object with a selector object")
+        selector = item["selector"]
+        shape = selector.get("shape")
+        if not isinstance(shape, list) or len(shape) > 32:
+            raise _fail(f"{where}.selector.shape must be a list of at most 32 dims")
+        branches.append(
+            BranchRecord(
+                at=_int(item.get("at"), f"{where}.at"),
+                rule=_str(item.get("rule"), f"{where}.rule"),
+                node=_str(item.get("node"), f"{where}.node"),
+                selector=(
+                    _int(selector.get("buffer"), f"{where}.selector.buffer"),
+                    _int(
+                        selector.get("offset"),
+                        f"{where}.selector.offset",
+                        MAX_BUFFER_BYTES,
+                    ),
+                ),
+                selector_dtype=_str(selector.get("dtype"), f"{where}.selector.dtype"),
+                selector_shape=tuple(
+                    _int(d, f"{where}.selector.shape", MAX_BUFFER_BYTES) for d in shape
+                ),
+                inputs=_places(item.get("inputs"), f"{where}.inputs"),
+                outputs=_places(item.get("outputs"), f"{where}.outputs"),
+                plans=_ints(item.get("plans"), f"{where}.plans", MAX_ITEMS),
+            )
+        )
+    return {"branches": tuple(branches), "subplans": tuple(subplans)}
+
+
+def _check_branches(model: ModelData) -> None:
+    """Every branch step's rule, selector, places and plans (Note [Branch
+    steps in a model file])."""
+    from ge.custom_op.control_flow import ControlFlow
+    from ge.graph.types import DataType, element_bits
+
+    last = 0
+    for i, b in enumerate(model.branches):
+        what = f"branch step {i} (node '{b.node}')"
+        if b.rule not in ControlFlow.__members__.values():
+            raise _fail(f"{what} has rule {b.rule!r}; known: if, case")
+        rule = ControlFlow(b.rule)
+        if not last <= b.at <= len(model.tasks):
+            raise _fail(
+                f"{what} runs after task {b.at}, out of order or past the tasks"
+            )
+        last = b.at
+        if why := rule.branch_count_error(len(b.plans)):
+            raise _fail(f"{what}: {why}")
+        if b.selector_dtype not in DataType.__members__ or (
+            DataType[b.selector_dtype] not in rule.selector_dtypes
+        ):
+            raise _fail(f"{what}: a {b.rule} cannot read a {b.selector_dtype} selector")
+        buffer, offset = b.selector
+        reads = rule.reads_selector(b.selector_shape)
+        if reads and 0 in b.selector_shape:
+            raise _fail(f"{what}: its selector has no elements to read")
+        size = element_bits(DataType[b.selector_dtype]) // 8 if reads else 0
+        if buffer >= model.layout.size or offset + size > model.buffer_size(buffer):
+            raise _fail(f"{what}: its selector lies outside the buffers")
+        for kind, places in (("input", b.inputs), ("output", b.outputs)):
+            for k, (buffer, offset, nbytes) in enumerate(places):
+                if buffer >= model.layout.size:
+                    raise _fail(f"{what} {kind} {k} names a buffer that does not exist")
+                where, _ = model.layout.locate(buffer)
+                allowed = (
+                    (BufferKind.ARENA, BufferKind.OUTPUT)
+                    if kind == "output"
+                    else (
+                        BufferKind.ARENA,
+                        BufferKind.INPUT,
+                        BufferKind.OUTPUT,
+                        BufferKind.CONST,
+                    )
+                )
+                if where not in allowed:
+                    raise _fail(
+                        f"{what} {kind} {k} lies in a {where.name.lower()} buffer "
+                        "(a branch writes only the arena and the graph outputs, and "
+                        "reads no workspace)"
+                    )
+                if offset + nbytes > model.buffer_size(buffer):
+                    raise _fail(f"{what} {kind} {k} does not fit its buffer")
+        for p in b.plans:
+            if p >= len(model.subplans):
+                raise _fail(f"{what} names branch plan {p}, which is not in the file")
+            sub = model.subplans[p]
+            for kind, places, tensors in (
+                ("input", b.inputs, sub.inputs),
+                ("output", b.outputs, sub.outputs),
+            ):
+                if [n for _, _, n in places] != [t.nbytes for t in tensors]:
+                    raise _fail(
+                        f"{what}: branch plan {p} ('{sub.name}') {kind}s are "
+                        f"{[t.nbytes for t in tensors]} bytes, the step's are "
+                        f"{[n for _, _, n in places]}"
+                    )
