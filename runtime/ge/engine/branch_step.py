@@ -75,4 +75,3 @@ class BranchFrame:
             [self._address(p) for p in step.outputs],
             stream,
         )
-
