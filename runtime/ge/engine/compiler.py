@@ -148,6 +148,39 @@ class _Op:
     subgraphs: SubgraphTable = NO_SUBGRAPHS
 
 
+def _node_call(op: _Op, instance: Any) -> NodeCall:
+    """What the op's callbacks are called with."""
+    return NodeCall(
+        op.node,
+        instance,
+        [IrSlot(ir.name, ir.kind, ir.count) for ir in op.node.ir_inputs],
+        [
+            IrSlot(ir.name, InputKind.of_output(ir.dynamic), ir.count)
+            for ir in op.node.ir_outputs
+        ],
+        op.inputs,
+        op.outputs,
+        {name: infer.python_attr(value) for name, _, value in op.proto_attrs},
+    )
+
+
+def _runs_declared_launch(op: _Op, host: bool, options: Mapping[str, str]) -> bool:
+    """Whether the node runs its declared launch rather than a Python
+    execute (Note [Execute or declared launch]); a node with subgraphs
+    cannot."""
+    if not op.impl.has(Capability.DECLARE_LAUNCH_ARGS) or host:
+        return False
+    if op.impl.has(Capability.EXECUTE) and options.get(EXECUTE_PATH) == "1":
+        return False
+    if op.subgraphs:
+        raise CompileError(
+            f"{infer.node_label(op.node)} has subgraphs, which only an "
+            "execute callback can run; give the implementation execute "
+            "instead of declare_launch_args"
+        )
+    return True
+
+
 class _Compiler:
     def __init__(
         self,
@@ -432,20 +465,7 @@ class _Compiler:
             host = host_kernels and op.impl.host_kernel is not None
             if op.impl.has(Capability.COMPILE) and not host:  # as GE does
                 self._compile_once(call, arena)
-            if (
-                op.impl.has(Capability.DECLARE_LAUNCH_ARGS)
-                and not host
-                and not (
-                    op.impl.has(Capability.EXECUTE)
-                    and self.options.get(EXECUTE_PATH) == "1"
-                )
-            ):  # Note [Execute or declared launch]
-                if op.subgraphs:
-                    raise CompileError(
-                        f"{infer.node_label(op.node)} has subgraphs, which only an "
-                        "execute callback can run; give the implementation execute "
-                        "instead of declare_launch_args"
-                    )
+            if _runs_declared_launch(op, host, self.options):
                 start = tasks.launch_count
                 self._declare(call, arena, tasks)
                 _segment(steps, start, tasks.launch_count)
@@ -477,18 +497,7 @@ class _Compiler:
         )
 
     def _call(self, op: _Op) -> NodeCall:
-        return NodeCall(
-            op.node,
-            self.cache.instance(op.node, op.impl),
-            [IrSlot(ir.name, ir.kind, ir.count) for ir in op.node.ir_inputs],
-            [
-                IrSlot(ir.name, InputKind.of_output(ir.dynamic), ir.count)
-                for ir in op.node.ir_outputs
-            ],
-            op.inputs,
-            op.outputs,
-            {name: infer.python_attr(value) for name, _, value in op.proto_attrs},
-        )
+        return _node_call(op, self.cache.instance(op.node, op.impl))
 
     def _compile_once(self, call: NodeCall, arena: DeviceBuffer) -> None:
         """Call ``compile`` once per key (Note [Compile once per key])."""
