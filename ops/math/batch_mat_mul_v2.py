@@ -6,10 +6,17 @@ import numpy as np
 from ge_impl.math.batch_mat_mul_v2 import BatchMatMulV2Base
 
 from ge.custom_op import register_op_impl
+from ge.graph import DataType
 from ge.runtime import Tensor, TensorDesc
 
 from ._host import read, write
 from ._matmuls import accumulator, batch_dims
+
+
+def out_dtype(x1: DataType) -> DataType:
+    """GE declares y with a set of its own: x1's dtype, but int32 for int8
+    and int4 (the quantised forms, declared and refused on the CPU device)."""
+    return DataType.DT_INT32 if x1 in (DataType.DT_INT8, DataType.DT_INT4) else x1
 
 
 def _check(bias: list[int] | None, n: int, offset_w: object, offset_x: int) -> None:
@@ -46,7 +53,7 @@ class BatchMatMulV2(BatchMatMulV2Base):
         )
         b = None if bias is None else list(bias.shape.origin_shape.dims)
         _check(b, dims[-1], offset_w, offset_x)
-        return TensorDesc(dims, x1.data_type)
+        return TensorDesc(dims, out_dtype(x1.data_type))
 
     def execute(
         self,

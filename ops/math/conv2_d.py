@@ -10,10 +10,17 @@ import numpy as np
 from ge_impl.math.conv2_d import Conv2DBase
 
 from ge.custom_op import get_infer_meta_ctx, register_op_impl
+from ge.graph import DataType
 from ge.runtime import Tensor, TensorDesc
 
 from ._conv import conv2d, geometry, layout, out_dims
 from ._host import read, write
+
+
+def out_dtype(x: DataType) -> DataType:
+    """GE declares y with a set of its own: x's dtype, but int32 for int8
+    (the quantised form, declared and refused on the CPU device)."""
+    return DataType.DT_INT32 if x == DataType.DT_INT8 else x
 
 
 def _check_quant(offset_w: object, offset_x: int) -> None:
@@ -55,7 +62,7 @@ class Conv2D(Conv2DBase):
         )
         if bias is not None and list(bias.shape.origin_shape.dims) != [g.cout]:
             raise ValueError(f"Conv2D: bias must have shape [{g.cout}]")
-        return TensorDesc(out_dims(g, fmt), x.data_type)
+        return TensorDesc(out_dims(g, fmt), out_dtype(x.data_type))
 
     def execute(
         self,

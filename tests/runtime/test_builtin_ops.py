@@ -11,6 +11,7 @@ import sys
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -232,3 +233,84 @@ def test_a_declared_dtype_the_cpu_cannot_run_is_refused_at_compile(
     message = str(caught.value)
     assert f"{op_type}: input {name} is {dtype.spec_name}" in message, message
     assert "CPU device cannot run yet" in message
+
+
+def _conv_or_matmul(op_type: str, data_type: str) -> Any:
+    """A graph of one Conv2D or BatchMatMulV2 on inputs of ``data_type``,
+    and that node's output holder."""
+    import ge.es.math as math_ops
+    from ge.es import GraphBuilder
+    from ge.graph import DataType
+
+    dtype = DataType[data_type]
+    builder = GraphBuilder(f"own_set_{op_type}")
+    if op_type == "Conv2D":
+        x = builder.create_input(0, data_type=dtype, shape=[1, 2, 4, 4])
+        f = builder.create_input(1, data_type=dtype, shape=[2, 2, 1, 1])
+        y = math_ops.Conv2D(
+            x, f, strides=[1, 1, 1, 1], pads=[0, 0, 0, 0], data_format="NCHW"
+        )
+    else:
+        x1 = builder.create_input(0, data_type=dtype, shape=[2, 3, 4])
+        x2 = builder.create_input(1, data_type=dtype, shape=[2, 4, 5])
+        y = math_ops.BatchMatMulV2(x1, x2)
+    return builder, y
+
+
+@pytest.mark.parametrize(
+    "op_type, data_type, inferred",
+    [
+        ("Conv2D", "DT_FLOAT16", "DT_FLOAT16"),
+        ("Conv2D", "DT_BF16", "DT_BF16"),
+        ("Conv2D", "DT_INT8", "DT_INT32"),
+        ("BatchMatMulV2", "DT_FLOAT", "DT_FLOAT"),
+        ("BatchMatMulV2", "DT_INT32", "DT_INT32"),
+        ("BatchMatMulV2", "DT_INT8", "DT_INT32"),
+        ("BatchMatMulV2", "DT_INT4", "DT_INT32"),
+    ],
+)
+def test_conv_and_batch_matmul_outputs_have_ges_own_set(
+    op_type: str, data_type: str, inferred: str
+) -> None:
+    """GE declares Conv2D's and BatchMatMulV2's y with a set of its own (no
+    int8 or int4, int32 instead): the builder leaves y's dtype unknown, and
+    inference gives the input's dtype, int32 for the quantised inputs
+    (docs/math-ops.md, "Output dtype")."""
+    from ge.engine.passes.custom_rewrite import infer_metas
+    from ge.graph import DataType
+
+    bootstrap.load_builtin_ops()
+    builder, y = _conv_or_matmul(op_type, data_type)
+    assert y.data_type is DataType.DT_UNDEFINED
+    graph = builder.build_and_reset([y])
+    infer_metas(graph)
+    (node,) = [n for n in graph.nodes if n.type == op_type]
+    assert node.outputs[0].dtype is DataType[inferred]
+
+
+def test_an_int8_conv_builds_and_compiles_and_is_refused_when_run() -> None:
+    """The int8 form is GE's IR (y int32), so the graph builds and compiles;
+    the CPU device does not run it (Note [Declared and run dtypes])."""
+    import numpy as np
+
+    from ge.engine.errors import ExecuteError
+    from ge.ge_global import GeApi, is_initialized
+    from ge.graph import Tensor
+    from ge.session import Session
+
+    builder, y = _conv_or_matmul("Conv2D", "DT_INT8")
+    graph = builder.build_and_reset([y])
+    initialised_here = not is_initialized()
+    if initialised_here:
+        GeApi().ge_initialize({"ge.exec.deviceId": "0"})
+    try:
+        session = Session({})
+        session.add_graph(8, graph)
+        session.compile_graph(8)
+        inputs = [np.ones([1, 2, 4, 4], np.int8), np.ones([2, 2, 1, 1], np.int8)]
+        with pytest.raises(ExecuteError) as caught:
+            session.run_graph(8, [Tensor.from_numpy(a) for a in inputs])
+    finally:
+        if initialised_here:
+            GeApi().ge_finalize()
+    assert "Conv2D: input x is int8" in str(caught.value)

@@ -18,7 +18,7 @@ namespace ge {
 ///   offset_w (optional, int8, int4): Quantisation offset (int8 only; not run).
 ///
 /// Outputs:
-///   y (required, T: float32, float16, int32, int8, int4, bfloat16, hifloat8): [..., M, N].
+///   y (required, float32, float16, int32, bfloat16, hifloat8): [..., M, N]: x1's dtype, int32 for int8 and int4 x1 (GE's set of its own).
 ///
 /// Attrs:
 ///   adj_x1 (bool): Transpose x1's matrices.
@@ -29,7 +29,7 @@ REG_OP(BatchMatMulV2)
     .INPUT(x2, "T")
     .OPTIONAL_INPUT(bias, "TBias")
     .OPTIONAL_INPUT(offset_w, TensorType({DT_INT8, DT_INT4}))
-    .OUTPUT(y, "T")
+    .OUTPUT(y, TensorType({DT_FLOAT, DT_FLOAT16, DT_INT32, DT_BF16, DT_HIFLOAT8}))
     .ATTR(adj_x1, Bool, false)
     .ATTR(adj_x2, Bool, false)
     .ATTR(offset_x, Int, 0)

@@ -24,7 +24,7 @@ namespace ge {
 ///   offset_w (optional, int8): Quantisation offset of the filter (int8 only; not run).
 ///
 /// Outputs:
-///   y (required, T: float16, float32, int8, bfloat16, hifloat8): The convolution.
+///   y (required, float16, float32, int32, bfloat16, hifloat8): The convolution: x's dtype, int32 for int8 x (GE's set of its own).
 ///
 /// Attrs:
 ///   strides (list_int): The stride of each dim of x, in data_format order: 4 values, 1 for N and C.
@@ -38,7 +38,7 @@ REG_OP(Conv2D)
     .INPUT(filter, "T")
     .OPTIONAL_INPUT(bias, "TBias")
     .OPTIONAL_INPUT(offset_w, TensorType({DT_INT8}))
-    .OUTPUT(y, "T")
+    .OUTPUT(y, TensorType({DT_FLOAT16, DT_FLOAT, DT_INT32, DT_BF16, DT_HIFLOAT8}))
     .REQUIRED_ATTR(strides, ListInt)
     .REQUIRED_ATTR(pads, ListInt)
     .ATTR(dilations, ListInt, {1, 1, 1, 1})

@@ -43,7 +43,7 @@ _AUTHOR: dict[str, Any] = {}
             "offset_w": ("int8", "int4"),
         },
         outputs={
-            "y": "T",
+            "y": ("float32", "float16", "int32", "bfloat16", "hifloat8"),
         },
     ),
 )

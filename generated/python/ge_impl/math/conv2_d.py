@@ -36,7 +36,7 @@ _AUTHOR: dict[str, Any] = {}
             "offset_w": ("int8",),
         },
         outputs={
-            "y": "T",
+            "y": ("float16", "float32", "int32", "bfloat16", "hifloat8"),
         },
     ),
 )

@@ -19,7 +19,9 @@ _OP = _api.OpDef(
         _api.Input("bias", "TBias", optional=True),
         _api.Input("offset_w", ("int8", "int4"), optional=True),
     ),
-    outputs=(_api.Output("y", "T"),),
+    outputs=(
+        _api.Output("y", ("float32", "float16", "int32", "bfloat16", "hifloat8")),
+    ),
     attrs=(
         _api.Attr("adj_x1", "bool", default=False),
         _api.Attr("adj_x2", "bool", default=False),
@@ -54,7 +56,7 @@ def BatchMatMulV2(
         name: Node name; a unique one is made when None.
 
     Returns:
-        [..., M, N]. Dtype T: float32, float16, int32, int8, int4, bfloat16, hifloat8.
+        [..., M, N]: x1's dtype, int32 for int8 and int4 x1 (GE's set of its own). Dtype float32, float16, int32, bfloat16, hifloat8.
 
     Raises:
         TypeError: an argument has the wrong type.

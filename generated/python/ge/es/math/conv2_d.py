@@ -21,7 +21,9 @@ _OP = _api.OpDef(
         _api.Input("bias", "TBias", optional=True),
         _api.Input("offset_w", ("int8",), optional=True),
     ),
-    outputs=(_api.Output("y", "T"),),
+    outputs=(
+        _api.Output("y", ("float16", "float32", "int32", "bfloat16", "hifloat8")),
+    ),
     attrs=(
         _api.Attr("strides", "list_int", required=True),
         _api.Attr("pads", "list_int", required=True),
@@ -71,7 +73,7 @@ def Conv2D(
         name: Node name; a unique one is made when None.
 
     Returns:
-        The convolution. Dtype T: float16, float32, int8, bfloat16, hifloat8.
+        The convolution: x's dtype, int32 for int8 x (GE's set of its own). Dtype float16, float32, int32, bfloat16, hifloat8.
 
     Raises:
         TypeError: an argument has the wrong type.
