@@ -532,8 +532,8 @@ def _out_dtypes(
 ) -> tuple[DataType, ...] | None:
     """Each output's dtype, when the spec says it; None leaves it to the
     reference's."""
-    from ge.graph.numpy_dtypes import from_numpy_dtype
     from ge.graph.types import DataType as RtDataType
+    from ge.opcheck_raw import data_type_of
 
     if any(o.dynamic for o in op.outputs):
         return None
@@ -547,10 +547,8 @@ def _out_dtypes(
                 dtype = rule.dtype.dtype
             elif rule.dtype.kind is DtypeRuleKind.INPUT:
                 value = inputs.get(rule.dtype.ref or "")
-                dtype = (
-                    from_numpy_dtype(value.dtype)
-                    if isinstance(value, np.ndarray)
-                    else None
+                dtype = (  # the float8 and int4 arrays are ml_dtypes'
+                    data_type_of(value.dtype) if isinstance(value, np.ndarray) else None
                 )
             elif rule.dtype.kind is DtypeRuleKind.ATTR:
                 value = attrs.get(rule.dtype.ref or "")

@@ -1,7 +1,14 @@
 """Helpers of the built-in ops whose CPU implementation is numpy inside an
 ``execute`` callback (Identity, TensorMove, Split, Concat, ConcatV2,
-Transpose, Conv2D, GEMM, BatchMatMulV2): reading a constant input when the
-graph is compiled, and writing a result to an output.
+Transpose, Conv2D, GEMM, BatchMatMulV2): refusing at compile the dtypes
+they declare and do not run, reading a constant input when the graph is
+compiled, and writing a result to an output.
+
+Their ``compile`` does no more than ``refuse_unrun``: there is no kernel to
+build, but a compile callback is where a refusal is a CompileError when
+the graph is compiled rather than an ExecuteError when it runs (Note
+[Declared and run dtypes] in ``_runs``). ``read`` checks again in
+``execute``, which a host kernel could reach without ``compile``.
 
 Note [Value inputs]: GE's Split, Concat, ConcatV2 and Transpose take their
 axis or permutation as an input tensor, which GE's shape inference reads as
@@ -14,6 +21,7 @@ the run).
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -21,7 +29,30 @@ import numpy as np
 from ge.custom_op import get_execute_ctx, get_infer_meta_ctx
 from ge.runtime import Tensor
 
-from ._runs import require
+from ._runs import require, require_outputs
+
+# A slot as compile receives it: a tensor, a dynamic slot's list, or None.
+Slot = Tensor | Sequence[Tensor] | None
+
+
+def _named(slots: Mapping[str, Slot]) -> dict[str, Tensor | None]:
+    """Each tensor by its name; a dynamic slot's as name[i]."""
+    named: dict[str, Tensor | None] = {}
+    for name, slot in slots.items():
+        if isinstance(slot, (list, tuple)):
+            named.update((f"{name}[{i}]", t) for i, t in enumerate(slot))
+        else:
+            named[name] = slot
+    return named
+
+
+def refuse_unrun(
+    op_type: str, inputs: Mapping[str, Slot], outputs: Mapping[str, Slot]
+) -> None:
+    """compile's check: a TypeError naming the first input, else output,
+    whose dtype ``op_type`` declares and the CPU device does not run."""
+    require(op_type, **_named(inputs))
+    require_outputs(op_type, **_named(outputs))
 
 
 def const_input(op_type: str, index: int, name: str) -> np.ndarray:

@@ -4,8 +4,10 @@ Note [Declared and run dtypes]: the specs declare GE's own dtype sets
 (REG_OP, the builders and the prototypes say what GE says: complex types,
 string, qint8 included), so a graph written for GE builds here unchanged.
 The kernels compute fewer: RUNS is what they compute, and ``require``, called
-by every kernel builder at compile, refuses any other dtype with an error
-naming the op, the input and the dtype. docs/math-ops.md lists both sets;
+by every op's ``compile`` (the kernel builders', and the numpy ops' in
+ops/math/_host.py, which check their outputs too), refuses any other dtype
+with an error naming the op, the input and the dtype; the compiler adds the
+node, so a graph is refused when it is compiled, before anything runs. docs/math-ops.md lists both sets;
 tests/runtime/test_builtin_ops.py checks RUNS against the specs (each a
 subset of what is declared) and that a declared, not run dtype is refused.
 """
@@ -77,15 +79,25 @@ def runs(op_type: str, data_type: DataType) -> bool:
 
 
 def require(op_type: str, **slots: Tensor | None) -> None:
-    """TypeError naming the first slot whose dtype ``op_type`` does not run
+    """TypeError naming the first input whose dtype ``op_type`` does not run
     on the CPU device (Note [Declared and run dtypes])."""
+    _refuse(op_type, "input", slots)
+
+
+def require_outputs(op_type: str, **slots: Tensor | None) -> None:
+    """``require`` for outputs: an output's dtype may be one of its own (GE
+    declares Conv2D's and BatchMatMulV2's y with a set of its own)."""
+    _refuse(op_type, "output", slots)
+
+
+def _refuse(op_type: str, kind: str, slots: dict[str, Tensor | None]) -> None:
     for name, tensor in slots.items():
         if tensor is None or runs(op_type, tensor.data_type):
             continue
         dtype = DataType(tensor.data_type).spec_name
         ran = ", ".join(sorted(RUNS[op_type]))
         raise TypeError(
-            f"{op_type}: input {name} is {dtype}, which GE declares for "
+            f"{op_type}: {kind} {name} is {dtype}, which GE declares for "
             f"{op_type} but the CPU device cannot run yet; it runs {op_type} for "
             f"{ran} (docs/math-ops.md)"
         )

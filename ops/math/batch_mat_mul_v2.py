@@ -9,7 +9,7 @@ from ge.custom_op import register_op_impl
 from ge.graph import DataType
 from ge.runtime import Tensor, TensorDesc
 
-from ._host import read, write
+from ._host import read, refuse_unrun, write
 from ._matmuls import accumulator, batch_dims
 
 
@@ -54,6 +54,21 @@ class BatchMatMulV2(BatchMatMulV2Base):
         b = None if bias is None else list(bias.shape.origin_shape.dims)
         _check(b, dims[-1], offset_w, offset_x)
         return TensorDesc(dims, out_dtype(x1.data_type))
+
+    def compile(
+        self,
+        x1: Tensor,
+        x2: Tensor,
+        bias: Tensor | None,
+        offset_w: Tensor | None,
+        y: Tensor,
+        *,
+        adj_x1: bool,
+        adj_x2: bool,
+        offset_x: int,
+    ) -> None:
+        inputs = {"x1": x1, "x2": x2, "bias": bias, "offset_w": offset_w}
+        refuse_unrun(self.OP_TYPE, inputs, {"y": y})  # int8, int4 x1: y int32
 
     def execute(
         self,

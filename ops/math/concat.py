@@ -10,7 +10,7 @@ from ge.custom_op import register_op_impl
 from ge.runtime import Tensor, TensorDesc
 
 from ._concat import joined
-from ._host import axis_of, const_input, read, write
+from ._host import axis_of, const_input, read, refuse_unrun, write
 from ._runs import require
 
 
@@ -23,6 +23,11 @@ class Concat(ConcatBase):
         concat_dim: TensorDesc, x: list[TensorDesc], *, N: int
     ) -> TensorDesc:
         return joined("Concat", x, const_input("Concat", 0, "concat_dim"), N)
+
+    def compile(
+        self, concat_dim: Tensor, x: list[Tensor], y: Tensor, *, N: int
+    ) -> None:
+        refuse_unrun(self.OP_TYPE, {"concat_dim": concat_dim, "x": x}, {"y": y})
 
     def execute(self, concat_dim: Tensor, x: list[Tensor], *, N: int) -> None:
         require(self.OP_TYPE, **{f"x[{i}]": t for i, t in enumerate(x)})

@@ -10,7 +10,7 @@ from ge.custom_op import register_op_impl
 from ge.runtime import Tensor, TensorDesc
 
 from ._concat import joined
-from ._host import axis_of, const_input, read, write
+from ._host import axis_of, const_input, read, refuse_unrun, write
 from ._runs import require
 
 
@@ -23,6 +23,11 @@ class ConcatV2(ConcatV2Base):
         x: list[TensorDesc], concat_dim: TensorDesc, *, N: int
     ) -> TensorDesc:
         return joined("ConcatV2", x, const_input("ConcatV2", len(x), "concat_dim"), N)
+
+    def compile(
+        self, x: list[Tensor], concat_dim: Tensor, y: Tensor, *, N: int
+    ) -> None:
+        refuse_unrun(self.OP_TYPE, {"x": x, "concat_dim": concat_dim}, {"y": y})
 
     def execute(self, x: list[Tensor], concat_dim: Tensor, *, N: int) -> None:
         require(self.OP_TYPE, **{f"x[{i}]": t for i, t in enumerate(x)})

@@ -14,7 +14,7 @@ from ge.graph import DataType
 from ge.runtime import Tensor, TensorDesc
 
 from ._conv import conv2d, geometry, layout, out_dims
-from ._host import read, write
+from ._host import read, refuse_unrun, write
 
 
 def out_dtype(x: DataType) -> DataType:
@@ -63,6 +63,24 @@ class Conv2D(Conv2DBase):
         if bias is not None and list(bias.shape.origin_shape.dims) != [g.cout]:
             raise ValueError(f"Conv2D: bias must have shape [{g.cout}]")
         return TensorDesc(out_dims(g, fmt), out_dtype(x.data_type))
+
+    def compile(
+        self,
+        x: Tensor,
+        filter: Tensor,
+        bias: Tensor | None,
+        offset_w: Tensor | None,
+        y: Tensor,
+        *,
+        strides: Sequence[int],
+        pads: Sequence[int],
+        dilations: Sequence[int],
+        groups: int,
+        data_format: str,
+        offset_x: int,
+    ) -> None:
+        inputs = {"x": x, "filter": filter, "bias": bias, "offset_w": offset_w}
+        refuse_unrun(self.OP_TYPE, inputs, {"y": y})  # int8 x: y int32
 
     def execute(
         self,

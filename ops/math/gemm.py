@@ -8,7 +8,7 @@ from ge_impl.math.gemm import GEMMBase
 from ge.custom_op import register_op_impl
 from ge.runtime import Tensor, TensorDesc
 
-from ._host import read, write
+from ._host import read, refuse_unrun, write
 from ._matmuls import accumulator, batch_dims
 
 
@@ -51,6 +51,21 @@ class GEMM(GEMMBase):
     ) -> TensorDesc:
         shapes = [list(d.shape.origin_shape.dims) for d in (a, b, c, alpha, beta)]
         return TensorDesc(_dims(*shapes, transpose_a, transpose_b), a.data_type)
+
+    def compile(
+        self,
+        a: Tensor,
+        b: Tensor,
+        c: Tensor,
+        alpha: Tensor,
+        beta: Tensor,
+        y: Tensor,
+        *,
+        transpose_a: bool,
+        transpose_b: bool,
+    ) -> None:
+        inputs = {"a": a, "b": b, "c": c, "alpha": alpha, "beta": beta}
+        refuse_unrun(self.OP_TYPE, inputs, {"y": y})
 
     def execute(
         self,

@@ -8,7 +8,7 @@ from ge_impl.math.split import SplitBase
 from ge.custom_op import get_infer_meta_ctx, register_op_impl
 from ge.runtime import Tensor, TensorDesc
 
-from ._host import axis_of, const_input, read, write
+from ._host import axis_of, const_input, read, refuse_unrun, write
 
 
 def part_dims(dims: list[int], axis: int, num_split: int) -> list[int]:
@@ -43,6 +43,11 @@ class Split(SplitBase):
             )
         part = part_dims(dims, axis, num_split)
         return [TensorDesc(part, x.data_type) for _ in range(num_split)]
+
+    def compile(
+        self, split_dim: Tensor, x: Tensor, y: list[Tensor], *, num_split: int
+    ) -> None:
+        refuse_unrun(self.OP_TYPE, {"split_dim": split_dim, "x": x}, {"y": y})
 
     def execute(self, split_dim: Tensor, x: Tensor, *, num_split: int) -> None:
         axis_value, value = read(self.OP_TYPE, split_dim=split_dim, x=x)

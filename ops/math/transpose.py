@@ -8,7 +8,7 @@ from ge_impl.math.transpose import TransposeBase
 from ge.custom_op import register_op_impl
 from ge.runtime import Tensor, TensorDesc
 
-from ._host import const_input, read, write
+from ._host import const_input, read, refuse_unrun, write
 
 
 def permutation(value: object, rank: int) -> list[int]:
@@ -32,6 +32,9 @@ class Transpose(TransposeBase):
         dims = list(x.shape.origin_shape.dims)
         order = permutation(const_input("Transpose", 1, "perm"), len(dims))
         return TensorDesc([dims[p] for p in order], x.data_type)
+
+    def compile(self, x: Tensor, perm: Tensor, y: Tensor) -> None:
+        refuse_unrun(self.OP_TYPE, {"x": x, "perm": perm}, {"y": y})
 
     def execute(self, x: Tensor, perm: Tensor) -> None:
         value, perm_value = read(self.OP_TYPE, x=x, perm=perm)

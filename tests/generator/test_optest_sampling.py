@@ -140,3 +140,21 @@ def test_ml_dtypes_types_are_drawn_and_the_rest_listed_with_a_reason(
             assert np.isnan(wide).any()
             assert (wide == float(ml_dtypes.finfo(x.dtype).max)).any()
     assert seen == {"float8_e4m3fn", "float8_e5m2", "int4"}
+
+
+def test_an_output_of_an_input_dtype_rule_takes_an_ml_dtypes_input_dtype() -> None:
+    """TensorMove's y has x's dtype (``dtype: x``): a float8 x gives a float8
+    y, read from the ml_dtypes array (it was an internal error)."""
+    from ge.graph import DataType
+
+    op = load("math_tensor_move.yaml")
+    seen = set()
+    for drawn in optest.enumerate_cases(op, 0):
+        case = optest.build_case(op, drawn)
+        (x,) = [v for _, v in case.inputs]
+        if x.dtype.name.startswith("float8"):
+            assert case.out_dtypes is not None
+            (dtype,) = case.out_dtypes
+            assert dtype is DataType[f"DT_{x.dtype.name.upper()}"]
+            seen.add(x.dtype.name)
+    assert seen == {"float8_e4m3fn", "float8_e5m2"}

@@ -288,29 +288,163 @@ def test_conv_and_batch_matmul_outputs_have_ges_own_set(
     assert node.outputs[0].dtype is DataType[inferred]
 
 
-def test_an_int8_conv_builds_and_compiles_and_is_refused_when_run() -> None:
-    """The int8 form is GE's IR (y int32), so the graph builds and compiles;
-    the CPU device does not run it (Note [Declared and run dtypes])."""
-    import numpy as np
+# GE's built-in ops whose CPU implementation is numpy inside execute
+# (ops/math/_host.py): their compile refuses what RUNS leaves out.
+HOST_OPS = (
+    "Identity",
+    "TensorMove",
+    "Split",
+    "Concat",
+    "ConcatV2",
+    "Transpose",
+    "Conv2D",
+    "GEMM",
+    "BatchMatMulV2",
+)
 
-    from ge.engine.errors import ExecuteError
-    from ge.ge_global import GeApi, is_initialized
-    from ge.graph import Tensor
+
+def _host_op_graph(op_type: str, data_type: Any, bias: Any = None) -> Any:
+    """A graph of one node named 'op' of ``op_type`` whose data inputs
+    (those of its type variable T) are ``data_type``; Conv2D's bias is
+    ``bias`` when given. Returns the graph and the input the refusal names."""
+    import ge.es.math as m
+    from ge.es import GraphBuilder
+
+    b = GraphBuilder(f"host_refused_{op_type}_{data_type.spec_name}")
+
+    def data(index: int, shape: list[int], dtype: Any = data_type) -> Any:
+        return b.create_input(index, data_type=dtype, shape=shape)
+
+    name = "x"
+    if op_type in ("Identity", "TensorMove"):
+        outs = [getattr(m, op_type)(data(0, [2, 3]), name="op")]
+    elif op_type == "Split":
+        outs = m.Split(1, data(0, [2, 4]), 2, num_split=2, name="op")
+    elif op_type == "Concat":
+        name = "x[0]"
+        outs = [m.Concat(0, [data(0, [2, 3]), data(1, [2, 3])], N=2, name="op")]
+    elif op_type == "ConcatV2":
+        name = "x[0]"
+        outs = [m.ConcatV2([data(0, [2, 3]), data(1, [2, 3])], 1, N=2, name="op")]
+    elif op_type == "Transpose":
+        outs = [m.Transpose(data(0, [2, 3]), [1, 0], name="op")]
+    elif op_type == "Conv2D":
+        extra = {} if bias is None else {"bias": data(2, [2], bias)}
+        if bias is not None:
+            name = "bias"
+        outs = [
+            m.Conv2D(
+                data(0, [1, 2, 4, 4]),
+                data(1, [2, 2, 1, 1]),
+                strides=[1, 1, 1, 1],
+                pads=[0, 0, 0, 0],
+                data_format="NCHW",
+                name="op",
+                **extra,
+            )
+        ]
+    elif op_type == "GEMM":
+        name = "a"
+        shapes = ([2, 3], [3, 4], [4], [1], [1])
+        outs = [m.GEMM(*(data(i, s) for i, s in enumerate(shapes)), name="op")]
+    else:
+        name = "x1"
+        outs = [m.BatchMatMulV2(data(0, [2, 3, 4]), data(1, [2, 4, 5]), name="op")]
+    return b.build_and_reset(list(outs)), name
+
+
+def _compile_error(graph: Any, graph_id: int) -> str | None:
+    """The CompileError's message compiling ``graph`` gives, None if it compiles."""
     from ge.session import Session
 
-    builder, y = _conv_or_matmul("Conv2D", "DT_INT8")
-    graph = builder.build_and_reset([y])
+    session = Session({})
+    session.add_graph(graph_id, graph)
+    try:
+        session.compile_graph(graph_id)
+    except CompileError as exc:
+        return str(exc)
+    finally:
+        session.remove_graph(graph_id)
+    return None
+
+
+def _declared(op_type: str, type_var: str) -> set[str]:
+    """The members of ``type_var`` in the op's spec."""
+    for spec in (ROOT / "specs").glob("math_*.yaml"):
+        data = yaml.safe_load(spec.read_text())
+        if data["op"] == op_type:
+            values = data["dtypes"][type_var]
+            names = [values] if isinstance(values, str) else values
+            return {d for n in names for d in _members(n)}
+    raise AssertionError(f"no spec of {op_type}")
+
+
+@pytest.fixture
+def initialised() -> Iterator[None]:
+    from ge.ge_global import GeApi, is_initialized
+
     initialised_here = not is_initialized()
     if initialised_here:
         GeApi().ge_initialize({"ge.exec.deviceId": "0"})
-    try:
-        session = Session({})
-        session.add_graph(8, graph)
-        session.compile_graph(8)
-        inputs = [np.ones([1, 2, 4, 4], np.int8), np.ones([2, 2, 1, 1], np.int8)]
-        with pytest.raises(ExecuteError) as caught:
-            session.run_graph(8, [Tensor.from_numpy(a) for a in inputs])
-    finally:
-        if initialised_here:
-            GeApi().ge_finalize()
-    assert "Conv2D: input x is int8" in str(caught.value)
+    yield
+    if initialised_here:
+        GeApi().ge_finalize()
+
+
+@pytest.mark.parametrize("op_type", HOST_OPS)
+def test_a_host_op_refuses_a_declared_dtype_it_cannot_run_at_compile(
+    op_type: str, initialised: None
+) -> None:
+    """Every dtype of T the op declares and the CPU does not run is a
+    CompileError when the graph is compiled, before anything runs, naming
+    the node, the op, the input and the dtype (Note [Declared and run
+    dtypes]); int8 (and int4) Conv2D and BatchMatMulV2, whose y GE declares
+    int32, included."""
+    from ge_ir.types import dtype_from_spec_name
+
+    refused = sorted(_declared(op_type, "T") - _runs_table()[op_type])
+    assert refused, op_type
+    wrong = []
+    for k, spec_name in enumerate(refused):
+        dtype = dtype_from_spec_name(spec_name)
+        graph, name = _host_op_graph(op_type, dtype)
+        message = _compile_error(graph, 900 + k)
+        wants = [
+            "node 'op'",
+            f"{op_type}: input {name} is {spec_name}",
+            "CPU device cannot run yet",
+        ]
+        if spec_name == "string":  # no graph carries one to the op on this device
+            wants = ["(Data) output 0 (string", "DT_STRING has no fixed element size"]
+        if message is None or not all(w in message for w in wants):
+            wrong.append(f"{spec_name}: {message}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_a_conv_bias_of_a_declared_dtype_it_cannot_run_is_refused_at_compile(
+    initialised: None,
+) -> None:
+    """Conv2D's bias has a type variable of its own (TBias): int32 is
+    declared, and the CPU runs float biases only."""
+    from ge.graph import DataType
+
+    assert "int32" in _declared("Conv2D", "TBias") - _runs_table()["Conv2D"]
+    graph, name = _host_op_graph("Conv2D", DataType.DT_FLOAT, DataType.DT_INT32)
+    message = _compile_error(graph, 950)
+    assert message is not None
+    assert "node 'op'" in message
+    assert "Conv2D: input bias is int32" in message, message
+
+
+@pytest.mark.parametrize("op_type", HOST_OPS)
+def test_a_host_op_still_compiles_and_runs_what_it_runs(
+    op_type: str, initialised: None
+) -> None:
+    """float32 (int32 too for GEMM and BatchMatMulV2) passes compile."""
+    from ge.graph import DataType
+
+    for dtype in (DataType.DT_FLOAT, DataType.DT_INT32):
+        if dtype.spec_name not in _runs_table()[op_type]:
+            continue
+        graph, _ = _host_op_graph(op_type, dtype)
+        assert _compile_error(graph, 960) is None, (op_type, dtype)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
+import ml_dtypes
 import numpy as np
 import pytest
 from math_harness import math_session, run
@@ -35,6 +36,12 @@ from ge.es.math import (
 from ge.graph import DataType
 from ge.graph.numpy_dtypes import from_numpy_dtype, kind
 from ge.session import Session
+
+
+def dtype_of(name: str) -> np.dtype:
+    """numpy's dtype of a spec dtype name: bfloat16 is ml_dtypes' (numpy
+    knows the name "bfloat16" only once something has imported ml_dtypes)."""
+    return np.dtype(ml_dtypes.bfloat16) if name == "bfloat16" else np.dtype(name)
 
 
 @pytest.fixture(scope="module")
@@ -211,7 +218,7 @@ def values(shape: list[int], dtype: np.dtype, seed: int) -> np.ndarray:
 
 @pytest.mark.parametrize("dtype_name", DTYPES)
 def test_binary_ops_every_broadcast(session: Session, dtype_name: str) -> None:
-    dtype = np.dtype(dtype_name)
+    dtype = dtype_of(dtype_name)
     ops = [(name, fns) for name, fns in BINARY.items() if dtype_name in fns[2]]
     builder = GraphBuilder(f"binary_{dtype_name}")
     arrays: list[np.ndarray] = []
@@ -311,7 +318,7 @@ RTOL = {"bfloat16": 8e-3, "float16": 1e-3, "float32": 2e-7, "float64": 1e-15}
 
 @pytest.mark.parametrize("dtype_name", DTYPES)
 def test_unary_ops(session: Session, dtype_name: str) -> None:
-    dtype = np.dtype(dtype_name)
+    dtype = dtype_of(dtype_name)
     builder = GraphBuilder(f"unary_{dtype_name}")
     arrays: list[np.ndarray] = []
     checks: list[tuple[str, np.ndarray, float]] = []
@@ -412,7 +419,7 @@ MATMUL_CASES = [
 
 @pytest.mark.parametrize("dtype_name", ["float32", "float16", "int32"])
 def test_matmul(session: Session, dtype_name: str) -> None:
-    dtype = np.dtype(dtype_name)
+    dtype = dtype_of(dtype_name)
     rng = np.random.default_rng(3)
     builder = GraphBuilder(f"matmul_{dtype_name}")
     arrays: list[np.ndarray] = []
@@ -549,13 +556,13 @@ def cast_reference(a: np.ndarray, dst: np.dtype) -> np.ndarray:
 
 @pytest.mark.parametrize("src_name", CAST_DTYPES)
 def test_cast_every_pair(session: Session, src_name: str) -> None:
-    src = np.dtype(src_name)
+    src = dtype_of(src_name)
     a = cast_values(src)
     builder = GraphBuilder(f"cast_{src_name}")
     x = builder.create_input(0, data_type=from_numpy_dtype(src), shape=list(a.shape))
     scalar = builder.create_input(1, data_type=from_numpy_dtype(src), shape=[])
     empty = builder.create_input(2, data_type=from_numpy_dtype(src), shape=[0, 3])
-    dsts = [np.dtype(d) for d in CAST_DTYPES]
+    dsts = [dtype_of(d) for d in CAST_DTYPES]
     for i, dst in enumerate(dsts):
         builder.set_graph_output(Cast(x, dst_type=from_numpy_dtype(dst)), i)
     builder.set_graph_output(Cast(scalar, dst_type=DataType.DT_INT32), len(dsts))

@@ -105,3 +105,18 @@ class BatchMatMulV2Base(abc.ABC):
         offset_x: int,
     ) -> None:
         """Run the op: allocate the outputs with get_execute_ctx() and launch the kernel."""
+
+    @abc.abstractmethod
+    def compile(
+        self,
+        x1: Tensor,
+        x2: Tensor,
+        bias: Tensor | None,
+        offset_w: Tensor | None,
+        y: Tensor,
+        *,
+        adj_x1: bool,
+        adj_x2: bool,
+        offset_x: int,
+    ) -> None:
+        """Prepare the kernel for these shapes and dtypes (once per key)."""

@@ -88,3 +88,14 @@ class ConcatBase(abc.ABC):
         N: int,
     ) -> None:
         """Run the op: allocate the outputs with get_execute_ctx() and launch the kernel."""
+
+    @abc.abstractmethod
+    def compile(
+        self,
+        concat_dim: Tensor,
+        x: list[Tensor],
+        y: Tensor,
+        *,
+        N: int,
+    ) -> None:
+        """Prepare the kernel for these shapes and dtypes (once per key)."""

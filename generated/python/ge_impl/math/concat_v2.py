@@ -89,3 +89,14 @@ class ConcatV2Base(abc.ABC):
         N: int,
     ) -> None:
         """Run the op: allocate the outputs with get_execute_ctx() and launch the kernel."""
+
+    @abc.abstractmethod
+    def compile(
+        self,
+        x: list[Tensor],
+        concat_dim: Tensor,
+        y: Tensor,
+        *,
+        N: int,
+    ) -> None:
+        """Prepare the kernel for these shapes and dtypes (once per key)."""

@@ -116,3 +116,21 @@ class Conv2DBase(abc.ABC):
         offset_x: int,
     ) -> None:
         """Run the op: allocate the outputs with get_execute_ctx() and launch the kernel."""
+
+    @abc.abstractmethod
+    def compile(
+        self,
+        x: Tensor,
+        filter: Tensor,
+        bias: Tensor | None,
+        offset_w: Tensor | None,
+        y: Tensor,
+        *,
+        strides: list[int],
+        pads: list[int],
+        dilations: list[int],
+        groups: int,
+        data_format: str,
+        offset_x: int,
+    ) -> None:
+        """Prepare the kernel for these shapes and dtypes (once per key)."""

@@ -97,3 +97,18 @@ class GEMMBase(abc.ABC):
         transpose_b: bool,
     ) -> None:
         """Run the op: allocate the outputs with get_execute_ctx() and launch the kernel."""
+
+    @abc.abstractmethod
+    def compile(
+        self,
+        a: Tensor,
+        b: Tensor,
+        c: Tensor,
+        alpha: Tensor,
+        beta: Tensor,
+        y: Tensor,
+        *,
+        transpose_a: bool,
+        transpose_b: bool,
+    ) -> None:
+        """Prepare the kernel for these shapes and dtypes (once per key)."""

@@ -52,3 +52,11 @@ class IdentityBase(abc.ABC):
         x: Tensor,
     ) -> None:
         """Run the op: allocate the outputs with get_execute_ctx() and launch the kernel."""
+
+    @abc.abstractmethod
+    def compile(
+        self,
+        x: Tensor,
+        y: Tensor,
+    ) -> None:
+        """Prepare the kernel for these shapes and dtypes (once per key)."""

@@ -101,3 +101,14 @@ class SplitBase(abc.ABC):
         num_split: int,
     ) -> None:
         """Run the op: allocate the outputs with get_execute_ctx() and launch the kernel."""
+
+    @abc.abstractmethod
+    def compile(
+        self,
+        split_dim: Tensor,
+        x: Tensor,
+        y: list[Tensor],
+        *,
+        num_split: int,
+    ) -> None:
+        """Prepare the kernel for these shapes and dtypes (once per key)."""

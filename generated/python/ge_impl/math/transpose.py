@@ -100,3 +100,12 @@ class TransposeBase(abc.ABC):
         perm: Tensor,
     ) -> None:
         """Run the op: allocate the outputs with get_execute_ctx() and launch the kernel."""
+
+    @abc.abstractmethod
+    def compile(
+        self,
+        x: Tensor,
+        perm: Tensor,
+        y: Tensor,
+    ) -> None:
+        """Prepare the kernel for these shapes and dtypes (once per key)."""
