@@ -2,10 +2,12 @@
 (docs/opcheck.md, "Cost"), and per op the cases drawn and checked.
 
 Runs ``gen-ops test --format json`` as a user would (a fresh process, the
-kernel cache as it is), ``--repeat`` times; prints the totals and the five
-slowest ops, and writes JSON (bench/results/opcheck_repo.json).
+kernel cache as it is), ``--repeat`` times for each ``--jobs`` value (one
+process, and the ops split over two: the same run measures both); prints
+the totals and the five slowest ops, and writes JSON
+(bench/results/opcheck_repo.json).
 
-    python bench/opcheck_repo.py [--repeat 1] [--seed 0]
+    python bench/opcheck_repo.py [--repeat 1] [--seed 0] [--jobs 1,2]
 """
 
 from __future__ import annotations
@@ -26,11 +28,12 @@ GEN_OPS = Path(sys.executable).parent / "gen-ops"
 PYCACHE = ROOT / "bench/results/pycache"
 
 
-def one_run(seed: int) -> dict[str, Any]:
+def one_run(seed: int, jobs: int) -> dict[str, Any]:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(
-        [str(GEN_OPS), "test", "--format", "json", "--seed", str(seed)],
+        [str(GEN_OPS), "test", "--format", "json", "--seed", str(seed)]
+        + ["--jobs", str(jobs)],
         cwd=ROOT,
         # Bytecode as a user's run has it, but kept out of the tree: gen-ops
         # test imports the generated modules, and generated/ must hold only
@@ -46,6 +49,7 @@ def one_run(seed: int) -> dict[str, Any]:
     ops = report["ops"]
     checked = sum((o.get("checked") or {}).get("reference", 0) for o in ops)
     return {
+        "jobs": jobs,
         "status": done.returncode,
         "wall_s": round(wall, 2),
         "cpu_s": round(
@@ -68,17 +72,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--jobs", default="1,2", help="comma-separated process counts")
     parser.add_argument(
         "--json", type=Path, default=ROOT / "bench/results/opcheck_repo.json"
     )
     args = parser.parse_args()
-    runs = [one_run(args.seed) for _ in range(args.repeat)]
-    print("| run | status | ops tested | cases | checked in full | wall s | CPU s |")
-    print("| --- | --- | --- | --- | --- | --- | --- |")
+    counts = [int(j) for j in args.jobs.split(",") if j]
+    runs = [one_run(args.seed, j) for _ in range(args.repeat) for j in counts]
+    print(
+        "| run | jobs | status | ops tested | cases | checked in full | wall s | CPU s |"
+    )
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     for i, r in enumerate(runs):
         print(
-            f"| {i + 1} | {r['status']} | {r['ops_tested']} of {r['ops']} | {r['cases']} "
-            f"| {r['checked']} | {r['wall_s']} | {r['cpu_s']} |"
+            f"| {i + 1} | {r['jobs']} | {r['status']} | {r['ops_tested']} of {r['ops']} "
+            f"| {r['cases']} | {r['checked']} | {r['wall_s']} | {r['cpu_s']} |"
         )
     print("slowest ops (op, seconds, cases):", runs[-1]["slowest"])
     _report.write(args.json, {**_report.header("opcheck_repo"), "runs": runs})

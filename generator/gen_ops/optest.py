@@ -78,7 +78,33 @@ def parser() -> argparse.ArgumentParser:
         action="store_true",
         help="fail on a declared dtype the implementation refuses",
     )
+    p.add_argument(
+        "--jobs",
+        type=_jobs,
+        default=1,
+        metavar="N",
+        help="check the ops in N processes (default 1; not with --case or --export-ttk)",
+    )
     return p
+
+
+def _jobs(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be 1 or more")
+    return value
+
+
+def _child_args(args: argparse.Namespace) -> list[str]:
+    """The switches a ``--jobs`` child runs with (gen_ops.optest_jobs)."""
+    out = ["--specs", str(args.specs), "--seed", str(args.seed)]
+    if args.max_cases is not None:
+        out += ["--max-cases", str(args.max_cases)]
+    if args.no_shrink:
+        out.append("--no-shrink")
+    if args.strict_dtypes:
+        out.append("--strict-dtypes")
+    return out
 
 
 # --- the reference ----------------------------------------------------------------
@@ -827,6 +853,19 @@ def main(argv: Sequence[str]) -> int:
         )
         return EXIT_INVALID
     chosen = [op for op in ops if not wanted or op.op_type in wanted]
+    if args.jobs > 1 and (args.case is not None or args.export_ttk):
+        print(
+            "gen-ops test: --jobs runs with neither --case nor --export-ttk; "
+            "drop --jobs to replay a case or export",
+            file=sys.stderr,
+        )
+        return EXIT_INVALID
+    if args.jobs > 1 and len(chosen) > 1:
+        from gen_ops import optest_jobs
+
+        names = [op.op_type for op in sorted(chosen, key=lambda o: o.op_type)]
+        entries = optest_jobs.run_in_processes(names, args.jobs, _child_args(args))
+        return _report(args, [OpResult(**entry) for entry in entries])
     try:
         load_implementations([op for op in chosen if op.reference is not None])
     except (ImportError, OSError, TypeError, ValueError, RuntimeError) as exc:
@@ -858,6 +897,17 @@ def main(argv: Sequence[str]) -> int:
         from gen_ops import ttk
 
         ttk.export(Path(args.export_ttk), exports)
+    return _report(args, results, printed=True)
+
+
+def _report(
+    args: argparse.Namespace, results: list[OpResult], printed: bool = False
+) -> int:
+    """Print the summary (text: each op's line unless ``printed``) or the
+    JSON report; the exit code."""
+    if args.format == "text" and not printed:
+        for result in results:
+            print(_line(result), flush=True)
     failed = any(r.status == "fail" for r in results)
     broken = any(r.status == "error" for r in results)
     if args.format == "json":
@@ -880,7 +930,7 @@ def main(argv: Sequence[str]) -> int:
             f"gen-ops test: {counts['ok']} ok, {counts['fail']} failed, "
             f"{counts['skipped']} skipped (seed {args.seed})"
         )
-    return EXIT_FAIL if failed else EXIT_OK
+    return EXIT_FAIL if failed else EXIT_INVALID if broken else EXIT_OK
 
 
 def _line(result: OpResult) -> str:

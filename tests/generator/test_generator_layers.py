@@ -34,6 +34,7 @@ LAYERS: dict[str, int] = {
     "gen_ops.render_run": 9,  # a whole render: fast path, cache, lock, state
     "gen_ops.package_build": 9,  # an op library's wheel and sdist
     "gen_ops.ttk": 8,  # gen-ops test's cases as the CANN test kit's tables
+    "gen_ops.optest_jobs": 8,  # gen-ops test --jobs: ops over child processes
     "gen_ops.optest": 9,  # gen-ops test: cases drawn and checked
     "gen_ops.commands": 10,  # one module per command, the registry, runner
     "gen_ops.cli": 11,  # the console entry point

@@ -314,3 +314,61 @@ def test_an_op_without_implementation_is_reported_as_such() -> None:
     assert result["note"].startswith("no implementation"), result
     text = gen_ops("test", "--ops", "AttrZooCustom")
     assert "skip  AttrZooCustom: no implementation" in text.stdout
+
+
+def _by_op(stdout: str) -> dict[str, dict[str, object]]:
+    report = json.loads(stdout)
+    return {
+        entry["op"]: {k: v for k, v in entry.items() if k != "seconds"}
+        for entry in report["ops"]
+    }
+
+
+def _plain_gen_ops(*args: str) -> subprocess.CompletedProcess:
+    """gen-ops as a user runs it in the repository: implementations found
+    from the specs' author modules, no op path set."""
+    env = {k: v for k, v in os.environ.items() if k != "ASCEND_CUSTOM_OPP_PATH"}
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    return subprocess.run(
+        [str(GEN_OPS), *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def test_jobs_give_the_report_of_one_process() -> None:
+    """--jobs 2 splits the ops over two processes; every op's result (status,
+    cases, checks, notes) is the one a single process gives, in op order."""
+    ops = "Abs,AddCustom,Relu,ScaleCustom"
+    args = ("test", "--ops", ops, "--format", "json", "--seed", "5")
+    one = _plain_gen_ops(*args)
+    two = _plain_gen_ops(*args, "--jobs", "2")
+    assert one.returncode == 0 and two.returncode == 0, two.stderr
+    assert list(_by_op(two.stdout)) == sorted(ops.split(","))
+    assert {e["status"] for e in _by_op(one.stdout).values()} == {"ok"}
+    assert _by_op(two.stdout) == _by_op(one.stdout)
+    text = _plain_gen_ops("test", "--ops", ops, "--jobs", "3")
+    assert text.returncode == 0, text.stderr
+    assert text.stdout.splitlines()[0].startswith("ok    Abs: ")
+    assert "4 ok, 0 failed, 0 skipped" in text.stdout
+
+
+def test_jobs_is_refused_with_case_or_export(tmp_path: Path) -> None:
+    for extra in (["--case", "0"], ["--export-ttk", str(tmp_path)]):
+        done = _plain_gen_ops("test", "--ops", "Abs,Relu", "--jobs", "2", *extra)
+        assert done.returncode == 2, done.stdout
+        assert "--jobs runs with neither --case nor --export-ttk" in done.stderr
+        assert "Traceback" not in done.stderr
+    zero = _plain_gen_ops("test", "--jobs", "0")
+    assert zero.returncode == 2 and "must be 1 or more" in zero.stderr
+
+
+def test_an_op_that_cannot_be_tested_is_exit_2() -> None:
+    """docs/cli.md: 2 when an op cannot be tested. With the op path naming
+    only ScaleCustom's module, Abs has no implementation to load."""
+    done = gen_ops("test", "--ops", "Abs,ScaleCustom")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "ERROR  Abs: " in done.stdout and "ok    ScaleCustom: " in done.stdout
