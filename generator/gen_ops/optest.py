@@ -81,9 +81,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--jobs",
         type=_jobs,
-        default=1,
+        default=None,
         metavar="N",
-        help="check the ops in N processes (default 1; not with --case or --export-ttk)",
+        help="check the ops in N processes (default: one per core; one with --case "
+        "or --export-ttk, which take no --jobs)",
     )
     return p
 
@@ -95,9 +96,18 @@ def _jobs(text: str) -> int:
     return value
 
 
+def _cores() -> int:
+    """The cores this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
 def _child_args(args: argparse.Namespace) -> list[str]:
-    """The switches a ``--jobs`` child runs with (gen_ops.optest_jobs)."""
-    out = ["--specs", str(args.specs), "--seed", str(args.seed)]
+    """The switches a ``--jobs`` child runs with (gen_ops.optest_jobs): one
+    process each."""
+    out = ["--specs", str(args.specs), "--seed", str(args.seed), "--jobs", "1"]
     if args.max_cases is not None:
         out += ["--max-cases", str(args.max_cases)]
     if args.no_shrink:
@@ -853,18 +863,23 @@ def main(argv: Sequence[str]) -> int:
         )
         return EXIT_INVALID
     chosen = [op for op in ops if not wanted or op.op_type in wanted]
-    if args.jobs > 1 and (args.case is not None or args.export_ttk):
+    if (
+        args.jobs is not None
+        and args.jobs > 1
+        and (args.case is not None or args.export_ttk)
+    ):
         print(
             "gen-ops test: --jobs runs with neither --case nor --export-ttk; "
             "drop --jobs to replay a case or export",
             file=sys.stderr,
         )
         return EXIT_INVALID
-    if args.jobs > 1 and len(chosen) > 1:
+    jobs = args.jobs or (1 if args.case is not None or args.export_ttk else _cores())
+    if jobs > 1 and len(chosen) > 1:
         from gen_ops import optest_jobs
 
         names = [op.op_type for op in sorted(chosen, key=lambda o: o.op_type)]
-        entries = optest_jobs.run_in_processes(names, args.jobs, _child_args(args))
+        entries = optest_jobs.run_in_processes(names, jobs, _child_args(args))
         return _report(args, [OpResult(**entry) for entry in entries])
     try:
         load_implementations([op for op in chosen if op.reference is not None])
