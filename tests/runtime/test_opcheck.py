@@ -372,3 +372,20 @@ def test_an_op_that_cannot_be_tested_is_exit_2() -> None:
     done = gen_ops("test", "--ops", "Abs,ScaleCustom")
     assert done.returncode == 2, done.stdout + done.stderr
     assert "ERROR  Abs: " in done.stdout and "ok    ScaleCustom: " in done.stdout
+
+
+def test_a_jobs_child_that_dies_is_an_error_line(tmp_path: Path) -> None:
+    """A --jobs child that writes no report (here: the op module both
+    children load ends the process) gives an ERROR line for each of its
+    ops with the child's exit, and the exit status is 2; no traceback."""
+    module = tmp_path / "dies.py"
+    module.write_text("import os\n\nos._exit(7)\n")
+    done = gen_ops("test", "--ops", "Abs,ScaleCustom", "--jobs", "2", opp=module)
+    assert done.returncode == 2, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    assert [line.split()[:2] for line in lines[:2]] == [
+        ["ERROR", "Abs:"],
+        ["ERROR", "ScaleCustom:"],
+    ]
+    assert "its test process wrote no report: exit 7" in done.stdout
+    assert "Traceback" not in done.stderr
