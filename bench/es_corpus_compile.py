@@ -492,13 +492,7 @@ def main() -> int:
     args = parser.parse_args()
     if not args.mirror:
         parser.error("give the corpus: --mirror NAME=GIT_DIR (repeatable)")
-    mirrors = []
-    for item in args.mirror:
-        name, _, git_dir = item.partition("=")
-        if not name or not git_dir:
-            parser.error(f"--mirror {item}: write NAME=GIT_DIR")
-        mirrors.append((name, Path(git_dir)))
-    args.mirror = mirrors
+    args.mirror = real_corpus.parse_mirrors(parser, args.mirror)
     with tempfile.TemporaryDirectory(prefix="es-corpus-") as tmp:
         result = {**_report.header("es_corpus_compile"), **measure(args, Path(tmp))}
     print_table(result)

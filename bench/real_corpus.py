@@ -500,6 +500,20 @@ def print_table(result: dict[str, Any]) -> None:
             print("  " + line[:200])
 
 
+def parse_mirrors(
+    parser: argparse.ArgumentParser, items: list[str]
+) -> list[tuple[str, Path]]:
+    """``--mirror NAME=GIT_DIR`` values as (name, git dir); a usage error
+    for one that is not of that form."""
+    mirrors = []
+    for item in items:
+        name, _, git_dir = item.partition("=")
+        if not name or not git_dir:
+            parser.error(f"--mirror {item}: write NAME=GIT_DIR")
+        mirrors.append((name, Path(git_dir)))
+    return mirrors
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -526,12 +540,7 @@ def main() -> int:
     args = parser.parse_args()
     if (args.corpus is None) == (not args.mirror):
         parser.error("give a corpus directory or --mirror NAME=GIT_DIR, not both")
-    mirrors = []
-    for item in args.mirror:
-        name, _, git_dir = item.partition("=")
-        if not name or not git_dir:
-            parser.error(f"--mirror {item}: write NAME=GIT_DIR")
-        mirrors.append((name, Path(git_dir)))
+    mirrors = parse_mirrors(parser, args.mirror)
     with tempfile.TemporaryDirectory(prefix="real-corpus-src-") as tmp:
         corpus = args.corpus.resolve() if args.corpus else Path(tmp)
         commits = extract(mirrors, corpus) if mirrors else {}

@@ -98,6 +98,27 @@ def library_module(text: str) -> str:
     return text
 
 
+def header_options(parser: argparse.ArgumentParser, module_help: str) -> None:
+    """The REG_OP headers to read and the modules of their ops, as ``gen-ops
+    import`` and ``gen-ops roundtrip`` take them."""
+    parser.add_argument(
+        "paths",
+        metavar="HEADER_OR_DIR",
+        nargs="+",
+        type=path,
+        help="a header, or a directory searched for *.h, *.hh, *.hpp, *.hxx",
+    )
+    modules = parser.add_mutually_exclusive_group()
+    modules.add_argument(
+        "--module", type=library_module, default="custom", help=module_help
+    )
+    modules.add_argument(
+        "--module-per-header",
+        action="store_true",
+        help="each op's module is its header's stem (nn_norm.h: nn_norm)",
+    )
+
+
 def spec_options(parser: argparse.ArgumentParser) -> None:
     """``--specs``, ``--exclude-ops`` and the diagnostic options."""
     parser.add_argument(

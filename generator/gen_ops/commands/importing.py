@@ -20,7 +20,7 @@ from gen_ops.commands.base import (
     Command,
     Exit,
     Parser,
-    library_module,
+    header_options,
     lock_timeout_option,
     path,
 )
@@ -66,25 +66,7 @@ def parser() -> argparse.ArgumentParser:
         "was not imported (or a usage error), 3 cannot write. "
         "See docs/importing.md.",
     )
-    p.add_argument(
-        "paths",
-        metavar="HEADER_OR_DIR",
-        nargs="+",
-        type=path,
-        help="a header, or a directory searched for *.h, *.hh, *.hpp, *.hxx",
-    )
-    modules = p.add_mutually_exclusive_group()
-    modules.add_argument(
-        "--module",
-        type=library_module,
-        default="custom",
-        help="the module of every imported op (default: custom)",
-    )
-    modules.add_argument(
-        "--module-per-header",
-        action="store_true",
-        help="each op's module is its header's stem (nn_norm.h: nn_norm)",
-    )
+    header_options(p, "the module of every imported op (default: custom)")
     p.add_argument(
         "--out",
         metavar="DIR",

@@ -17,7 +17,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from gen_ops.commands.base import Command, Exit, Parser, library_module, path
+from gen_ops.commands.base import Command, Exit, Parser, header_options, path
 
 NAME = "roundtrip"
 SUMMARY = "check that headers mean the same after gen-ops renders them"
@@ -33,25 +33,7 @@ def parser() -> argparse.ArgumentParser:
         "rendered, 2 something was not imported (or a usage error), 3 cannot "
         "write a rendered header. See docs/importing.md.",
     )
-    p.add_argument(
-        "paths",
-        metavar="HEADER_OR_DIR",
-        nargs="+",
-        type=path,
-        help="a header, or a directory searched for *.h, *.hh, *.hpp, *.hxx",
-    )
-    modules = p.add_mutually_exclusive_group()
-    modules.add_argument(
-        "--module",
-        type=library_module,
-        default="custom",
-        help="the module of every op (default: custom)",
-    )
-    modules.add_argument(
-        "--module-per-header",
-        action="store_true",
-        help="each op's module is its header's stem (nn_norm.h: nn_norm)",
-    )
+    header_options(p, "the module of every op (default: custom)")
     p.add_argument(
         "--fix-dtypes",
         action="store_true",
